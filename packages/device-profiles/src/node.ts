@@ -1,0 +1,2 @@
+/** Node-only helpers. */
+export {};
