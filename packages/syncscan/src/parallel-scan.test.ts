@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { beginParallelSyncScan, type ParallelSyncScanHooks } from "./parallel-scan.js";
+import { beginParallelSyncScan, type ParallelSyncScanHooks, parallelSyncScanHooks } from "./parallel-scan.js";
 import { beginSerialScan, continueSerialScan } from "./serial-scan.js";
 import { InProcessSyncScanTracker } from "./tracker.js";
 
@@ -68,6 +68,7 @@ describe("parallel cycle (postgres.md 1.3-1.4, 2.5)", () => {
     expect(scan.startBlock).toBe(0);
     let seen = 0;
     const probe: ParallelSyncScanHooks = {
+      getStartBlock: scan.getStartBlock,
       onBlock: (b) => {
         const stored = scan.onBlock(b);
         if (++seen === 5000) {
@@ -120,5 +121,20 @@ describe("parallel cycle (postgres.md 1.3-1.4, 2.5)", () => {
     expect(scan.onRun(0, 400)).toBe(false);
     expect(scan.onScanEnd(0)).toBe(false);
     expect(t.entries()).toEqual([{ key: KEY, location: 256 }]);
+  });
+});
+
+describe("parallelSyncScanHooks", () => {
+  it("getStartBlock is ss_get_location (0 on a miss, 0 past nblocks) and a no-op when not syncing", () => {
+    const t = new InProcessSyncScanTracker();
+    const hooks = parallelSyncScanHooks(t, { key: KEY, nblocks: 1000, sync: true });
+    expect(hooks.getStartBlock(1000)).toBe(0);
+    hooks.onBlock(640);
+    expect(hooks.getStartBlock(1000)).toBe(640);
+    expect(hooks.getStartBlock(600)).toBe(0);
+    const off = parallelSyncScanHooks(t, { key: KEY, nblocks: 1000, sync: false });
+    expect(off.getStartBlock(1000)).toBe(0);
+    expect(off.onBlock(32)).toBe(false);
+    expect(t.entries()).toEqual([{ key: KEY, location: 640 }]);
   });
 });

@@ -23,8 +23,15 @@ import { syncScanEligible } from "./eligibility.js";
 import type { SyncScanTracker } from "./tracker.js";
 import { checkKey, checkNblocks } from "./validate.js";
 
-/** What a participant calls while handing out blocks. All return whether a location was stored. */
+/**
+ * What a parallel scan calls: `getStartBlock` once at start-up, then the
+ * reports (which return whether a location was stored). The shape fits
+ * `@scanlab/block-allocator`'s `ScanHooks` (`getStartBlock`, `onScanEnd`), so
+ * the object can be passed there as it is.
+ */
 export interface ParallelSyncScanHooks {
+  /** ss_get_location for the scan's start block (0 when the scan does not synchronize). */
+  getStartBlock(nblocks: number): number;
   /** A block was handed to a participant (ss_report_location). */
   onBlock(block: number): boolean;
   /** A run of blocks (a chunk) was handed out, firstBlock onwards, wrapping at nblocks. */
@@ -48,8 +55,20 @@ export interface BeginParallelSyncScanOptions extends SyncScanEligibilityInput {
 }
 
 /**
- * Hooks that report a parallel scan's blocks to `tracker` (or do nothing when
- * `sync` is false). Use in each worker thread with a shared tracker.
+ * Hooks that fetch the start block from and report a parallel scan's blocks
+ * to `tracker` (or do nothing when `sync` is false). Create them in each
+ * thread that takes part, over a shared tracker.
+ *
+ * @example
+ * ```ts
+ * import { InProcessSyncScanTracker, parallelSyncScanHooks, syncScanEligible } from "@scanlab/syncscan";
+ * const tracker = new InProcessSyncScanTracker();
+ * const nblocks = 50_000;
+ * const sync = syncScanEligible({ nblocks, nbuffers: 16_384 });
+ * const hooks = parallelSyncScanHooks(tracker, { key: 9, nblocks, sync });
+ * const start = hooks.getStartBlock(nblocks); // 0 the first time
+ * hooks.onRun(start, 64);                      // a participant took 0..63: 48 stored
+ * ```
  */
 export function parallelSyncScanHooks(
   tracker: SyncScanTracker,
@@ -58,9 +77,10 @@ export function parallelSyncScanHooks(
   const key = checkKey(options.key);
   const nblocks = checkNblocks(options.nblocks);
   if (!options.sync) {
-    return { onBlock: () => false, onRun: () => false, onScanEnd: () => false };
+    return { getStartBlock: () => 0, onBlock: () => false, onRun: () => false, onScanEnd: () => false };
   }
   return {
+    getStartBlock: (n) => tracker.getLocation(key, n),
     onBlock: (block) => tracker.reportLocation(key, block),
     onRun: (firstBlock, blocks) => tracker.reportRun(key, firstBlock, blocks, nblocks),
     onScanEnd: (startBlock) => tracker.reportLocation(key, startBlock),
