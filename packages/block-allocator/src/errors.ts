@@ -1,0 +1,47 @@
+/**
+ * Errors a user of this package can cause: a relation size that is not a
+ * block count, a policy option out of range, a participant count of zero, a
+ * buffer that is not a shared allocator. They follow the scanlab convention
+ * (DESIGN.md, "Conventions"): one clear sentence naming what was wrong,
+ * `name` set to the class name, `userError = true` and a stable `code`, so the
+ * CLI can recognise them without importing this package. Programming errors
+ * throw plain `Error`s.
+ */
+
+/** Stable codes of {@link AllocatorError}; new codes may be added, existing ones never change meaning. */
+export type AllocatorErrorCode =
+  | "ALLOCATOR_BAD_NBLOCKS"
+  | "ALLOCATOR_BAD_START_BLOCK"
+  | "ALLOCATOR_BAD_POLICY"
+  | "ALLOCATOR_BAD_OPTION"
+  | "ALLOCATOR_BAD_PARTICIPANTS"
+  | "ALLOCATOR_BAD_MAX_BLOCKS"
+  | "ALLOCATOR_BAD_SIZE"
+  | "ALLOCATOR_BAD_SHARED_BUFFER";
+
+/**
+ * A parameter error a user can cause, with one sentence saying what was wrong.
+ *
+ * @example
+ * ```ts
+ * import { AllocatorError, createParallelScan } from "@scanlab/block-allocator";
+ * try {
+ *   createParallelScan({ kind: "pg14" }, { nblocks: -1 });
+ * } catch (e) {
+ *   if (e instanceof AllocatorError) console.log(e.code, e.message); // ALLOCATOR_BAD_NBLOCKS ...
+ * }
+ * ```
+ */
+export class AllocatorError extends Error {
+  /** Brand the CLI looks for to print the message and exit with status 2. */
+  readonly userError = true;
+  /** Stable machine-readable code. */
+  readonly code: AllocatorErrorCode;
+
+  /** @param code stable code; @param message one sentence naming what was wrong. */
+  constructor(code: AllocatorErrorCode, message: string) {
+    super(message);
+    this.name = "AllocatorError";
+    this.code = code;
+  }
+}

@@ -1,0 +1,606 @@
+/**
+ * The parallel block allocator: who scans which block next.
+ *
+ * A parallel seq scan has one shared state (scan-state.ts) and one private
+ * state per participant (the leader, unless parallel_leader_participation is
+ * off, and each worker). This file is the participant side, written once for
+ * every policy (policy.ts) and every backing (in-process or SharedArrayBuffer).
+ *
+ * **Start-up** (postgres.md 1.2 step 2 and 1.4 start-up). A participant runs
+ * it on its first request after the scan starts or is rescanned. It zeroes its
+ * private record and picks its first chunk size; then, under the scan's lock,
+ * if nobody has set the start block yet it sets it: to the block the caller
+ * asked for (PG19, 0ca3b16973), else 0 when syncscan is off, else the syncscan
+ * location. Fetching that location (ss_get_location, the `getStartBlock` hook)
+ * is not done under the spinlock: the participant releases the lock, fetches
+ * it, and retries, using the value only if nobody set the start block in the
+ * meantime. In 9.6-10 this protocol sits inside every call; from 11 it is a
+ * separate function, called once. An empty relation never reaches start-up
+ * (heapgettup returns at once when nblocks is 0), so nothing is reported.
+ *
+ * **Claims.** pg96 takes the lock, hands out `phs_cblock` and advances it,
+ * wrapping at nblocks and turning invalid when it comes back to the start
+ * block. Every other policy claims a range of *counter values* [n, n + size):
+ * pg11 / pg14 / munro2020 with one atomic fetch-and-add of `size` on the 64-bit
+ * counter, batch with a read and write of the counter under the lock. Counter
+ * value c is block (c + start) mod nblocks, so a claim never wraps in counter
+ * space but can wrap in block space; a claim starting at or past nblocks means
+ * "you are done" (and the counter keeps growing: other participants may still
+ * be working). The size of a claim is the policy's: 1, n, the munro2020 ramp,
+ * or PG14's per-participant chunk size, halved near the end of the table by
+ * the participant's *own* position.
+ *
+ * **Runs.** `nextRun` hands out the rest of the current claim as one run of
+ * consecutive blocks, split where the claim wraps from block nblocks - 1 to
+ * block 0 (or at `maxBlocks`). `nextBlock` is the same thing one block at a
+ * time, as PostgreSQL's callers see it. Both move the same private state, so
+ * they can be mixed.
+ *
+ * **End of scan.** Exactly one participant reports the start block once, via
+ * `onScanEnd` (ss_report_location(startblock)): in pg96 the one that takes the
+ * last block (its call reports the start block instead of that block), in the
+ * counter policies the one that sees counter value exactly nblocks, either as
+ * the start of a claim or by stepping onto it inside a claim that straddles
+ * the end. Reporting every handed-out block to syncscan is the caller's job.
+ *
+ * **Cost.** Each run says what its allocation cost in shared memory
+ * (`op`): "lock" for pg96 and batch claims, "atomic" for a fetch-and-add,
+ * "none" for blocks taken from a claim already held. `opsPerformed` counts
+ * every lock acquisition (including start-up's, and the retry of the syncscan
+ * protocol) and every atomic add (including the final one that finds the scan
+ * exhausted), the per-allocation critical sections targets.md T4 is about.
+ */
+import { AllocatorError } from "./errors.js";
+import {
+  type AllocatorPolicy,
+  checkNblocks,
+  INVALID_BLOCK,
+  munroClaimBlocks,
+  pg14InitialChunk,
+  pg14RampDown,
+  type ResolvedPolicy,
+  resolvePolicy,
+} from "./policy.js";
+import { LocalScanState, type ScanState } from "./scan-state.js";
+import { SHARED_SCAN_BYTES, SharedScanState } from "./shared-scan-state.js";
+
+/** What one allocation cost in shared memory: a lock acquisition, an atomic read-modify-write, or nothing (inside a claim already held). */
+export type SharedOp = "lock" | "atomic" | "none";
+
+/**
+ * A run of consecutive blocks handed to one participant.
+ *
+ * @example
+ * ```ts
+ * // 10 blocks starting at block 8 of a 12-block table: counters 0..3 are blocks 8..11,
+ * // counters 4..9 wrap to blocks 0..5, so a 10-block claim comes out as two runs.
+ * const first = { startBlock: 8, blocks: 4, firstCounter: 0, op: "lock" };
+ * const second = { startBlock: 0, blocks: 6, firstCounter: 4, op: "none" };
+ * ```
+ */
+export interface BlockRun {
+  /** First block of the run; the run is blocks startBlock .. startBlock + blocks - 1 (never wraps). */
+  startBlock: number;
+  /** Number of blocks, at least 1. */
+  blocks: number;
+  /** Counter value of the first block (block = (counter + scan start block) mod nblocks). */
+  firstCounter: number;
+  /** What this run's allocation cost: the claim's lock or atomic for the first run of a claim, "none" after. */
+  op: SharedOp;
+}
+
+/**
+ * Callbacks into the synchronized-scan machinery (the `@scanlab/syncscan`
+ * package, or your own). Both are optional.
+ */
+export interface ScanHooks {
+  /**
+   * ss_get_location: where the scan should start. Called only when the scan
+   * has syncscan on and no start block was requested, by a participant whose
+   * start-up finds the start block unset, with the scan's lock released
+   * (postgres.md 1.2 step 2). In-process that is at most once per scan (and
+   * per rescan only if the start block was never set); on the shared backing
+   * two workers starting together may both call it, as in PostgreSQL, and the
+   * first value stored wins. Must return an integer block below `nblocks`.
+   */
+  getStartBlock?(nblocks: number): number;
+  /**
+   * Called exactly once per scan of a non-empty relation, by the participant
+   * that takes the last block (pg96) or sees counter value nblocks (others):
+   * ss_report_location(startBlock), so the next scan starts where this one did.
+   */
+  onScanEnd?(startBlock: number): void;
+}
+
+/** Shared-memory operations a participant performed so far in this scan. */
+export interface OpsPerformed {
+  /** Lock acquisitions (phs_mutex): pg96 and batch claims, start-up, syncscan retries. */
+  locks: number;
+  /** Atomic fetch-and-adds on the counter (pg11, munro2020, pg14), including the last one that finds nothing left. */
+  atomics: number;
+}
+
+/** One process taking part in a parallel scan (the leader or a worker). */
+export interface Participant {
+  /**
+   * The next block for this participant, or {@link INVALID_BLOCK} when it is
+   * done (then every later call returns INVALID_BLOCK too, until a rescan).
+   */
+  nextBlock(): number;
+  /**
+   * The rest of the current claim as one run of consecutive blocks (at most
+   * `maxBlocks`), claiming a new range first if the current one is used up;
+   * the run is split where the claim wraps from the last block to block 0.
+   * Returns null when this participant is done.
+   *
+   * @param maxBlocks largest run wanted (a positive integer); default: the whole claim.
+   * @throws {@link AllocatorError} `ALLOCATOR_BAD_MAX_BLOCKS` if maxBlocks is not a positive integer.
+   */
+  nextRun(maxBlocks?: number): BlockRun | null;
+  /** This participant's current chunk size (phsw_chunk_size; 1 for pg96 and pg11, n for batch). */
+  readonly chunkBlocks: number;
+  /** Shared-memory operations so far in this scan (reset by a rescan). */
+  readonly opsPerformed: OpsPerformed;
+  /** True once this participant has been told it is done. */
+  readonly done: boolean;
+  /**
+   * True once this participant made the end-of-scan report (`onScanEnd`) in
+   * this scan. In pg96 that happens in the call that returned the last block,
+   * which PostgreSQL then does not report to syncscan itself: a caller that
+   * mirrors it exactly skips its own report of that block.
+   */
+  readonly endedScan: boolean;
+}
+
+/** A parallel scan of one relation: the shared allocator state plus how to join it. */
+export interface ParallelScan {
+  /** The policy, with defaults filled in. */
+  readonly policy: ResolvedPolicy;
+  /** phs_nblocks: the relation size in blocks, fixed for the scan. */
+  readonly nblocks: number;
+  /** phs_syncscan. */
+  readonly syncscan: boolean;
+  /** phs_startblock, or {@link INVALID_BLOCK} until the first participant's start-up sets it. */
+  readonly startBlock: number;
+  /** Blocks handed out so far, in counter space: phs_nallocated (may exceed nblocks), or for pg96 the cursor's distance from the start block. */
+  readonly counter: number;
+  /** A new participant; it runs its start-up on its first request. */
+  join(): Participant;
+  /**
+   * table_block_parallelscan_reinitialize: the counter goes back to 0 (pg96:
+   * the cursor back to the start block), the start block is kept, and every
+   * participant re-runs its start-up at its next request. As in PostgreSQL,
+   * only call it while no participant is inside a request.
+   */
+  rescan(): void;
+}
+
+/** A {@link ParallelScan} whose shared state lives in a SharedArrayBuffer. */
+export interface SharedParallelScan extends ParallelScan {
+  /** The shared state: post it to workers and attach there with {@link attachSharedParallelScan}. */
+  readonly buffer: SharedArrayBuffer;
+}
+
+/** Options of {@link createParallelScan} and {@link createSharedParallelScan}. */
+export interface ParallelScanOptions {
+  /** Relation size in blocks (phs_nblocks), an integer from 0 to 2^32 - 1. */
+  nblocks: number;
+  /** phs_syncscan: fetch the start block from `hooks.getStartBlock` (default false: start at 0). */
+  syncscan?: boolean;
+  /** Start at this block (0 <= startBlock < nblocks), taking precedence over syncscan as PG19's caller-supplied start block does. */
+  startBlock?: number;
+  /** Syncscan callbacks for this thread. */
+  hooks?: ScanHooks;
+}
+
+/** Options of {@link attachSharedParallelScan}. */
+export interface AttachOptions {
+  /** Syncscan callbacks for this thread (functions cannot cross threads). */
+  hooks?: ScanHooks;
+}
+
+const KIND_PG96 = 0;
+const KIND_PG11 = 1;
+const KIND_BATCH = 2;
+const KIND_MUNRO = 3;
+const KIND_PG14 = 4;
+
+function kindCode(policy: ResolvedPolicy): number {
+  switch (policy.kind) {
+    case "pg96":
+      return KIND_PG96;
+    case "pg11":
+      return KIND_PG11;
+    case "batch":
+      return KIND_BATCH;
+    case "munro2020":
+      return KIND_MUNRO;
+    case "pg14":
+      return KIND_PG14;
+  }
+}
+
+class ParticipantImpl implements Participant {
+  private readonly kind: number;
+  private readonly nblocks: number;
+  /** Epoch of the scan when start-up ran; -1 before the first request. */
+  private scanEpoch = -1;
+  /** phs_startblock as seen at start-up. */
+  private start = 0;
+  /** Next counter value of the current claim. */
+  private next = 0;
+  /** Counter values left in the current claim, including `next`. */
+  private remaining = 0;
+  /** phsw_nallocated: this participant's last counter value (0 before its first claim). */
+  private position = 0;
+  private claims = 0;
+  private finished = false;
+  private ended = false;
+  private locks = 0;
+  private atomics = 0;
+  chunkBlocks = 1;
+
+  constructor(
+    private readonly policy: ResolvedPolicy,
+    private readonly state: ScanState,
+    private readonly hooks: ScanHooks,
+  ) {
+    this.kind = kindCode(policy);
+    this.nblocks = state.nblocks;
+  }
+
+  get opsPerformed(): OpsPerformed {
+    return { locks: this.locks, atomics: this.atomics };
+  }
+  get done(): boolean {
+    return this.finished;
+  }
+  get endedScan(): boolean {
+    return this.ended;
+  }
+
+  nextBlock(): number {
+    if (this.remaining > 0 && this.next < this.nblocks && this.scanEpoch === this.state.epoch()) {
+      const n = this.next;
+      this.next = n + 1;
+      this.remaining--;
+      this.position = n;
+      const block = n + this.start;
+      return block >= this.nblocks ? block - this.nblocks : block;
+    }
+    const run = this.nextRun(1);
+    return run === null ? INVALID_BLOCK : run.startBlock;
+  }
+
+  nextRun(maxBlocks?: number): BlockRun | null {
+    let max = Number.POSITIVE_INFINITY;
+    if (maxBlocks !== undefined) {
+      if (typeof maxBlocks !== "number" || !(maxBlocks >= 1) || !Number.isInteger(maxBlocks)) {
+        throw new AllocatorError(
+          "ALLOCATOR_BAD_MAX_BLOCKS",
+          `maxBlocks must be a positive integer (got ${String(maxBlocks)}).`,
+        );
+      }
+      max = maxBlocks;
+    }
+    if (this.scanEpoch !== this.state.epoch()) this.startUp();
+    if (this.finished) return null;
+    if (this.kind === KIND_PG96) return this.nextPg96();
+
+    let n: number;
+    let op: SharedOp = "none";
+    if (this.remaining > 0) {
+      n = this.next;
+    } else {
+      const size = this.claimBlocks();
+      if (this.kind === KIND_BATCH) {
+        this.state.lock();
+        this.locks++;
+        n = this.state.counter();
+        this.state.setCounter(n + size);
+        this.state.unlock();
+        op = "lock";
+      } else {
+        this.atomics++;
+        n = this.state.fetchAdd(size);
+        op = "atomic";
+      }
+      this.chunkBlocks = size;
+      this.claims++;
+      this.remaining = size;
+    }
+
+    const nblocks = this.nblocks;
+    if (n >= nblocks) {
+      this.finished = true;
+      this.remaining = 0;
+      this.position = n;
+      if (n === nblocks) this.reportEnd(this.start);
+      return null;
+    }
+    let k = this.remaining;
+    if (nblocks - n < k) k = nblocks - n;
+    if (max < k) k = max;
+    let block = n + this.start;
+    if (block >= nblocks) block -= nblocks;
+    if (nblocks - block < k) k = nblocks - block;
+    this.next = n + k;
+    this.remaining -= k;
+    this.position = n + k - 1;
+    return { startBlock: block, blocks: k, firstCounter: n, op };
+  }
+
+  /** The size of the next claim (called only when the current one is used up). */
+  private claimBlocks(): number {
+    switch (this.kind) {
+      case KIND_PG14: {
+        const p = this.policy as Extract<ResolvedPolicy, { kind: "pg14" }>;
+        return pg14RampDown(this.chunkBlocks, this.position, this.nblocks, p.rampdownChunks);
+      }
+      case KIND_MUNRO: {
+        const p = this.policy as Extract<ResolvedPolicy, { kind: "munro2020" }>;
+        return munroClaimBlocks(this.claims, this.position, this.nblocks, p.maxChunkBlocks);
+      }
+      case KIND_BATCH:
+        return (this.policy as Extract<ResolvedPolicy, { kind: "batch" }>).blocksPerClaim;
+      default:
+        return 1;
+    }
+  }
+
+  /** Zero the private record; counter policies also set the start block here (pg96 does it in every call). */
+  private startUp(): void {
+    this.scanEpoch = this.state.epoch();
+    this.next = 0;
+    this.remaining = 0;
+    this.position = 0;
+    this.claims = 0;
+    this.finished = false;
+    this.ended = false;
+    this.locks = 0;
+    this.atomics = 0;
+    const p = this.policy;
+    this.chunkBlocks =
+      p.kind === "pg14"
+        ? pg14InitialChunk(this.nblocks, p.nchunks, p.maxChunkBlocks)
+        : p.kind === "batch"
+          ? p.blocksPerClaim
+          : 1;
+    if (this.nblocks === 0) {
+      this.finished = true;
+      return;
+    }
+    if (this.kind === KIND_PG96) return;
+    let fetched = INVALID_BLOCK;
+    for (;;) {
+      this.state.lock();
+      this.locks++;
+      let start = this.state.startBlock();
+      if (start === INVALID_BLOCK) {
+        start = this.chooseStart(fetched);
+        if (start === INVALID_BLOCK) {
+          this.state.unlock();
+          fetched = this.fetchLocation();
+          continue;
+        }
+        this.state.setStartBlock(start);
+      }
+      this.state.unlock();
+      this.start = start;
+      return;
+    }
+  }
+
+  /** The start block to store, or INVALID_BLOCK when the syncscan location must be fetched first (lock released). */
+  private chooseStart(fetched: number): number {
+    const requested = this.state.requestedStartBlock;
+    if (requested !== INVALID_BLOCK) return requested;
+    if (!this.state.syncscan) return 0;
+    return fetched;
+  }
+
+  private fetchLocation(): number {
+    const hook = this.hooks.getStartBlock;
+    // Without a syncscan tracker, ss_get_location of a table nobody scanned returns 0.
+    const location = hook === undefined ? 0 : hook(this.nblocks);
+    if (!Number.isInteger(location) || location < 0 || location >= this.nblocks) {
+      throw new AllocatorError(
+        "ALLOCATOR_BAD_START_BLOCK",
+        `getStartBlock must return an integer block below nblocks ${this.nblocks} (got ${String(location)}).`,
+      );
+    }
+    return location;
+  }
+
+  /** heap_parallelscan_nextpage of 9.6-10 (postgres.md 1.2): one block under the lock, phs_cblock semantics. */
+  private nextPg96(): BlockRun | null {
+    const state = this.state;
+    const nblocks = this.nblocks;
+    let fetched = INVALID_BLOCK;
+    let page: number;
+    let start: number;
+    let report = false;
+    for (;;) {
+      state.lock();
+      this.locks++;
+      start = state.startBlock();
+      if (start === INVALID_BLOCK) {
+        start = this.chooseStart(fetched);
+        if (start === INVALID_BLOCK) {
+          state.unlock();
+          fetched = this.fetchLocation();
+          continue;
+        }
+        state.setStartBlock(start);
+        state.setCblock(start);
+      }
+      page = state.cblock();
+      if (page !== INVALID_BLOCK) {
+        let c = page + 1;
+        if (c >= nblocks) c = 0;
+        if (c === start) {
+          c = INVALID_BLOCK;
+          report = true;
+        }
+        state.setCblock(c);
+      }
+      state.unlock();
+      break;
+    }
+    this.start = start;
+    if (report) this.reportEnd(start);
+    if (page === INVALID_BLOCK) {
+      this.finished = true;
+      return null;
+    }
+    const counter = page >= start ? page - start : page + nblocks - start;
+    this.position = counter;
+    this.claims++;
+    return { startBlock: page, blocks: 1, firstCounter: counter, op: "lock" };
+  }
+
+  private reportEnd(start: number): void {
+    this.ended = true;
+    this.hooks.onScanEnd?.(start);
+  }
+}
+
+class ParallelScanImpl implements ParallelScan {
+  readonly nblocks: number;
+  readonly syncscan: boolean;
+
+  constructor(
+    readonly policy: ResolvedPolicy,
+    protected readonly state: ScanState,
+    private readonly hooks: ScanHooks,
+  ) {
+    this.nblocks = state.nblocks;
+    this.syncscan = state.syncscan;
+  }
+
+  get startBlock(): number {
+    return this.state.startBlock();
+  }
+
+  get counter(): number {
+    if (this.policy.kind !== "pg96") return this.state.counter();
+    const start = this.state.startBlock();
+    if (start === INVALID_BLOCK) return 0;
+    const c = this.state.cblock();
+    if (c === INVALID_BLOCK) return this.nblocks;
+    return c >= start ? c - start : c + this.nblocks - start;
+  }
+
+  join(): Participant {
+    return new ParticipantImpl(this.policy, this.state, this.hooks);
+  }
+
+  rescan(): void {
+    this.state.rescan();
+  }
+}
+
+class SharedParallelScanImpl extends ParallelScanImpl implements SharedParallelScan {
+  readonly buffer: SharedArrayBuffer;
+  constructor(policy: ResolvedPolicy, state: SharedScanState, hooks: ScanHooks) {
+    super(policy, state, hooks);
+    this.buffer = state.buffer;
+  }
+}
+
+function checkOptions(options: ParallelScanOptions): { nblocks: number; syncscan: boolean; start: number } {
+  if (typeof options !== "object" || options === null) {
+    throw new AllocatorError(
+      "ALLOCATOR_BAD_NBLOCKS",
+      "the scan options must be an object with an nblocks field.",
+    );
+  }
+  const nblocks = checkNblocks(options.nblocks);
+  let start = INVALID_BLOCK;
+  if (options.startBlock !== undefined) {
+    const s = options.startBlock;
+    if (typeof s !== "number" || !Number.isInteger(s) || s < 0 || s >= nblocks) {
+      throw new AllocatorError(
+        "ALLOCATOR_BAD_START_BLOCK",
+        `startBlock must be an integer block number below nblocks ${nblocks} (got ${String(s)}).`,
+      );
+    }
+    start = s;
+  }
+  return { nblocks, syncscan: options.syncscan === true, start };
+}
+
+/**
+ * A parallel scan whose shared state lives in this thread: for the simulator,
+ * tests and planning. Participants are driven by the caller in any order.
+ *
+ * @param policy which allocator (see {@link AllocatorPolicy}).
+ * @param options relation size, syncscan, start block, hooks.
+ * @throws {@link AllocatorError} for a bad size, start block or policy option.
+ * @example
+ * ```ts
+ * import { createParallelScan } from "@scanlab/block-allocator";
+ *
+ * const scan = createParallelScan({ kind: "pg14" }, { nblocks: 100_000 });
+ * const leader = scan.join();
+ * const worker = scan.join();
+ * const a = leader.nextRun(); // { startBlock: 0, blocks: 64, firstCounter: 0, op: "atomic" }
+ * const b = worker.nextRun(); // { startBlock: 64, blocks: 64, firstCounter: 64, op: "atomic" }
+ * ```
+ */
+export function createParallelScan(policy: AllocatorPolicy, options: ParallelScanOptions): ParallelScan {
+  const resolved = resolvePolicy(policy);
+  const { nblocks, syncscan, start } = checkOptions(options);
+  if (resolved.kind === "pg14") pg14InitialChunk(nblocks, resolved.nchunks, resolved.maxChunkBlocks);
+  return new ParallelScanImpl(resolved, new LocalScanState(nblocks, syncscan, start), options.hooks ?? {});
+}
+
+/**
+ * A parallel scan whose shared state lives in a new SharedArrayBuffer, for
+ * worker_threads: post `scan.buffer` to each worker and call
+ * {@link attachSharedParallelScan} there; this thread can take part too.
+ *
+ * @throws {@link AllocatorError} for a bad size, start block or policy option.
+ * @example
+ * ```ts
+ * import { createSharedParallelScan } from "@scanlab/block-allocator";
+ * const scan = createSharedParallelScan({ kind: "pg14" }, { nblocks: 10_000_000 });
+ * // new Worker(url, { workerData: scan.buffer }) ... attachSharedParallelScan(workerData).join()
+ * ```
+ */
+export function createSharedParallelScan(
+  policy: AllocatorPolicy,
+  options: ParallelScanOptions,
+): SharedParallelScan {
+  const resolved = resolvePolicy(policy);
+  const { nblocks, syncscan, start } = checkOptions(options);
+  if (resolved.kind === "pg14") pg14InitialChunk(nblocks, resolved.nchunks, resolved.maxChunkBlocks);
+  const buffer = new SharedArrayBuffer(SHARED_SCAN_BYTES);
+  SharedScanState.initialise(buffer, resolved, nblocks, syncscan, start);
+  return new SharedParallelScanImpl(resolved, new SharedScanState(buffer), options.hooks ?? {});
+}
+
+/**
+ * Attaches to a shared allocator made by {@link createSharedParallelScan}
+ * (typically in a worker, with the buffer received from the main thread).
+ *
+ * @param buffer the scan's `buffer`.
+ * @param options syncscan hooks for this thread.
+ * @throws {@link AllocatorError} `ALLOCATOR_BAD_SHARED_BUFFER` if the buffer does not hold a shared allocator.
+ * @example
+ * ```ts
+ * import { workerData } from "node:worker_threads";
+ * import { attachSharedParallelScan } from "@scanlab/block-allocator";
+ * const me = attachSharedParallelScan(workerData).join();
+ * for (let run = me.nextRun(); run !== null; run = me.nextRun()) {
+ *   // read blocks run.startBlock .. run.startBlock + run.blocks - 1
+ * }
+ * ```
+ */
+export function attachSharedParallelScan(
+  buffer: SharedArrayBuffer,
+  options: AttachOptions = {},
+): SharedParallelScan {
+  const policy = SharedScanState.readPolicy(buffer);
+  return new SharedParallelScanImpl(policy, new SharedScanState(buffer), options.hooks ?? {});
+}

@@ -1,0 +1,315 @@
+/**
+ * Allocation policies: the five ways PostgreSQL (and two patches on the way)
+ * decided how many blocks a parallel seq scan participant takes at a time.
+ *
+ * The story, in the order it happened (reference/postgres.md sections 1.2-1.4,
+ * seeds 001 and 002, targets.md T1-T4):
+ *
+ * - **pg96** (9.6 and 10, ee7ca559fc): one block per call, under the scan's
+ *   spinlock, from a "current block" cursor `phs_cblock` that starts at the
+ *   start block, wraps from nblocks-1 to 0, and becomes invalid when it comes
+ *   back to the start block.
+ * - **batch** (May 2017, David Rowley's first patch, seed 002, message
+ *   CAKJS1f-XhfQ2-=85wgYo5b3WtEs=ys=2Rsq=NuvnmaV4ZsM1XQ): still the spinlock,
+ *   but "instead of allocating 1 block at a time, the batching patch allocated
+ *   a range of 10 blocks for the worker to process". It was never committed;
+ *   its exact code is not in the seeds, and its author says it "still needed
+ *   a bit of work around reporting sync-scan locations". We therefore model it
+ *   as a counter under the lock (one lock per claim of n counter values) with
+ *   the PG11 end-of-scan rule, which is what the atomics patch that replaced
+ *   it settled on. T4 measured n = 10 (`BATCH_2017_BLOCKS_PER_CLAIM`).
+ * - **pg11** (11 to 13, 3cda10f41b): the cursor becomes a 64-bit counter of
+ *   blocks handed out, advanced by an atomic fetch-and-add of 1; the block is
+ *   (counter + start) mod nblocks. No lock per block any more.
+ * - **munro2020** (May 2020, Thomas Munro's "quick and dirty" patch, seed 001):
+ *   "allocate ranges of up 64 blocks at a time, ramping up incrementally, and
+ *   ramping down at the end". The patch text is not in the seeds (and
+ *   56788d2156's message remembers it as "a fixed 64-block chunk with a simple
+ *   ramp-down"), so the exact ramp is our choice, documented in
+ *   {@link munroClaimBlocks}.
+ * - **pg14** (14 and later, 56788d2156): each participant claims chunks of a
+ *   size computed from the relation size (the smallest power of two giving at
+ *   most ~2048 chunks, capped at 8192 blocks) with one atomic fetch-and-add
+ *   per chunk, and halves its own chunk size near the end of the relation.
+ *   The three constants are options here so the 2020 cap sweep (T2: 256..8192)
+ *   and the uncapped variant (T3: 65536 blocks for 800 GB) can be simulated.
+ */
+import { AllocatorError } from "./errors.js";
+
+/** PostgreSQL's InvalidBlockNumber (src/include/storage/block.h): "no block", returned when a participant is done. */
+export const INVALID_BLOCK = 0xffffffff;
+
+/**
+ * Largest relation size in blocks: block numbers are uint32 and 0xFFFFFFFF is
+ * InvalidBlockNumber, so the last valid block is 0xFFFFFFFE (MaxBlockNumber)
+ * and a relation holds at most 2^32 - 1 blocks (32 TiB at 8 kB).
+ */
+export const MAX_NBLOCKS = 0xffffffff;
+
+/** PARALLEL_SEQSCAN_NCHUNKS = 2048: target number of chunks per scan (56788d2156; postgres.md 1.4). */
+export const PG14_NCHUNKS = 2048;
+/** PARALLEL_SEQSCAN_RAMPDOWN_CHUNKS = 64: halve when fewer than this many chunks of the current size remain (56788d2156; postgres.md 1.4). */
+export const PG14_RAMPDOWN_CHUNKS = 64;
+/** PARALLEL_SEQSCAN_MAX_CHUNK_SIZE = 8192 blocks (64 MB at 8 kB): cap on the chunk size (56788d2156; postgres.md 1.4). */
+export const PG14_MAX_CHUNK_BLOCKS = 8192;
+/** Blocks per claim in David Rowley's 2017 batching patch: "a range of 10 blocks" (seed 002; targets.md T4). */
+export const BATCH_2017_BLOCKS_PER_CLAIM = 10;
+/** Largest range in Thomas Munro's 2020 prototype: "ranges of up 64 blocks at a time" (seed 001; targets.md T1). */
+export const MUNRO2020_MAX_CHUNK_BLOCKS = 64;
+/**
+ * Ramp-down divisor of our munro2020 model: near the end a claim is at most
+ * (blocks left after the participant's position) / 64, rounded down to a power
+ * of two. 64 is the value the same thread later committed as
+ * PARALLEL_SEQSCAN_RAMPDOWN_CHUNKS (56788d2156), i.e. each size lasts about 64
+ * claims; the 2020 patch's own value is not in the seeds.
+ */
+export const MUNRO2020_RAMPDOWN_CHUNKS = 64;
+
+/**
+ * Which allocator to run. `kind` names the PostgreSQL version range (or the
+ * patch) whose behaviour is reproduced:
+ *
+ * - `{ kind: "pg96" }`: 9.6-10, spinlock and `phs_cblock`, one block per call.
+ * - `{ kind: "pg11" }`: 11-13, atomic fetch-add of a 64-bit counter, one block per call.
+ * - `{ kind: "batch", blocksPerClaim }`: the 2017 batching patch (10 in targets.md T4), one lock per claim.
+ * - `{ kind: "munro2020", maxChunkBlocks? }`: the 2020 prototype, ramp up and down, at most 64 blocks.
+ * - `{ kind: "pg14", nchunks?, rampdownChunks?, maxChunkBlocks? }`: 14 and later; defaults 2048 / 64 / 8192,
+ *   `maxChunkBlocks: null` means uncapped.
+ *
+ * @example
+ * ```ts
+ * import type { AllocatorPolicy } from "@scanlab/block-allocator";
+ * const sweep: AllocatorPolicy[] = [256, 512, 1024, 2048, 4096, 8192].map((cap) => ({ kind: "pg14", maxChunkBlocks: cap }));
+ * ```
+ */
+export type AllocatorPolicy =
+  | { kind: "pg96" }
+  | { kind: "pg11" }
+  | { kind: "batch"; blocksPerClaim: number }
+  | { kind: "munro2020"; maxChunkBlocks?: number }
+  | { kind: "pg14"; nchunks?: number; rampdownChunks?: number; maxChunkBlocks?: number | null };
+
+/** The options of the `pg14` policy, as accepted by {@link pg14ChunkSize} and {@link pg14ChunkPlan}. */
+export interface Pg14Options {
+  /** PARALLEL_SEQSCAN_NCHUNKS, default 2048. */
+  nchunks?: number;
+  /** PARALLEL_SEQSCAN_RAMPDOWN_CHUNKS, default 64. */
+  rampdownChunks?: number;
+  /** PARALLEL_SEQSCAN_MAX_CHUNK_SIZE in blocks, default 8192; `null` = uncapped. */
+  maxChunkBlocks?: number | null;
+}
+
+/**
+ * A policy with every option filled in (what {@link resolvePolicy} returns and
+ * `ParallelScan.policy` reports).
+ */
+export type ResolvedPolicy =
+  | { kind: "pg96" }
+  | { kind: "pg11" }
+  | { kind: "batch"; blocksPerClaim: number }
+  | { kind: "munro2020"; maxChunkBlocks: number }
+  | { kind: "pg14"; nchunks: number; rampdownChunks: number; maxChunkBlocks: number | null };
+
+/** Largest chunk / claim size accepted: chunk counters are uint32 in PostgreSQL (phsw_chunk_size). */
+const MAX_CLAIM_BLOCKS = 0x80000000;
+
+function describe(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "number" || typeof value === "boolean" || value === null || value === undefined) {
+    return String(value);
+  }
+  return typeof value;
+}
+
+function checkInteger(name: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw new AllocatorError(
+      "ALLOCATOR_BAD_OPTION",
+      `${name} must be an integer from ${min} to ${max} (got ${describe(value)}).`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Checks that `nblocks` is a relation size PostgreSQL can have: an integer
+ * from 0 to 2^32 - 1.
+ *
+ * @throws {@link AllocatorError} `ALLOCATOR_BAD_NBLOCKS` otherwise.
+ */
+export function checkNblocks(nblocks: unknown): number {
+  if (typeof nblocks !== "number" || !Number.isInteger(nblocks) || nblocks < 0 || nblocks > MAX_NBLOCKS) {
+    throw new AllocatorError(
+      "ALLOCATOR_BAD_NBLOCKS",
+      `nblocks must be an integer from 0 to ${MAX_NBLOCKS} (got ${describe(nblocks)}).`,
+    );
+  }
+  return nblocks;
+}
+
+/**
+ * Fills in a policy's defaults and checks its options.
+ *
+ * @throws {@link AllocatorError} `ALLOCATOR_BAD_POLICY` for an unknown kind,
+ *   `ALLOCATOR_BAD_OPTION` for an option out of range.
+ * @example
+ * ```ts
+ * import { resolvePolicy } from "@scanlab/block-allocator";
+ * resolvePolicy({ kind: "pg14" }); // { kind: "pg14", nchunks: 2048, rampdownChunks: 64, maxChunkBlocks: 8192 }
+ * ```
+ */
+export function resolvePolicy(policy: AllocatorPolicy): ResolvedPolicy {
+  const p = policy as { kind?: unknown } & Record<string, unknown>;
+  if (typeof p !== "object" || p === null) {
+    throw new AllocatorError(
+      "ALLOCATOR_BAD_POLICY",
+      `the allocator policy must be an object (got ${describe(p)}).`,
+    );
+  }
+  switch (p.kind) {
+    case "pg96":
+      return { kind: "pg96" };
+    case "pg11":
+      return { kind: "pg11" };
+    case "batch":
+      return {
+        kind: "batch",
+        blocksPerClaim: checkInteger("batch blocksPerClaim", p.blocksPerClaim, 1, MAX_CLAIM_BLOCKS),
+      };
+    case "munro2020":
+      return {
+        kind: "munro2020",
+        maxChunkBlocks:
+          p.maxChunkBlocks === undefined
+            ? MUNRO2020_MAX_CHUNK_BLOCKS
+            : checkInteger("munro2020 maxChunkBlocks", p.maxChunkBlocks, 1, MAX_CLAIM_BLOCKS),
+      };
+    case "pg14":
+      return {
+        kind: "pg14",
+        nchunks:
+          p.nchunks === undefined ? PG14_NCHUNKS : checkInteger("pg14 nchunks", p.nchunks, 1, MAX_NBLOCKS),
+        rampdownChunks:
+          p.rampdownChunks === undefined
+            ? PG14_RAMPDOWN_CHUNKS
+            : checkInteger("pg14 rampdownChunks", p.rampdownChunks, 0, MAX_NBLOCKS),
+        maxChunkBlocks:
+          p.maxChunkBlocks === null
+            ? null
+            : p.maxChunkBlocks === undefined
+              ? PG14_MAX_CHUNK_BLOCKS
+              : checkInteger("pg14 maxChunkBlocks", p.maxChunkBlocks, 1, MAX_CLAIM_BLOCKS),
+      };
+    default:
+      throw new AllocatorError(
+        "ALLOCATOR_BAD_POLICY",
+        `the allocator policy kind must be "pg96", "pg11", "batch", "munro2020" or "pg14" (got ${describe(p.kind)}).`,
+      );
+  }
+}
+
+/**
+ * pg_nextpower2_32 (src/include/port/pg_bitutils.h): the smallest power of two
+ * >= value, for 1 <= value <= 2^32 - 1 (a power of two is returned unchanged).
+ * Returns 2^32 for values above 2^31, where PostgreSQL's uint32 would overflow.
+ */
+export function nextPowerOfTwo(value: number): number {
+  if (value <= 1) return 1;
+  return 2 ** (32 - Math.clz32(value - 1));
+}
+
+/**
+ * The chunk size a PG14+ participant starts with
+ * (table_block_parallelscan_startblock_init, postgres.md 1.4 start-up step 2):
+ * the smallest power of two >= max(nblocks div nchunks, 1), then at most the cap.
+ *
+ * @param nblocks relation size in blocks (phs_nblocks).
+ * @param options the pg14 policy's constants (defaults 2048 / 64 / 8192).
+ * @throws {@link AllocatorError} for a bad size or option, or when the uncapped
+ *   chunk would exceed 2^31 blocks (only possible with `nchunks` 1).
+ * @example
+ * ```ts
+ * import { pg14ChunkSize } from "@scanlab/block-allocator";
+ * pg14ChunkSize(100_000); // 64    (postgres.md 1.6: 100000 div 2048 = 48 -> 64)
+ * pg14ChunkSize(10_000_000); // 8192 (4882 -> 8192, equal to the cap)
+ * pg14ChunkSize(104_857_600, { maxChunkBlocks: null }); // 65536 (T3's uncapped 800 GB table)
+ * ```
+ */
+export function pg14ChunkSize(nblocks: number, options: Pg14Options = {}): number {
+  checkNblocks(nblocks);
+  const p = resolvePolicy({ kind: "pg14", ...options }) as Extract<ResolvedPolicy, { kind: "pg14" }>;
+  return pg14InitialChunk(nblocks, p.nchunks, p.maxChunkBlocks);
+}
+
+/** @internal pg14ChunkSize without the checks, for the allocator's start-up. */
+export function pg14InitialChunk(nblocks: number, nchunks: number, maxChunkBlocks: number | null): number {
+  const size = nextPowerOfTwo(Math.max(Math.floor(nblocks / nchunks), 1));
+  if (size > MAX_CLAIM_BLOCKS) {
+    throw new AllocatorError(
+      "ALLOCATOR_BAD_OPTION",
+      `pg14 nchunks ${nchunks} is too small for ${nblocks} blocks: the chunk size would exceed 2^31 blocks.`,
+    );
+  }
+  return maxChunkBlocks === null ? size : Math.min(size, maxChunkBlocks);
+}
+
+/**
+ * The PG14+ ramp-down rule (table_block_parallelscan_nextpage, postgres.md 1.4
+ * request step 2a): before claiming a chunk, a participant whose own position
+ * (its last counter value, 0 before its first chunk) is past
+ * nblocks - chunkBlocks * rampdownChunks halves its chunk size (at most once per
+ * claim). The subtraction and product are PostgreSQL's unsigned 32-bit
+ * arithmetic: with the default constants they never wrap, with extreme options
+ * they can, and then (as in PostgreSQL) the threshold is huge and no ramp-down
+ * happens.
+ *
+ * @returns the size of the chunk to claim.
+ */
+export function pg14RampDown(
+  chunkBlocks: number,
+  position: number,
+  nblocks: number,
+  rampdownChunks: number,
+): number {
+  if (chunkBlocks > 1) {
+    const threshold = (nblocks - (Math.imul(chunkBlocks, rampdownChunks) >>> 0)) >>> 0;
+    if (position > threshold) return chunkBlocks >>> 1;
+  }
+  return chunkBlocks;
+}
+
+/**
+ * Our exact ramp for Thomas Munro's 2020 prototype (seed 001 gives only "ranges
+ * of up 64 blocks at a time, ramping up incrementally, and ramping down at the
+ * end"). A participant's k-th claim (k = 0, 1, ...) takes
+ *
+ *     min(maxChunkBlocks, 2^k, floorPow2(max(1, (nblocks - position) div 64)))
+ *
+ * where position is its last counter value (0 before its first claim), as in PG14.
+ *
+ * Why: "incrementally" is read as doubling (1, 2, 4, ... 64, reached at the 7th
+ * claim after 63 blocks), the growth of the kernel read-ahead windows the patch
+ * was trying to please, so each worker starts small and the first blocks of a
+ * small table are spread out as before. The ramp-down keeps each size for about
+ * 64 claims like the committed PG14 rule (the same divisor,
+ * {@link MUNRO2020_RAMPDOWN_CHUNKS}), but is computed from the blocks left rather
+ * than by one halving per claim, the "simple ramp-down" that 56788d2156's
+ * message attributes to the first patch. The result rises then falls and never
+ * exceeds 64 blocks (512 kB), the range T1 measured.
+ *
+ * @param claimIndex how many claims this participant made before (0 for its first).
+ * @param position this participant's last counter value (0 before its first claim).
+ * @param nblocks relation size in blocks.
+ * @param maxChunkBlocks cap, default 64.
+ */
+export function munroClaimBlocks(
+  claimIndex: number,
+  position: number,
+  nblocks: number,
+  maxChunkBlocks: number = MUNRO2020_MAX_CHUNK_BLOCKS,
+): number {
+  const rampUp = claimIndex >= 31 ? MAX_CLAIM_BLOCKS : 2 ** claimIndex;
+  const left = Math.floor((nblocks - position) / MUNRO2020_RAMPDOWN_CHUNKS);
+  const rampDown = left <= 1 ? 1 : 2 ** (31 - Math.clz32(Math.min(left, MAX_CLAIM_BLOCKS)));
+  return Math.min(maxChunkBlocks, rampUp, rampDown);
+}
