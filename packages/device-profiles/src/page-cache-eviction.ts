@@ -1,0 +1,73 @@
+/**
+ * Node only. Evicting a file from the page cache, so that a measurement reads
+ * the device and not memory.
+ *
+ * `dd if=FILE iflag=nocache count=0` asks the kernel (posix_fadvise
+ * POSIX_FADV_DONTNEED over the whole file, GNU coreutils' documented use of
+ * `iflag=nocache` with `count=0`) to drop the file's clean cached pages; dirty
+ * pages cannot be dropped, so the file is fsync'ed first. Whether it worked is
+ * checked with util-linux `fincore` (resident bytes of the file) when it is
+ * installed; without it the eviction is reported as unverified.
+ */
+import { spawnSync } from "node:child_process";
+import { closeSync, fsyncSync, openSync, statSync } from "node:fs";
+
+/** Outcome of {@link evictFromPageCache}. */
+export interface EvictionResult {
+  /** `true` when fincore confirmed (almost) nothing stays cached, `false` when it did not, `"unverified"` without fincore. */
+  readonly evicted: boolean | "unverified";
+  /** Bytes of the file still in the page cache, when fincore could tell. */
+  readonly residentBytes?: number;
+  /** Why eviction failed or could not be verified. */
+  readonly reason?: string;
+}
+
+/** Bytes of a file in the page cache according to util-linux fincore, or undefined when fincore is unavailable. */
+export function residentBytes(path: string): number | undefined {
+  const r = spawnSync("fincore", ["--bytes", "--noheadings", "--output", "RES", path], { encoding: "utf8" });
+  if (r.status !== 0 || typeof r.stdout !== "string") return undefined;
+  const n = Number(r.stdout.trim());
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/**
+ * Drops a file's pages from the page cache (fsync, then `dd iflag=nocache count=0`)
+ * and checks the result with fincore when available.
+ *
+ * @example
+ * ```ts
+ * import { evictFromPageCache } from "@scanlab/device-profiles/node";
+ * const r = evictFromPageCache("/var/lib/data/big.file");
+ * if (r.evicted !== true) console.log("not evicted:", r.reason);
+ * ```
+ */
+export function evictFromPageCache(path: string): EvictionResult {
+  const size = statSync(path).size;
+  try {
+    const fd = openSync(path, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // fsync of a read-only file may be refused on some file systems; dd still drops clean pages.
+  }
+  const dd = spawnSync("dd", [`if=${path}`, "iflag=nocache", "count=0", "status=none"], { encoding: "utf8" });
+  if (dd.error !== undefined || dd.status !== 0) {
+    const why = dd.error?.message ?? (dd.stderr || `exit status ${dd.status}`).trim();
+    return { evicted: false, reason: `dd iflag=nocache failed: ${why}` };
+  }
+  const resident = residentBytes(path);
+  if (resident === undefined)
+    return { evicted: "unverified", reason: "fincore (util-linux) is not available" };
+  // A few pages may be re-read by others meanwhile; more than 1 % resident means the kernel ignored the advice.
+  if (resident > Math.max(64 * 1024, size / 100)) {
+    return {
+      evicted: false,
+      residentBytes: resident,
+      reason: `${resident} of ${size} bytes stayed in the page cache after dd iflag=nocache (file system ignores POSIX_FADV_DONTNEED?)`,
+    };
+  }
+  return { evicted: true, residentBytes: resident };
+}

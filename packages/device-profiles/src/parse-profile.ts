@@ -1,0 +1,240 @@
+/**
+ * Reading a profile file: schema validation with errors a person can act on.
+ *
+ * zod reports every problem it finds, in its own words; a user who wrote a
+ * profile by hand needs one sentence that names the field and the file, says
+ * what was expected (with the unit) and what was there. So this file turns
+ * the first zod issue into such a sentence, with two special cases that
+ * account for most hand-written mistakes:
+ *
+ * - an unknown `kind` is reported before anything else (otherwise every field
+ *   of the intended kind would look wrong);
+ * - a field whose name differs from a schema field only by its unit suffix
+ *   (`readLatencyQd1Ms` for `readLatencyQd1Us`, `sequentialReadMBps` for
+ *   `sequentialReadBytesPerSecond`) is reported as "wrong unit" and names the
+ *   field the schema takes, rather than as an unknown field plus a missing one.
+ *
+ * After the schema passes, `profile-consistency.ts` checks that the figures fit
+ * together (for example that the IOPS figure is reachable at its queue depth by
+ * Little's law), with the same kind of one-sentence error.
+ */
+import type { z } from "zod";
+import { DeviceProfileError } from "./errors.js";
+import { checkProfileConsistency } from "./profile-consistency.js";
+import {
+  cloudVolumeProfileSchema,
+  type DeviceProfile,
+  deviceKinds,
+  flashKinds,
+  flashProfileSchema,
+  hddProfileSchema,
+  raid0ProfileSchema,
+} from "./profile-schema.js";
+
+type ObjectSchema = z.ZodObject<z.ZodRawShape>;
+
+function schemaForKind(kind: string): ObjectSchema | undefined {
+  if ((flashKinds as readonly string[]).includes(kind)) return flashProfileSchema as unknown as ObjectSchema;
+  if (kind === "hdd") return hddProfileSchema as unknown as ObjectSchema;
+  if (kind === "raid0") return raid0ProfileSchema as unknown as ObjectSchema;
+  if (kind === "cloud-volume") return cloudVolumeProfileSchema as unknown as ObjectSchema;
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function show(value: unknown): string {
+  if (value === undefined) return "nothing";
+  const text = JSON.stringify(value);
+  return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/** Unit suffixes people write on numeric fields; stripping them gives the field's stem. */
+const UNIT_SUFFIX =
+  /(BytesPerSecond|BytesPerSec|MBPerSecond|MiBPerSecond|GBPerSecond|KBPerSecond|MBps|MiBps|GBps|Mbps|PerSecond|Seconds|Second|Secs|Sec|Us|Ms|Ns|S|Bytes|Byte|KiB|Kib|KB|Kb|MiB|Mib|MB|Mb|GiB|GB|Gb|Kbytes|Mbytes|Blocks|Pages|Sectors)$/;
+
+function stem(field: string): string {
+  return field.replace(UNIT_SUFFIX, "").toLowerCase();
+}
+
+/** A check of one object level (top-level profile or a RAID member) before zod runs. */
+function checkKind(value: unknown, prefix: string, label: string, allowed: readonly string[]): void {
+  const field = `${prefix}kind`;
+  if (!isRecord(value)) {
+    throw new DeviceProfileError(
+      "DEVICE_PROFILE_INVALID",
+      `Device profile ${label}: ${prefix === "" ? "the profile" : `field "${prefix.slice(0, -1)}"`} must be a JSON object, got ${show(value)}.`,
+      { field: prefix === "" ? undefined : prefix.slice(0, -1), source: label },
+    );
+  }
+  const kind = value.kind;
+  if (kind === undefined) {
+    throw new DeviceProfileError(
+      "DEVICE_PROFILE_INVALID",
+      `Device profile ${label}: field "${field}" is missing (one of ${allowed.join(", ")}).`,
+      { field, source: label },
+    );
+  }
+  if (typeof kind !== "string" || !allowed.includes(kind)) {
+    throw new DeviceProfileError(
+      "DEVICE_PROFILE_INVALID",
+      `Device profile ${label}: field "${field}" must be one of ${allowed.join(", ")}, got ${show(kind)}.`,
+      { field, source: label },
+    );
+  }
+  if (kind === "raid0") checkKind(value.member, `${prefix}member.`, label, [...flashKinds, "hdd"]);
+}
+
+/** The schema object and input object at a path (for descriptions and wrong-unit hints). */
+function levelAt(
+  input: Record<string, unknown>,
+  path: readonly PropertyKey[],
+): { schema: ObjectSchema | undefined; value: unknown } {
+  let schema = schemaForKind(String(input.kind));
+  let value: unknown = input;
+  for (const key of path) {
+    if (!isRecord(value)) return { schema: undefined, value: undefined };
+    value = value[String(key)];
+    if (key === "member" && isRecord(value)) schema = schemaForKind(String(value.kind));
+    else if (schema !== undefined) {
+      const inner = (schema.shape as Record<string, z.ZodType>)[String(key)];
+      schema = unwrapObject(inner);
+    }
+  }
+  return { schema, value };
+}
+
+function unwrapObject(schema: z.ZodType | undefined): ObjectSchema | undefined {
+  let s: unknown = schema;
+  for (let i = 0; i < 4 && s !== undefined; i++) {
+    const def = (s as { def?: { type?: string; innerType?: unknown } }).def;
+    if (def?.type === "object") return s as ObjectSchema;
+    s = def?.innerType;
+  }
+  return undefined;
+}
+
+function describe(schema: ObjectSchema | undefined, key: string): string | undefined {
+  const field = schema ? (schema.shape as Record<string, z.ZodType>)[key] : undefined;
+  return field?.description;
+}
+
+/**
+ * Turns the first schema issue into one sentence naming the field and the file.
+ * Wrong-unit fields are reported first because they also cause a "missing" issue.
+ */
+function issueSentence(
+  input: Record<string, unknown>,
+  issues: readonly z.core.$ZodIssue[],
+  label: string,
+): DeviceProfileError {
+  const unrecognized = issues.filter((i) => i.code === "unrecognized_keys");
+  for (const issue of unrecognized) {
+    const { schema } = levelAt(input, issue.path);
+    const known = schema ? Object.keys(schema.shape) : [];
+    for (const key of issue.keys) {
+      const meant = known.find((k) => k !== key && stem(k) === stem(key));
+      if (meant !== undefined) {
+        const field = [...issue.path.map(String), key].join(".");
+        const wanted = [...issue.path.map(String), meant].join(".");
+        const help = describe(schema, meant);
+        return new DeviceProfileError(
+          "DEVICE_PROFILE_INVALID",
+          `Device profile ${label}: field "${field}" has the wrong unit: the schema takes "${wanted}"${help ? ` (${help})` : ""}.`,
+          { field, source: label },
+        );
+      }
+    }
+  }
+  const issue = issues[0];
+  if (issue === undefined) {
+    return new DeviceProfileError("DEVICE_PROFILE_INVALID", `Device profile ${label} is not valid.`, {
+      source: label,
+    });
+  }
+  if (issue.code === "unrecognized_keys") {
+    const key = issue.keys[0] ?? "?";
+    const field = [...issue.path.map(String), key].join(".");
+    const { value } = levelAt(input, issue.path);
+    const kind = isRecord(value) ? String(value.kind) : "this";
+    return new DeviceProfileError(
+      "DEVICE_PROFILE_INVALID",
+      `Device profile ${label}: field "${field}" is not a field of a ${kind} profile.`,
+      { field, source: label },
+    );
+  }
+  const field = issue.path.map(String).join(".");
+  const parentPath = issue.path.slice(0, -1);
+  const last = String(issue.path[issue.path.length - 1] ?? "");
+  const { schema } = levelAt(input, parentPath);
+  const { value } = levelAt(input, issue.path);
+  const help = describe(schema, last);
+  const about = help ? ` (${help})` : "";
+  let problem: string;
+  if (value === undefined && issue.code === "invalid_type") {
+    problem = `is missing${about}`;
+  } else if (issue.code === "invalid_type") {
+    problem = `must be ${issue.expected === "int" ? "an integer" : `a ${issue.expected}`}${about}, got ${show(value)}`;
+  } else if (issue.code === "too_small") {
+    const bound = Number(issue.minimum);
+    problem =
+      issue.origin === "array"
+        ? `must list at least ${bound} entr${bound === 1 ? "y" : "ies"}${about}`
+        : issue.origin === "string"
+          ? `must not be empty${about}`
+          : `must be ${issue.inclusive ? "at least" : "greater than"} ${bound}${about}, got ${show(value)}`;
+  } else if (issue.code === "too_big") {
+    problem = `must be at most ${String(issue.maximum)}${about}, got ${show(value)}`;
+  } else if (issue.code === "invalid_value") {
+    problem = `must be one of ${issue.values.map((v) => String(v)).join(", ")}, got ${show(value)}`;
+  } else if (issue.code === "invalid_format") {
+    problem = `is not a valid ${last === "name" ? "name" : "value"}${about}, got ${show(value)}`;
+  } else if (issue.code === "not_multiple_of") {
+    problem = `must be a multiple of ${String(issue.divisor)}${about}, got ${show(value)}`;
+  } else {
+    problem = `${issue.message.replace(/\.$/, "")}${about}, got ${show(value)}`;
+  }
+  return new DeviceProfileError(
+    "DEVICE_PROFILE_INVALID",
+    `Device profile ${label}: field "${field}" ${problem}.`,
+    {
+      field,
+      source: label,
+    },
+  );
+}
+
+/**
+ * Parses and checks a device profile (the JSON text already parsed, or an
+ * object literal). Defaults are filled in; the figures are checked for
+ * consistency (e.g. Little's law between latency, IOPS and queue depth).
+ *
+ * @param json the profile object
+ * @param source the file it came from, named in errors (default "(no file)")
+ * @throws DeviceProfileError with one sentence naming the field and the file
+ *
+ * @example
+ * ```ts
+ * import { parseDeviceProfile } from "@scanlab/device-profiles";
+ * const profile = parseDeviceProfile({
+ *   kind: "nvme", name: "my-nvme", title: "My NVMe drive", basis: "measurement",
+ *   sources: ["fio on my machine, 2025-01-01"], note: "",
+ *   maxIoBytes: 524288, readLatencyQd1Us: 80, sequentialReadBytesPerSecond: 3.2e9,
+ *   randomReadIops: 500000, randomReadQueueDepth: 64,
+ * }, "my-nvme.json");
+ * console.log(profile.latencyReadBytes); // 4096 (default)
+ * ```
+ */
+export function parseDeviceProfile(json: unknown, source?: string): DeviceProfile {
+  const label = source ?? "(no file)";
+  checkKind(json, "", label, deviceKinds);
+  const input = json as Record<string, unknown>;
+  const schema = schemaForKind(String(input.kind))!;
+  const result = schema.safeParse(input);
+  if (!result.success) throw issueSentence(input, result.error.issues, label);
+  const profile = result.data as unknown as DeviceProfile;
+  checkProfileConsistency(profile, label);
+  return profile;
+}

@@ -1,0 +1,220 @@
+/**
+ * The device profile file: what a storage device is, in datasheet terms.
+ *
+ * A profile is a small JSON object. Every number carries its unit in its field
+ * name (`readLatencyQd1Us`, `sequentialReadBytesPerSecond`, `chunkBytes`), so a
+ * file written by hand cannot silently mix milliseconds and microseconds: a
+ * field with the wrong unit suffix is an unknown field and is rejected (the
+ * error names the field that was meant). Every profile also says where its
+ * figures come from (`sources`: one citation per figure or group of figures),
+ * what kind of evidence that is (`basis`), and what was assumed (`note`).
+ *
+ * Kinds, and the figures each needs (all of them on a datasheet or measurable
+ * with fio, see `fio-import.ts`):
+ *
+ * - `sata-ssd`, `nvme`, `ssd` (flash; `ssd` when the interface is unknown, as
+ *   for a virtual disk or a measured device): latency of one small read at
+ *   queue depth 1, sequential read bandwidth, maximum random-read IOPS and the
+ *   queue depth that reaches it. `flash-queue.ts` turns these into a queue over
+ *   internal parallel units.
+ * - `hdd`: rpm, average and track-to-track seek, outer and inner zone transfer
+ *   rates, capacity, the drive's look-ahead. `hdd-mechanics.ts`.
+ * - `raid0`: N identical member profiles and the chunk size (Linux md default
+ *   512 KiB, devices.md section 2). `raid0-stripes.ts`.
+ * - `cloud-volume`: per-I/O latency, IOPS and throughput limits, the I/O
+ *   counting unit (256 KiB for EBS SSD volumes) and optional burst credits
+ *   (devices.md section 6). `cloud-budget.ts`.
+ *
+ * Optional fields have defaults that come from the same sources: 4 KiB for the
+ * small-read size of IOPS and latency figures (vendor convention, devices.md
+ * sections 1 to 4), 128 KiB for the sequential-read block (the size Intel's and
+ * Samsung's sequential figures are quoted at), 512 KiB md chunk (mdadm
+ * `DEFAULT_CHUNK`, devices.md section 2).
+ */
+import { z } from "zod";
+import { KiB } from "./units.js";
+
+/** Where a profile's figures come from; the CLI warns about `placeholder` profiles. */
+export const profileBases = ["datasheet", "secondary", "placeholder", "measurement", "assumption"] as const;
+
+/** The `kind` values a profile can have. */
+export const deviceKinds = ["sata-ssd", "nvme", "ssd", "hdd", "raid0", "cloud-volume"] as const;
+
+/** A device kind: flash (`sata-ssd`, `nvme`, `ssd`), `hdd`, `raid0` or `cloud-volume`. */
+export type DeviceKind = (typeof deviceKinds)[number];
+
+/** Kinds served by the flash queue model. */
+export const flashKinds = ["sata-ssd", "nvme", "ssd"] as const;
+
+const positive = (description: string) => z.number().positive().finite().describe(description);
+const nonNegative = (description: string) => z.number().nonnegative().finite().describe(description);
+const positiveInt = (description: string) => z.number().int().positive().describe(description);
+
+const commonFields = {
+  name: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9._-]*$/)
+    .describe("identifier: lower-case letters, digits, '.', '_' and '-'"),
+  title: z.string().min(1).describe("human-readable device name"),
+  basis: z
+    .enum(profileBases)
+    .describe("kind of evidence: datasheet, secondary, placeholder, measurement or assumption"),
+  sources: z
+    .array(z.string().min(1))
+    .min(1)
+    .describe("citations of every figure (e.g. 'devices.md 1: seq read 270 MB/s [D] Intel 325152-001US')"),
+  note: z.string().describe("free-text assumptions"),
+  measuredWith: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("how a measured profile was measured (tool, options, file)"),
+};
+
+const blockDeviceFields = {
+  maxIoBytes: positiveInt("largest read the device accepts in bytes; the OS splits larger reads"),
+  optimalIoBytes: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(0)
+    .describe(
+      "io_opt the device reports in bytes (0 = none); Linux sets read_ahead_kb = max(2 x io_opt, 128 KiB)",
+    ),
+  capacityBytes: positiveInt("capacity in bytes").optional(),
+};
+
+/** A measured point kept in a measured profile (fio or Node calibration), for reporting gaps. */
+export const readMeasurementSchema = z.strictObject({
+  pattern: z.enum(["sequential", "random"]).describe("access pattern"),
+  blockBytes: positiveInt("bytes per read"),
+  queueDepth: positiveInt("reads in flight"),
+  iops: nonNegative("reads per second"),
+  bytesPerSecond: nonNegative("bytes per second"),
+  meanLatencyUs: nonNegative("mean completion latency in microseconds"),
+});
+
+/** One measured read point: pattern, block size, queue depth and what was achieved. */
+export type ReadMeasurement = z.infer<typeof readMeasurementSchema>;
+
+/** Schema of a flash device profile (`sata-ssd`, `nvme`, `ssd`). */
+export const flashProfileSchema = z.strictObject({
+  kind: z.enum(flashKinds).describe("flash kind: sata-ssd, nvme or ssd"),
+  ...commonFields,
+  ...blockDeviceFields,
+  readLatencyQd1Us: positive("latency in microseconds of one small read (latencyReadBytes) at queue depth 1"),
+  latencyReadBytes: positiveInt("bytes of the read readLatencyQd1Us was quoted for").default(4 * KiB),
+  sequentialReadBytesPerSecond: positive(
+    "sustained sequential read bandwidth at a deep queue, bytes per second",
+  ),
+  sequentialReadBlockBytes: positiveInt("read size of the sequential figure in bytes").default(128 * KiB),
+  randomReadIops: positive("maximum random reads per second of randomReadBlockBytes"),
+  randomReadBlockBytes: positiveInt("read size of the IOPS figure in bytes").default(4 * KiB),
+  randomReadQueueDepth: positiveInt(
+    "reads in flight at which randomReadIops is reached (all queues together)",
+  ),
+  linkBytesPerSecond: positive("interface payload ceiling in bytes per second (informative)").optional(),
+  internalReadAhead: z
+    .strictObject({
+      triggerSequentialReads: positiveInt("consecutive sequential reads before the drive reads ahead"),
+      hitLatencyUs: nonNegative(
+        "latency in microseconds of a read served from the drive's read-ahead buffer",
+      ),
+    })
+    .optional()
+    .describe("in-drive read-ahead for sequential streams; off unless a source supports it"),
+  measurements: z.array(readMeasurementSchema).optional().describe("measured points (measured profiles)"),
+});
+
+/** Schema of a rotating disk profile (`hdd`). */
+export const hddProfileSchema = z.strictObject({
+  kind: z.literal("hdd").describe("hdd"),
+  ...commonFields,
+  ...blockDeviceFields,
+  capacityBytes: positiveInt("capacity in bytes (seek distance is a fraction of it)"),
+  rpm: positive("spindle speed in revolutions per minute"),
+  averageSeekUs: positive(
+    "average read seek in microseconds (datasheet 'average seek', no command overhead)",
+  ),
+  trackToTrackSeekUs: positive("single-track read seek in microseconds"),
+  fullStrokeSeekUs: positive("full-stroke seek in microseconds (optional; derived when absent)").optional(),
+  outerZoneReadBytesPerSecond: positive("sustained transfer at the outer diameter (LBA 0), bytes per second"),
+  innerZoneReadBytesPerSecond: positive(
+    "sustained transfer at the inner diameter (last LBA), bytes per second",
+  ),
+  lookAheadBytes: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe("bytes the drive reads ahead into its cache after a read (0 = look-ahead off)"),
+  linkBytesPerSecond: positive("interface payload rate in bytes per second (cache hits)"),
+  commandOverheadUs: nonNegative("per-command controller overhead in microseconds").default(0),
+});
+
+/** Members a RAID0 array can be built of. */
+export const raidMemberSchema = z.discriminatedUnion("kind", [flashProfileSchema, hddProfileSchema]);
+
+/** Schema of a Linux md RAID0 profile (`raid0`) of identical members. */
+export const raid0ProfileSchema = z.strictObject({
+  kind: z.literal("raid0").describe("raid0"),
+  ...commonFields,
+  memberCount: z.number().int().min(2).describe("number of member disks (at least 2)"),
+  chunkBytes: positiveInt("md chunk size in bytes (mdadm default 512 KiB)")
+    .refine((v) => v % (4 * KiB) === 0, { message: "must be a multiple of 4096 bytes" })
+    .default(512 * KiB),
+  member: raidMemberSchema.describe("profile of each member disk"),
+});
+
+/** Schema of a cloud block volume profile (`cloud-volume`). */
+export const cloudVolumeProfileSchema = z.strictObject({
+  kind: z.literal("cloud-volume").describe("cloud-volume"),
+  ...commonFields,
+  ...blockDeviceFields,
+  readLatencyUs: positive("latency in microseconds of one read once the volume's budgets admit it"),
+  iopsLimit: positive("baseline (provisioned) I/O operations per second"),
+  throughputLimitBytesPerSecond: positive("baseline (provisioned) throughput in bytes per second"),
+  ioCountingUnitBytes: positiveInt("largest I/O counted as one operation; larger I/Os count once per unit"),
+  mergeSequentialIos: z
+    .boolean()
+    .describe("whether physically sequential small I/Os are merged into one counted I/O up to the unit"),
+  burst: z
+    .strictObject({
+      iopsLimit: positive("I/O operations per second while burst credits last").optional(),
+      ioCredits: nonNegative("I/O credits the burst bucket holds when full").optional(),
+      throughputLimitBytesPerSecond: positive("bytes per second while burst credits last").optional(),
+      byteCredits: nonNegative("byte credits the burst bucket holds when full").optional(),
+    })
+    .optional()
+    .describe("burst bucket (refilled at the baseline rate); absent = no bursting"),
+});
+
+/**
+ * Schema of any device profile file. Prefer {@link parseDeviceProfile}, whose
+ * errors are one sentence naming the field and the file.
+ */
+export const deviceProfileSchema = z.discriminatedUnion("kind", [
+  flashProfileSchema,
+  hddProfileSchema,
+  raid0ProfileSchema,
+  cloudVolumeProfileSchema,
+]);
+
+/** A parsed device profile (defaults filled in). Units are in every field name. */
+export type DeviceProfile = z.output<typeof deviceProfileSchema>;
+/** A device profile as written in a file (optional fields may be absent). */
+export type DeviceProfileInput = z.input<typeof deviceProfileSchema>;
+/** A parsed flash profile (`sata-ssd`, `nvme`, `ssd`). */
+export type FlashProfile = z.output<typeof flashProfileSchema>;
+/** A parsed rotating-disk profile. */
+export type HddProfile = z.output<typeof hddProfileSchema>;
+/** A parsed RAID0 profile. */
+export type Raid0Profile = z.output<typeof raid0ProfileSchema>;
+/** A parsed cloud volume profile. */
+export type CloudVolumeProfile = z.output<typeof cloudVolumeProfileSchema>;
+/** A parsed RAID0 member profile (flash or hdd). */
+export type RaidMemberProfile = z.output<typeof raidMemberSchema>;
+
+/** Whether a profile is served by the flash queue model. */
+export function isFlashProfile(profile: DeviceProfile): profile is FlashProfile {
+  return profile.kind === "sata-ssd" || profile.kind === "nvme" || profile.kind === "ssd";
+}
