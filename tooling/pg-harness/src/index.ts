@@ -1,0 +1,25 @@
+/**
+ * @packageDocumentation Throwaway PostgreSQL clusters for scanlab's
+ * conformance tests (private workspace package, not published): start a
+ * cluster as a non-root user on a unix socket in a temporary directory, run
+ * SQL, trace the reads of every backend and parallel worker with strace and
+ * map them to a relation's blocks, and always clean up.
+ */
+export { type Cluster, type ClusterOptions, DEFAULT_SETTINGS, startCluster, withCluster } from "./cluster.js";
+export { findPgBin, type LiveGate, type LiveRequirements, liveGate, which } from "./prerequisites.js";
+export {
+  appendRun,
+  type BlockRange,
+  type ProcessReads,
+  type RelationFile,
+  relationFile,
+  relationReads,
+  traceRelationReads,
+} from "./relation-reads.js";
+export {
+  parseStraceLine,
+  type SyscallEvent,
+  type SyscallTrace,
+  type TraceOptions,
+  traceSyscalls,
+} from "./strace.js";

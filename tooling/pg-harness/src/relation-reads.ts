@@ -1,0 +1,131 @@
+/**
+ * Which blocks of a relation each PostgreSQL process read, from a pread64
+ * trace: a relation is stored as segment files of `segment_size` blocks
+ * (1 GB = 131,072 blocks of 8 kB by default): `<relfilenode>`,
+ * `<relfilenode>.1`, ... under the data directory at pg_relation_filepath().
+ * A pread of `n` bytes at offset `o` in segment `s` reads blocks
+ * s x segmentBlocks + o / blockBytes onwards. Up to PostgreSQL 16 every heap
+ * read is one 8 kB block; from 17 read streams combine reads, which the same
+ * mapping handles.
+ *
+ * Reads are compressed per process into runs of consecutive blocks, in the
+ * order the process read them.
+ */
+import type { Cluster } from "./cluster.js";
+import { type SyscallEvent, type TraceOptions, traceSyscalls } from "./strace.js";
+
+/** Where a relation's data lives and how its files are cut. */
+export interface RelationFile {
+  /** Data directory (real path). */
+  dataDir: string;
+  /** pg_relation_filepath(), relative to the data directory, e.g. "base/5/16384". */
+  relPath: string;
+  /** block_size in bytes. */
+  blockBytes: number;
+  /** segment_size in blocks. */
+  segmentBlocks: number;
+}
+
+/** A run of consecutive blocks: [first block, number of blocks]. */
+export type BlockRange = [startBlock: number, blocks: number];
+
+/** What one process read of the relation. */
+export interface ProcessReads {
+  /** Process id. */
+  pid: number;
+  /** Runs of consecutive blocks, in reading order. */
+  runs: BlockRange[];
+  /** Number of read calls. */
+  reads: number;
+  /** Time of the first read (unix seconds). */
+  firstReadS: number;
+}
+
+/** Looks up a table's file and the cluster's block and segment sizes. */
+export async function relationFile(
+  cluster: Cluster,
+  table: string,
+  database?: string,
+): Promise<RelationFile> {
+  const out = await cluster.psql(
+    `select pg_relation_filepath('${table.replaceAll("'", "''")}'::regclass),
+            (select setting from pg_settings where name = 'block_size'),
+            (select setting from pg_settings where name = 'segment_size');`,
+    { database },
+  );
+  const [relPath, blockBytes, segmentBlocks] = out.split("|");
+  if (!relPath || !blockBytes || !segmentBlocks)
+    throw new Error(`pg-harness: cannot locate ${table}: ${out}`);
+  return {
+    dataDir: cluster.dataDir,
+    relPath,
+    blockBytes: Number(blockBytes),
+    segmentBlocks: Number(segmentBlocks),
+  };
+}
+
+/** Appends [start, blocks] to runs, merging with the last run when it continues it. */
+export function appendRun(runs: BlockRange[], startBlock: number, blocks: number): void {
+  const last = runs[runs.length - 1];
+  if (last !== undefined && last[0] + last[1] === startBlock) last[1] += blocks;
+  else runs.push([startBlock, blocks]);
+}
+
+/**
+ * Turns pread/pread64 events into per-process runs of the relation's blocks
+ * (processes ordered by their first read). Calls on other files are ignored.
+ */
+export function relationReads(events: readonly SyscallEvent[], file: RelationFile): ProcessReads[] {
+  const base = `${file.dataDir}/${file.relPath}`;
+  const byPid = new Map<number, ProcessReads>();
+  for (const e of events) {
+    if ((e.syscall !== "pread64" && e.syscall !== "pread") || e.path === null || e.result <= 0) continue;
+    let segment: number;
+    if (e.path === base) segment = 0;
+    else if (e.path.startsWith(`${base}.`)) segment = Number(e.path.slice(base.length + 1));
+    else continue;
+    const offset = Number(e.rest[e.rest.length - 1]);
+    if (!Number.isInteger(segment) || !Number.isInteger(offset) || offset % file.blockBytes !== 0) {
+      throw new Error(`pg-harness: unexpected read of ${e.path} at offset ${offset}`);
+    }
+    const startBlock = segment * file.segmentBlocks + offset / file.blockBytes;
+    const blocks = Math.ceil(e.result / file.blockBytes);
+    let p = byPid.get(e.pid);
+    if (p === undefined) {
+      p = { pid: e.pid, runs: [], reads: 0, firstReadS: e.timeS };
+      byPid.set(e.pid, p);
+    }
+    p.reads++;
+    appendRun(p.runs, startBlock, blocks);
+  }
+  return [...byPid.values()].sort((a, b) => a.firstReadS - b.firstReadS);
+}
+
+/**
+ * Traces the postmaster and every process it forks while `fn` runs, and
+ * returns what each process read of `table` (as runs of blocks).
+ * Shared buffers are not touched: restart the cluster first for a cold scan.
+ *
+ * @example
+ * ```ts
+ * const { result, processes } = await traceRelationReads(pg, "t", () => pg.psql("select count(*) from t"));
+ * ```
+ */
+export async function traceRelationReads<T>(
+  cluster: Cluster,
+  table: string,
+  fn: () => Promise<T>,
+  options: Omit<TraceOptions, "syscalls"> & { database?: string } = {},
+): Promise<{ result: T; processes: ProcessReads[]; file: RelationFile }> {
+  const file = await relationFile(cluster, table, options.database);
+  const trace = await traceSyscalls(cluster.postmasterPid(), { ...options, syscalls: ["pread64"] });
+  let result: T;
+  try {
+    result = await fn();
+  } catch (e) {
+    await trace.stop();
+    throw e;
+  }
+  const events = await trace.stop();
+  return { result, processes: relationReads(events, file), file };
+}

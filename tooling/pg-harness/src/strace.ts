@@ -1,0 +1,153 @@
+/**
+ * Tracing system calls of a process tree with strace: attach to a running
+ * process (typically the postmaster) with `-f`, so every backend and parallel
+ * worker it forks afterwards is traced too; one output file per process
+ * (`-ff`, so no call is ever split into "unfinished ... resumed" halves);
+ * absolute timestamps (`-ttt`, to order events across processes); file
+ * descriptors decoded to paths (`-y`); no buffer contents (`-s 0`).
+ *
+ * Attaching needs ptrace permission: root, or the same user with
+ * kernel.yama.ptrace_scope <= 1. Each traced call costs two ptrace stops,
+ * tens of microseconds, so trace only the calls you need.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { which } from "./prerequisites.js";
+
+/** One completed system call. */
+export interface SyscallEvent {
+  /** Process (thread) id. */
+  pid: number;
+  /** Unix time in seconds, microsecond resolution. */
+  timeS: number;
+  /** System call name, e.g. "pread64". */
+  syscall: string;
+  /** First argument when it is a file descriptor. */
+  fd: number;
+  /** Path of that descriptor as strace -y decoded it, or null. */
+  path: string | null;
+  /** The remaining arguments, as strace printed them. */
+  rest: string[];
+  /** Return value (negative for errors). */
+  result: number;
+}
+
+/** A running trace. */
+export interface SyscallTrace {
+  /** Detaches strace and returns every completed call, ordered by time. */
+  stop(): Promise<SyscallEvent[]>;
+}
+
+/** Options of {@link traceSyscalls}. */
+export interface TraceOptions {
+  /** System calls to trace (strace -e trace=...). */
+  syscalls: string[];
+  /** strace binary (default: found on PATH). */
+  strace?: string;
+  /** Milliseconds to wait for strace to attach (default 10000). */
+  attachTimeoutMs?: number;
+}
+
+const LINE = /^(\d+\.\d+) (\w+)\((\d+)(?:<([^>]*)>)?(?:, (.*))?\) += (-?\d+)/;
+
+/** Parses one line of `strace -ttt -y` output; null for lines that are not a completed call with an fd first argument. */
+export function parseStraceLine(pid: number, line: string): SyscallEvent | null {
+  const m = LINE.exec(line);
+  if (m === null) return null;
+  return {
+    pid,
+    timeS: Number(m[1]),
+    syscall: m[2]!,
+    fd: Number(m[3]),
+    path: m[4] ?? null,
+    rest: m[5] === undefined ? [] : m[5].split(", "),
+    result: Number(m[6]),
+  };
+}
+
+/**
+ * Attaches strace to `pid` and its future children. Resolves once strace has
+ * attached; call `stop()` to detach and collect the calls.
+ *
+ * @example
+ * ```ts
+ * const trace = await traceSyscalls(pg.postmasterPid(), { syscalls: ["pread64"] });
+ * await pg.psql("select count(*) from t");
+ * const events = await trace.stop();
+ * ```
+ */
+export async function traceSyscalls(pid: number, options: TraceOptions): Promise<SyscallTrace> {
+  const strace = options.strace ?? which("strace");
+  if (strace === null) throw new Error("pg-harness: strace is not installed (Debian package strace).");
+  const dir = mkdtempSync(join(tmpdir(), "scanlab-strace-"));
+  const prefix = join(dir, "trace");
+  const child: ChildProcess = spawn(
+    strace,
+    [
+      "-ff",
+      "-ttt",
+      "-y",
+      "-s",
+      "0",
+      "-e",
+      `trace=${options.syscalls.join(",")}`,
+      "-e",
+      "signal=none",
+      "-p",
+      String(pid),
+      "-o",
+      prefix,
+    ],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let stderr = "";
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`pg-harness: strace did not attach to ${pid}: ${stderr.trim()}`)),
+        options.attachTimeoutMs ?? 10_000,
+      );
+      child.stderr!.setEncoding("utf8").on("data", (d: string) => {
+        stderr += d;
+        if (stderr.includes(`Process ${pid} attached`)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.on("error", (e) => {
+        clearTimeout(timer);
+        reject(e);
+      });
+      exited.then((code) => {
+        clearTimeout(timer);
+        reject(new Error(`pg-harness: strace exited (${code}) before attaching to ${pid}: ${stderr.trim()}`));
+      });
+    });
+  } catch (e) {
+    child.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+  return {
+    async stop() {
+      child.kill("SIGINT");
+      await exited;
+      try {
+        const events: SyscallEvent[] = [];
+        for (const name of readdirSync(dir)) {
+          const tracedPid = Number(name.slice(name.lastIndexOf(".") + 1));
+          for (const line of readFileSync(join(dir, name), "utf8").split("\n")) {
+            const e = parseStraceLine(tracedPid, line);
+            if (e !== null) events.push(e);
+          }
+        }
+        return events.sort((a, b) => a.timeS - b.timeS);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
