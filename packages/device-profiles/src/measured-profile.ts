@@ -9,7 +9,8 @@
  * - readLatencyQd1Us: the mean latency of the smallest random read measured at
  *   queue depth 1 (that read size becomes latencyReadBytes);
  * - randomReadIops: the highest IOPS of random reads of that size, at any
- *   depth; randomReadQueueDepth: the depth it was measured at, raised if
+ *   depth (and at least 1 / latency, what the QD1 point itself implies);
+ *   randomReadQueueDepth: the depth it was measured at, raised if
  *   needed to Little's law's IOPS x latency (noise can make a point look
  *   faster than its depth allows);
  * - sequentialReadBytesPerSecond: the highest bandwidth of any point. The data

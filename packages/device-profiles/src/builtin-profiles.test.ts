@@ -1,0 +1,179 @@
+/**
+ * Each built-in profile reproduces its own datasheet figures through the model
+ * (throughputAt runs createDeviceModel in a closed loop), within 10 %. The
+ * expected values are typed in from reference/devices.md, not read from the
+ * profiles, so a profile that drifts from its source fails here.
+ */
+import { describe, expect, it } from "vitest";
+import { builtinProfiles, getBuiltinProfile, raid0Of } from "./builtin-profiles.js";
+import { createDeviceModel } from "./create-device-model.js";
+import { DeviceProfileError } from "./errors.js";
+import { throughputAt } from "./throughput.js";
+
+const KiB = 1024;
+const MB = 1e6;
+
+function within10(actual: number, expected: number): void {
+  expect(Math.abs(actual - expected) / expected, `${actual} vs ${expected}`).toBeLessThanOrEqual(0.1);
+}
+
+interface DatasheetFigures {
+  /** Sequential read bandwidth at a deep queue (bytes/s), with the read size and depth to test it at. */
+  seq: { bytesPerSecond: number; requestBytes: number; queueDepth: number };
+  /** Random read IOPS at the datasheet's queue depth. */
+  random: { iops: number; requestBytes: number; queueDepth: number };
+  /** Where the figures are in devices.md. */
+  cite: string;
+}
+
+const figures: Record<string, DatasheetFigures> = {
+  "intel-ssd-320-120gb": {
+    seq: { bytesPerSecond: 270 * MB, requestBytes: 128 * KiB, queueDepth: 32 },
+    random: { iops: 38_000, requestBytes: 4 * KiB, queueDepth: 32 },
+    cite: "devices.md 1: 270 MB/s (Iometer QD32) [D]; 38 000 IOPS 4 KB QD32 (120 GB) [S]",
+  },
+  "intel-dc-s3700-100gb": {
+    seq: { bytesPerSecond: 500 * MB, requestBytes: 128 * KiB, queueDepth: 32 },
+    random: { iops: 75_000, requestBytes: 4 * KiB, queueDepth: 32 },
+    cite: "devices.md 2: DC S3700 500 MB/s, 75 000 IOPS 4 KB QD32 [D]",
+  },
+  "intel-dc-s3610-100gb": {
+    seq: { bytesPerSecond: 550 * MB, requestBytes: 128 * KiB, queueDepth: 32 },
+    random: { iops: 84_000, requestBytes: 4 * KiB, queueDepth: 32 },
+    cite: "devices.md 2: DC S3610 550 MB/s, 84 000 IOPS 4 KB QD32 [D]",
+  },
+  "raid0-6x-intel-s3600-100gb": {
+    // devices.md 2: drive-side ceiling 6 x 500 MB/s [I]; 6 x 75 000 IOPS with 32 per drive.
+    seq: { bytesPerSecond: 6 * 500 * MB, requestBytes: 6 * 1024 * KiB, queueDepth: 4 },
+    random: { iops: 6 * 75_000, requestBytes: 4 * KiB, queueDepth: 6 * 32 },
+    cite: "devices.md 2: 6 x DC S3700 figures; md raid0 512 KiB chunks",
+  },
+  "samsung-990-pro-1tb": {
+    seq: { bytesPerSecond: 7450 * MB, requestBytes: 128 * KiB, queueDepth: 64 },
+    random: { iops: 1_200_000, requestBytes: 4 * KiB, queueDepth: 64 },
+    cite: "devices.md 3: 7 450 MB/s, 1.2 M IOPS multi-queue aggregate (~60 in flight) [S]",
+  },
+  "wd-ultrastar-dc-sn640-960gb": {
+    seq: { bytesPerSecond: 3000 * MB, requestBytes: 128 * KiB, queueDepth: 64 },
+    random: { iops: 400_000, requestBytes: 4 * KiB, queueDepth: 128 },
+    cite: "devices.md 4: placeholders ~3.0 GB/s, 'several hundred thousand' IOPS [R]",
+  },
+  "hdd-7200rpm": {
+    // devices.md 5: outer-zone 175 MB/s [D] (sequential at LBA 0); random 8 KiB ~ 11.6 ms = ~85 IOPS at QD1 [I].
+    seq: { bytesPerSecond: 175 * MB, requestBytes: 128 * KiB, queueDepth: 4 },
+    random: { iops: 85, requestBytes: 8 * KiB, queueDepth: 1 },
+    cite: "devices.md 5",
+  },
+  "aws-ebs-gp3-baseline": {
+    seq: { bytesPerSecond: 125 * 1024 * 1024, requestBytes: 128 * KiB, queueDepth: 16 },
+    random: { iops: 3000, requestBytes: 8 * KiB, queueDepth: 16 },
+    cite: "devices.md 6: gp3 3 000 IOPS, 125 MiB/s baseline [D]",
+  },
+};
+
+describe("built-in profiles reproduce their datasheet figures through the model (within 10 %)", () => {
+  it("has figures for every built-in and a built-in for every figure", () => {
+    expect(
+      builtinProfiles()
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(Object.keys(figures).sort());
+  });
+
+  for (const [name, f] of Object.entries(figures)) {
+    describe(name, () => {
+      const profile = getBuiltinProfile(name);
+      it(`sequential read: ${f.cite}`, () => {
+        const r = throughputAt(profile, { ...f.seq, pattern: "sequential" });
+        within10(r.bytesPerSecond, f.seq.bytesPerSecond);
+      });
+      it(`random read IOPS at the datasheet's queue depth: ${f.cite}`, () => {
+        const r = throughputAt(profile, { ...f.random, pattern: "random" });
+        within10(r.iops, f.random.iops);
+      });
+    });
+  }
+});
+
+describe("figures devices.md infers from the datasheets", () => {
+  it("Intel 320: a 128 KiB read at QD1 is link-bound, about 250 MB/s (devices.md 1 [I])", () => {
+    const r = throughputAt(getBuiltinProfile("intel-ssd-320-120gb"), {
+      queueDepth: 1,
+      requestBytes: 128 * KiB,
+      pattern: "sequential",
+    });
+    within10(r.bytesPerSecond, 250 * MB);
+  });
+
+  it("Samsung 990 PRO: QD1 4 KiB reads at about 20 000 IOPS (devices.md 3, review measurement)", () => {
+    within10(
+      throughputAt(getBuiltinProfile("samsung-990-pro-1tb"), { queueDepth: 1, requestBytes: 4 * KiB }).iops,
+      20_000,
+    );
+  });
+
+  it("Samsung 990 PRO: a lone QD1 128 KiB stream reaches only 1.5-2 GB/s (devices.md 3 [I])", () => {
+    const r = throughputAt(getBuiltinProfile("samsung-990-pro-1tb"), {
+      queueDepth: 1,
+      requestBytes: 128 * KiB,
+      pattern: "sequential",
+    });
+    expect(r.bytesPerSecond).toBeGreaterThan(1.5e9);
+    expect(r.bytesPerSecond).toBeLessThan(2.0e9 * 1.1);
+  });
+
+  it("gp3: baseline 8 KiB random reads are capped at 23.4 MiB/s (devices.md 6 [I])", () => {
+    const r = throughputAt(getBuiltinProfile("aws-ebs-gp3-baseline"), {
+      queueDepth: 64,
+      requestBytes: 8 * KiB,
+    });
+    within10(r.bytesPerSecond / (1024 * 1024), 23.4);
+  });
+});
+
+describe("every built-in is honest about its sources", () => {
+  for (const p of builtinProfiles()) {
+    it(`${p.name} cites devices.md and states its assumptions`, () => {
+      expect(p.sources.length).toBeGreaterThan(0);
+      expect(p.sources.some((s) => s.startsWith("devices.md"))).toBe(true);
+      expect(p.note.length).toBeGreaterThan(40);
+      if (p.kind !== "raid0" && p.kind !== "cloud-volume" && p.kind !== "hdd")
+        expect(p.internalReadAhead).toBeUndefined();
+    });
+  }
+
+  it("flags the SN640 as placeholders, loudly", () => {
+    const p = getBuiltinProfile("wd-ultrastar-dc-sn640-960gb");
+    expect(p.basis).toBe("placeholder");
+    expect(p.title).toMatch(/PLACEHOLDER/);
+    expect(p.note).toMatch(/PLACEHOLDER/);
+  });
+
+  it("says the RAID members' identity is uncertain and which candidate was picked", () => {
+    const p = getBuiltinProfile("raid0-6x-intel-s3600-100gb");
+    expect(p.note).toMatch(/IDENTITY UNCERTAIN/);
+    expect(p.kind === "raid0" && p.member.name).toBe("intel-dc-s3700-100gb");
+  });
+
+  it("sets Linux's read_ahead_kb: 128 KiB for single devices, 6144 KiB for the 6-disk md array", () => {
+    for (const p of builtinProfiles()) {
+      expect(createDeviceModel(p).readAheadKbDefault).toBe(p.kind === "raid0" ? 6144 : 128);
+    }
+  });
+});
+
+describe("lookup", () => {
+  it("names the known profiles when a name is unknown", () => {
+    expect(() => getBuiltinProfile("floppy")).toThrow(DeviceProfileError);
+    expect(() => getBuiltinProfile("floppy")).toThrow(
+      /no built-in device profile "floppy" \(known: intel-ssd-320-120gb/,
+    );
+  });
+
+  it("builds other md arrays from a member", () => {
+    const r = raid0Of(getBuiltinProfile("intel-dc-s3610-100gb"), 4, { chunkBytes: 64 * KiB });
+    expect(r.kind).toBe("raid0");
+    expect(createDeviceModel(r).readAheadKbDefault).toBe(512); // 2 x 4 x 64 KiB
+    expect(() => raid0Of(r, 2)).toThrow(/must be a flash or hdd profile/);
+  });
+});

@@ -1,0 +1,147 @@
+/**
+ * fio import against real fio output recorded on the scanlab dev machine
+ * (fixtures/fio/*.json, made with the job files beside them: fio 3.33, a
+ * 2-vCPU KVM guest, virtio disk, ext4). The expected figures are read off the
+ * fixture files themselves (jobs[].read), not from the importer.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { DeviceProfileError } from "./errors.js";
+import { fioReadMeasurements, importFioJson, parseFioSize } from "./fio-import.js";
+import { throughputAt } from "./throughput.js";
+
+const fixtures = join(import.meta.dirname, "..", "fixtures", "fio");
+const libaio = JSON.parse(readFileSync(join(fixtures, "vda-ext4-libaio.json"), "utf8"));
+const psync = JSON.parse(readFileSync(join(fixtures, "vda-ext4-psync-numjobs.json"), "utf8"));
+
+function job(
+  json: { jobs: { jobname: string; read: { iops: number; bw_bytes: number; lat_ns: { mean: number } } }[] },
+  name: string,
+) {
+  const j = json.jobs.find((x) => x.jobname === name);
+  if (j === undefined) throw new Error(`fixture has no job ${name}`);
+  return j.read;
+}
+
+describe("fio sizes", () => {
+  it("reads k/m suffixes as powers of 1024 (fio's default kb_base)", () => {
+    expect(parseFioSize("4k")).toBe(4096);
+    expect(parseFioSize("128K")).toBe(131072);
+    expect(parseFioSize("1m")).toBe(1048576);
+    expect(parseFioSize("64KiB")).toBe(65536);
+    expect(parseFioSize("8192")).toBe(8192);
+    expect(parseFioSize("fast")).toBeNaN();
+  });
+});
+
+describe("fio JSON, libaio jobs at several block sizes and depths", () => {
+  const points = fioReadMeasurements(libaio, "vda-ext4-libaio.json");
+
+  it("finds all nine read jobs with their pattern, block size and depth", () => {
+    expect(points).toHaveLength(9);
+    expect(points.map((p) => `${p.pattern} ${p.blockBytes} ${p.queueDepth}`)).toEqual([
+      "sequential 131072 1",
+      "sequential 131072 16",
+      "sequential 1048576 8",
+      "random 4096 1",
+      "random 4096 4",
+      "random 4096 16",
+      "random 4096 64",
+      "random 8192 1",
+      "random 8192 16",
+    ]);
+  });
+
+  it("takes IOPS, bandwidth and mean latency (lat_ns, in microseconds) from each job", () => {
+    const qd1 = job(libaio, "rand-read-4k-qd1");
+    const p = points[3]!;
+    expect(p.iops).toBe(qd1.iops);
+    expect(p.bytesPerSecond).toBe(qd1.bw_bytes);
+    expect(p.meanLatencyUs).toBeCloseTo(qd1.lat_ns.mean / 1000, 9);
+  });
+
+  it("imports a profile that reproduces the measured QD1 latency, peak IOPS and bandwidth through the model (10 %)", () => {
+    const profile = importFioJson(libaio, { name: "vda" }, "vda-ext4-libaio.json");
+    expect(profile.kind).toBe("ssd");
+    expect(profile.basis).toBe("measurement");
+    expect(profile.measuredWith).toMatch(/^fio-3\.33 ioengine=libaio direct=1 \(vda-ext4-libaio.json\)$/);
+    expect(profile.measurements).toHaveLength(9);
+
+    const qd1 = job(libaio, "rand-read-4k-qd1");
+    const atQd1 = throughputAt(profile, { queueDepth: 1, requestBytes: 4096 });
+    expect(Math.abs(atQd1.meanLatencyUs / (qd1.lat_ns.mean / 1000) - 1)).toBeLessThan(0.1);
+
+    const peak = job(libaio, "rand-read-4k-qd64");
+    const atQd64 = throughputAt(profile, { queueDepth: 64, requestBytes: 4096 });
+    expect(Math.abs(atQd64.iops / peak.iops - 1)).toBeLessThan(0.1);
+
+    const seq = job(libaio, "seq-read-128k-qd16");
+    const seqModel = throughputAt(profile, { queueDepth: 16, requestBytes: 131072, pattern: "sequential" });
+    expect(Math.abs(seqModel.bytesPerSecond / seq.bw_bytes - 1)).toBeLessThan(0.1);
+  });
+});
+
+describe("fio JSON, synchronous engine with numjobs", () => {
+  it("counts one read in flight per job: 4 psync jobs are queue depth 4", () => {
+    const points = fioReadMeasurements(psync, "vda-ext4-psync-numjobs.json");
+    expect(points.map((p) => `${p.pattern} ${p.blockBytes} ${p.queueDepth}`)).toEqual([
+      "sequential 131072 1",
+      "random 8192 1",
+      "random 8192 4",
+    ]);
+  });
+
+  it("uses the 8 KiB QD1 job (bs from the global options) for the latency", () => {
+    const profile = importFioJson(psync, {}, "vda-ext4-psync-numjobs.json");
+    expect(profile.latencyReadBytes).toBe(8192);
+    expect(profile.readLatencyQd1Us).toBeCloseTo(job(psync, "rand-read-8k-1job").lat_ns.mean / 1000, 9);
+  });
+
+  it("adds up clones reported separately (numjobs without group_reporting)", () => {
+    const one = { iops: 1000, bw_bytes: 8192000, total_ios: 1000, lat_ns: { mean: 1_000_000 } };
+    const points = fioReadMeasurements(
+      {
+        "global options": { ioengine: "psync", bs: "8k", rw: "randread" },
+        jobs: [
+          { jobname: "r", groupid: 0, "job options": { numjobs: "2" }, read: one },
+          { jobname: "r", groupid: 0, "job options": { numjobs: "2" }, read: one },
+        ],
+      },
+      "clones.json",
+    );
+    expect(points).toEqual([
+      {
+        pattern: "random",
+        blockBytes: 8192,
+        queueDepth: 2,
+        iops: 2000,
+        bytesPerSecond: 16384000,
+        meanLatencyUs: 1000,
+      },
+    ]);
+  });
+});
+
+describe("fio files that cannot be imported", () => {
+  it("names the file when there is no jobs array", () => {
+    expect(() => fioReadMeasurements({ hello: 1 }, "notes.json")).toThrow(
+      'fio output notes.json: it has no "jobs" array (was it written with --output-format=json?).',
+    );
+  });
+
+  it("names the file when it holds only writes", () => {
+    const writes = {
+      jobs: [{ jobname: "w", "job options": { rw: "randwrite" }, read: { iops: 0, bw_bytes: 0 } }],
+    };
+    expect(() => fioReadMeasurements(writes, "writes.json")).toThrow(DeviceProfileError);
+    expect(() => fioReadMeasurements(writes, "writes.json")).toThrow(
+      /^fio output writes.json: it holds no sequential or random read results/,
+    );
+  });
+
+  it("needs a random read at queue depth 1 for the latency", () => {
+    const seqOnly = { jobs: [libaio.jobs[0]] };
+    expect(() => importFioJson(seqOnly, {}, "seq.json")).toThrow(/no random read at queue depth 1/);
+  });
+});

@@ -1,0 +1,137 @@
+import { describe, expect, it } from "vitest";
+import { createDeviceModel } from "./create-device-model.js";
+import { FlashQueueModel, flashQueueParameters } from "./flash-queue.js";
+import { roundFlash } from "./test-profiles.js";
+import { throughputAt } from "./throughput.js";
+
+describe("flash queue derivation (flash-queue.ts header)", () => {
+  it("turns L = 100 us, B = 409.6 MB/s, R = 40 000 into 3 units of 75 us and a 15 us command path", () => {
+    // budget = 100 - 4096/409.6 = 90 us; R x budget = 3.6 -> N = 3; unitBusy = 3/40 000 s = 75 us; fixed = 15 us.
+    const p = flashQueueParameters(roundFlash());
+    expect(p.units).toBe(3);
+    expect(p.unitBusyUs).toBeCloseTo(75, 9);
+    expect(p.fixedLatencyUs).toBeCloseTo(15, 9);
+    expect(p.budgetUs).toBeCloseTo(90, 9);
+    expect(p.transferBytesPerUs).toBeCloseTo(409.6, 9);
+  });
+
+  it("works the Intel SSD 320 example of the header: 2 units, 8 KiB at QD1 in about 90 us", () => {
+    // devices.md 1: L = 75 us, B = 270 MB/s, R = 38 000; budget 59.8 us, R x budget = 2.27 -> 2 units.
+    const p = flashQueueParameters(
+      roundFlash({ readLatencyQd1Us: 75, sequentialReadBytesPerSecond: 270e6, randomReadIops: 38_000 }),
+    );
+    expect(p.units).toBe(2);
+    expect(p.unitBusyUs).toBeCloseTo(2e6 / 38_000, 9);
+  });
+
+  it("keeps at least one unit when the IOPS figure is below what QD1 already gives", () => {
+    // R = 5 000 < 1 / 90 us: one unit, busy for the whole budget (the ceiling is then 1 / 90 us).
+    const p = flashQueueParameters(roundFlash({ randomReadIops: 5_000 }));
+    expect(p.units).toBe(1);
+    expect(p.unitBusyUs).toBeCloseTo(90, 9);
+    expect(p.fixedLatencyUs).toBeCloseTo(0, 9);
+  });
+});
+
+describe("flash queue model, hand-computed completions", () => {
+  it("serves one 4 KiB read in exactly the QD1 latency", () => {
+    const m = createDeviceModel(roundFlash());
+    expect(m.submit(0, 4096, 1000)).toBeCloseTo(1100, 9);
+  });
+
+  it("serves four 4 KiB reads submitted together: three units in parallel, FIFO data path, the fourth waits for a unit", () => {
+    // r1: unit0 0-75, path 75-85, done 85+15 = 100
+    // r2: unit1 0-75, path 85-95, done 110
+    // r3: unit2 0-75, path 95-105, done 120
+    // r4: unit0 75-150, path 150-160, done 175
+    const m = createDeviceModel(roundFlash());
+    const done = [0, 1, 2, 3].map((i) => m.submit(i * 1_000_000, 4096, 0));
+    expect(done[0]).toBeCloseTo(100, 9);
+    expect(done[1]).toBeCloseTo(110, 9);
+    expect(done[2]).toBeCloseTo(120, 9);
+    expect(done[3]).toBeCloseTo(175, 9);
+  });
+
+  it("charges a large read its transfer on the data path: 40 KiB at QD1 = 15 + 75 + 100 us", () => {
+    const m = createDeviceModel(roundFlash());
+    expect(m.submit(0, 40960, 0)).toBeCloseTo(190, 9);
+  });
+
+  it("splits reads above maxIoBytes into pieces that complete together", () => {
+    // maxIoBytes 1 MiB; a 2 MiB read = 2 pieces on 2 units (0-75 each),
+    // path 75-2635 and 2635-5195 (1 MiB = 2560 us at 409.6 B/us), done 5195 + 15.
+    const m = createDeviceModel(roundFlash());
+    expect(m.submit(0, 2 * 1048576, 0)).toBeCloseTo(5210, 6);
+    expect(m.stats().deviceRequests).toBe(2);
+    expect(m.stats().requests).toBe(1);
+  });
+
+  it("is idle again after reset()", () => {
+    const m = createDeviceModel(roundFlash());
+    for (let i = 0; i < 10; i++) m.submit(i * 4096, 4096, 0);
+    m.reset();
+    expect(m.submit(0, 4096, 0)).toBeCloseTo(100, 9);
+    expect(m.stats().requests).toBe(1);
+  });
+
+  it("rejects a read of 0 bytes as a programming error", () => {
+    const m = createDeviceModel(roundFlash());
+    expect(() => m.submit(0, 0, 0)).toThrow(RangeError);
+  });
+});
+
+describe("queueing laws through the closed loop", () => {
+  it("below the knee IOPS = QD / latency; above it the unit ceiling R (saturation)", () => {
+    const p = roundFlash();
+    // QD1: 1 / 100 us = 10 000; QD2: 20 000; QD3: 30 000; QD32: min(32/100us, 3 units / 75 us) = 40 000.
+    // (Within 0.2 %: the counting window does not always span whole cycles of staggered completions.)
+    const iops = (q: number) => throughputAt(p, { queueDepth: q, requestBytes: 4096 }).iops;
+    expect(iops(1) / 10_000).toBeCloseTo(1, 3);
+    expect(iops(2) / 20_000).toBeCloseTo(1, 2.7);
+    expect(iops(3) / 30_000).toBeCloseTo(1, 2.7);
+    expect(iops(32) / 40_000).toBeCloseTo(1, 2.7);
+  });
+
+  it("satisfies Little's law at and beyond saturation: QD = IOPS x mean latency", () => {
+    const p = roundFlash();
+    for (const q of [1, 3, 8, 32, 100]) {
+      const r = throughputAt(p, { queueDepth: q, requestBytes: 4096 });
+      // Exact in steady state; within 0.2 % over a finite counting window.
+      expect((r.iops * r.meanLatencyUs) / 1e6 / q).toBeCloseTo(1, 2.7);
+    }
+  });
+
+  it("caps large reads at the sequential bandwidth whatever the depth", () => {
+    const p = roundFlash();
+    const r = throughputAt(p, { queueDepth: 16, requestBytes: 131072, pattern: "sequential" });
+    expect(r.bytesPerSecond).toBeCloseTo(409.6e6, -3);
+  });
+
+  it("reports utilisation and mean queue depth like iostat", () => {
+    const m = createDeviceModel(roundFlash());
+    // Two back-to-back QD1 reads: [0, 100) and [100, 200): busy the whole 200 us, depth 1.
+    const first = m.submit(0, 4096, 0);
+    m.submit(4096, 4096, first);
+    const s = m.stats();
+    expect(s.busyUs).toBeCloseTo(200, 9);
+    expect(s.utilisation).toBeCloseTo(1, 9);
+    expect(s.meanQueueDepth).toBeCloseTo(1, 9);
+    expect(s.meanLatencyUs).toBeCloseTo(100, 9);
+  });
+});
+
+describe("optional in-drive read-ahead (off in every built-in)", () => {
+  it("serves a sequential stream from the buffer after the trigger, skipping the unit", () => {
+    const p = roundFlash({ internalReadAhead: { triggerSequentialReads: 2, hitLatencyUs: 5 } });
+    const m = new FlashQueueModel(p);
+    // reads 1-3 (run lengths 0, 1, 2): the third is a hit: 5 + 10 (path) + 15 (fixed) = 30 us after submission.
+    let t = 0;
+    t = m.submit(0, 4096, t);
+    t = m.submit(4096, 4096, t);
+    const start = t;
+    expect(m.submit(8192, 4096, start) - start).toBeCloseTo(30, 9);
+    // A jump breaks the stream: the full 100 us again.
+    const s2 = start + 1000;
+    expect(m.submit(10 * 1048576, 4096, s2) - s2).toBeCloseTo(100, 9);
+  });
+});

@@ -1,0 +1,154 @@
+/**
+ * Live tests of the Node entry on this machine: calibration of the device that
+ * holds a real temporary file, with fio and with Node's own worker threads.
+ * Figures on a shared machine are noisy, so the checks are loose: positive,
+ * finite, in the expected order, labelled with how they were measured. Where a
+ * prerequisite is missing (fio, page-cache eviction) the test is skipped with
+ * the reason printed, unless SCANLAB_REQUIRE_LIVE=1 (CI), where it fails.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getBuiltinProfile } from "./builtin-profiles.js";
+import { DeviceProfileError } from "./errors.js";
+import {
+  calibrate,
+  evictFromPageCache,
+  fioVersion,
+  readDeviceProfileFile,
+  writeDeviceProfileFile,
+} from "./node.js";
+
+const requireLive = process.env.SCANLAB_REQUIRE_LIVE === "1";
+const MiB = 1024 * 1024;
+let dir = "";
+let file = "";
+
+function skipOrFail(ctx: { skip: (note?: string) => void }, reason: string): void {
+  if (requireLive) throw new Error(`SCANLAB_REQUIRE_LIVE=1 but ${reason}`);
+  console.log(`skipped: ${reason}`);
+  ctx.skip(reason);
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "scanlab-calibrate-"));
+  file = join(dir, "table.data");
+  const chunk = Buffer.alloc(MiB, 0x5a);
+  const parts: Buffer[] = [];
+  for (let i = 0; i < 64; i++) parts.push(chunk);
+  writeFileSync(file, Buffer.concat(parts)); // 64 MiB
+});
+
+afterAll(() => {
+  if (dir !== "") rmSync(dir, { recursive: true, force: true });
+});
+
+describe("calibrate() on a real temporary file", () => {
+  it("measures with Node worker threads on a file evicted from the page cache", async (ctx) => {
+    const eviction = evictFromPageCache(file);
+    if (eviction.evicted !== true)
+      return skipOrFail(ctx, `page-cache eviction is impossible here: ${eviction.reason}`);
+    const profile = await calibrate(file, { method: "node", phaseMs: 150 });
+    expect(profile.basis).toBe("measurement");
+    expect(profile.measuredWith).toMatch(
+      /^node v\d+.* worker_threads fs\.readSync .*dd iflag=nocache, checked with fincore/,
+    );
+    const m = profile.measurements!;
+    expect(m.map((x) => `${x.pattern} ${x.blockBytes} QD${x.queueDepth}`)).toEqual([
+      "sequential 131072 QD1",
+      "random 8192 QD1",
+      "random 8192 QD4",
+      "random 8192 QD16",
+      "random 8192 QD64",
+    ]);
+    for (const x of m) {
+      expect(Number.isFinite(x.iops) && x.iops > 0).toBe(true);
+      expect(Number.isFinite(x.meanLatencyUs) && x.meanLatencyUs > 0).toBe(true);
+    }
+    // Deeper queues do not make a device slower by half (loose: the machine is shared).
+    expect(m[4]!.iops).toBeGreaterThan(m[1]!.iops * 0.5);
+    expect(profile.latencyReadBytes).toBe(8192);
+    expect(profile.readLatencyQd1Us).toBeCloseTo(m[1]!.meanLatencyUs, 9);
+  }, 60_000);
+
+  it("measures with fio when it is installed", async (ctx) => {
+    const version = fioVersion();
+    if (version === undefined) return skipOrFail(ctx, "fio is not installed (Debian package fio)");
+    const profile = await calibrate(file, { method: "fio", phaseMs: 200, queueDepths: [1, 4, 16] });
+    expect(profile.measuredWith).toMatch(
+      new RegExp(`^${version.replace(/\./g, "\\.")} ioengine=libaio direct=[01] --readonly on `),
+    );
+    const m = profile.measurements!;
+    expect(m.map((x) => `${x.pattern} ${x.blockBytes} QD${x.queueDepth}`)).toEqual([
+      "sequential 131072 QD1",
+      "sequential 131072 QD16",
+      "random 4096 QD1",
+      "random 4096 QD4",
+      "random 4096 QD16",
+    ]);
+    for (const x of m) expect(x.iops > 0 && x.bytesPerSecond > 0 && x.meanLatencyUs > 0).toBe(true);
+    expect(profile.sequentialReadBytesPerSecond).toBeGreaterThanOrEqual(
+      Math.max(...m.map((x) => x.bytesPerSecond)),
+    );
+  }, 60_000);
+
+  it("uses fio by default when it is installed", async (ctx) => {
+    if (fioVersion() === undefined) return skipOrFail(ctx, "fio is not installed (Debian package fio)");
+    const profile = await calibrate(file, { phaseMs: 100, queueDepths: [1] });
+    expect(profile.measuredWith).toMatch(/^fio-/);
+  }, 60_000);
+
+  it("refuses a file too small to measure, naming it", async () => {
+    const small = join(dir, "small.data");
+    writeFileSync(small, Buffer.alloc(4096));
+    await expect(calibrate(small)).rejects.toThrow(
+      `Cannot calibrate with ${small}: it has 4096 bytes, and calibration needs at least 1 MiB.`,
+    );
+    await expect(calibrate(join(dir, "missing"))).rejects.toThrow(/it cannot be read \(ENOENT\)/);
+  });
+
+  it("refuses to measure with Node where the page cache cannot be emptied (tmpfs)", async (ctx) => {
+    if (!existsSync("/dev/shm")) return skipOrFail(ctx, "there is no /dev/shm tmpfs to try");
+    const shmDir = mkdtempSync("/dev/shm/scanlab-");
+    try {
+      const shmFile = join(shmDir, "cached.data");
+      writeFileSync(shmFile, Buffer.alloc(2 * MiB, 1));
+      const eviction = evictFromPageCache(shmFile);
+      if (eviction.evicted === "unverified")
+        return skipOrFail(ctx, `eviction cannot be checked: ${eviction.reason}`);
+      expect(eviction.evicted).toBe(false);
+      const error = await calibrate(shmFile, { method: "node", phaseMs: 50 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DeviceProfileError);
+      expect((error as DeviceProfileError).code).toBe("CALIBRATION_EVICTION_IMPOSSIBLE");
+    } finally {
+      rmSync(shmDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("profile files", () => {
+  it("round-trips a profile through a JSON file", () => {
+    const path = join(dir, "raid.json");
+    const raid = getBuiltinProfile("raid0-6x-intel-s3600-100gb");
+    writeDeviceProfileFile(path, raid);
+    expect(readDeviceProfileFile(path)).toEqual(raid);
+  });
+
+  it("names the file when it is not JSON or does not exist", () => {
+    const path = join(dir, "broken.json");
+    writeFileSync(path, "{ kind: nvme");
+    expect(() => readDeviceProfileFile(path)).toThrow(
+      new RegExp(`^Device profile ${path} is not valid JSON`),
+    );
+    expect(() => readDeviceProfileFile(join(dir, "nope.json"))).toThrow(/cannot be read \(ENOENT\)\.$/);
+  });
+
+  it("names the file and the field of a bad profile", () => {
+    const path = join(dir, "bad.json");
+    writeFileSync(path, JSON.stringify({ ...getBuiltinProfile("hdd-7200rpm"), rpm: -7200 }));
+    expect(() => readDeviceProfileFile(path)).toThrow(
+      `Device profile ${path}: field "rpm" must be greater than 0`,
+    );
+  });
+});
