@@ -1,2 +1,131 @@
-/** @packageDocumentation Which pages to advise ahead in a bitmap heap scan: PostgreSQL 13-17 prefetch, 17/18/19 read streams, an adaptive policy, and seeded bitmap data sets. */
+/**
+ * @packageDocumentation
+ * Which pages to advise ahead in a bitmap heap scan: PostgreSQL 13-17
+ * prefetching (serial and parallel), PostgreSQL 17/18/19 read streams (generic
+ * over a block source, also used for sequential scans), an adaptive policy that
+ * looks at the bitmap, and seed 004's bitmap data sets. Every model is a pure
+ * state machine: the caller owns time, buffers, the page cache and the device.
+ */
+
+/** The npm name of this package. */
 export const PACKAGE_NAME = "@scanlab/bitmap-prefetch";
+
+export { BitmapPrefetchError, type BitmapPrefetchErrorCode } from "./errors.js";
+export { BLCKSZ, INVALID_BLOCK_NUMBER, MAX_BLOCK_NUMBER, RELSEG_SIZE_BLOCKS } from "./constants.js";
+
+export {
+  HeapBitmap,
+  HeapBitmapBuilder,
+  HeapBitmapIterator,
+  type HeapBitmapRun,
+  type HeapPageInfo,
+} from "./heap-bitmap.js";
+export { type BitmapStats, bitmapStats, forEachSequentialRun, type RunLengthBucket } from "./bitmap-stats.js";
+export {
+  SEED004_DEFAULT_TABLE_BLOCKS,
+  SEED004_DISTINCT_VALUES,
+  SEED004_LAYOUTS,
+  SEED004_ROWS_PER_PAGE,
+  SEED004_SELECTIVITIES,
+  type Seed004Layout,
+  type Seed004Query,
+  type Seed004QueryOptions,
+  type Seed004Table,
+  type Seed004TableOptions,
+  seed004Queries,
+  seed004Query,
+  seed004Table,
+} from "./seed004-datasets.js";
+export {
+  PGBENCH_ACCOUNTS_PER_SCALE,
+  PGBENCH_ACCOUNTS_ROWS_PER_PAGE,
+  type PgbenchAccountsOptions,
+  type PgbenchAccountsQuery,
+  pgbenchAccountsBitmap,
+} from "./pgbench-accounts.js";
+
+export {
+  type EicFormula,
+  MAX_IO_CONCURRENCY,
+  prefetchMaximum,
+  rintHalfEven,
+  spindlesToPrefetchPages,
+  validateEffectiveIoConcurrency,
+} from "./io-concurrency.js";
+export type {
+  AdviceCall,
+  BitmapHeapPage,
+  BitmapHeapScanStep,
+  BitmapPrefetchStats,
+  BitmapScanPolicy,
+  PrefetchEnv,
+} from "./bitmap-scan-policy.js";
+export {
+  adjustPrefetchTarget,
+  BitmapHeapScanPrefetcher,
+  ParallelBitmapHeapScan,
+  ParallelBitmapHeapScanParticipant,
+  Pg13PrefetchShared,
+  Pg13ScanBase,
+  type Pg13PrefetchOptions,
+  type Pg13PrefetchStats,
+} from "./pg13-prefetch.js";
+
+export {
+  BULKREAD_RING_BASE_KB,
+  type BufferPoolSize,
+  type BulkReadRingOptions,
+  backendPinLimit,
+  bulkReadRingBuffers,
+  DEFAULT_NBUFFERS,
+  DEFAULT_PROCS_PG17,
+  DEFAULT_PROCS_PG18,
+  type MaxPinnedOptions,
+  maxIoCombineLimit,
+  maxPinnedBuffers,
+  READ_STREAM_VERSIONS,
+  REFCOUNT_ARRAY_ENTRIES,
+  type ReadStreamVersion,
+} from "./read-stream-limits.js";
+export {
+  DEFAULT_IO_COMBINE_LIMIT,
+  type IoMethod,
+  ReadStream,
+  type ReadStreamBlockSource,
+  type ReadStreamBuffer,
+  type ReadStreamConfig,
+  type ReadStreamEnv,
+  type ReadStreamExplain,
+  type ReadStreamFlags,
+  type ReadStreamIo,
+  type ReadStreamOptions,
+  type ReadStreamStats,
+  type ReadStreamStep,
+  type ReadStreamWait,
+  readStreamConfig,
+  segmentPieces,
+} from "./read-stream.js";
+
+export {
+  type AdaptiveCostParameters,
+  adviceCalls,
+  adviceCostUs,
+  chooseRegionMode,
+  DEFAULT_ADVICE_CALL_US,
+  type DevicePhysics,
+  gapMergeLimitBlocks,
+  INTEL_320_LINUX_DEFAULTS,
+  linuxInitWindowPages,
+  linuxNextWindowPages,
+  readaheadCostUs,
+  readaheadWindowsBlocks,
+  type RegionMode,
+  type RegionShape,
+  type ResolvedCostParameters,
+  resolveCostParameters,
+} from "./adaptive-cost-model.js";
+export {
+  AdaptiveBitmapPrefetcher,
+  type AdaptivePrefetchStats,
+  type PlannedRegion,
+} from "./adaptive-prefetch.js";
