@@ -39,7 +39,9 @@ describe("gp3 baseline budgets", () => {
   it("paces random 8 KiB reads at 3 000 IOPS: read k is admitted at k/3000 s and completes 1 ms later", () => {
     const m = createDeviceModel(gp3);
     const done = Array.from({ length: 10 }, (_, k) => m.submit(k * 1024 * 1024 * 1024, 8 * KiB, 0));
-    done.forEach((c, k) => expect(c).toBeCloseTo((k * 1e6) / 3000 + 1000, 6));
+    done.forEach((c, k) => {
+      expect(c).toBeCloseTo((k * 1e6) / 3000 + 1000, 6);
+    });
   });
 
   it("needs about 3 reads in flight to reach 3 000 IOPS at 1 ms (devices.md 6 [I])", () => {

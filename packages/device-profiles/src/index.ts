@@ -35,26 +35,27 @@ export { type MeasuredProfileOptions, profileFromMeasurements } from "./measured
 export { parseDeviceProfile } from "./parse-profile.js";
 export { checkProfileConsistency } from "./profile-consistency.js";
 export {
+  type BlockDeviceFields,
   type CloudVolumeProfile,
-  cloudVolumeProfileSchema,
+  type CloudVolumeProfileInput,
   type DeviceKind,
   type DeviceProfile,
   type DeviceProfileInput,
   deviceKinds,
   deviceProfileSchema,
   type FlashProfile,
+  type FlashProfileInput,
   flashKinds,
-  flashProfileSchema,
   type HddProfile,
-  hddProfileSchema,
+  type HddProfileInput,
   isFlashProfile,
+  type Loosen,
+  type ProfileCommon,
   profileBases,
   type Raid0Profile,
+  type Raid0ProfileInput,
   type RaidMemberProfile,
   type ReadMeasurement,
-  raid0ProfileSchema,
-  raidMemberSchema,
-  readMeasurementSchema,
 } from "./profile-schema.js";
 export { Raid0Model, raid0Location, type StripeLocation } from "./raid0-stripes.js";
 export { seededRandom } from "./seeded-random.js";

@@ -84,7 +84,7 @@ const blockDeviceFields = {
   capacityBytes: positiveInt("capacity in bytes").optional(),
 };
 
-/** A measured point kept in a measured profile (fio or Node calibration), for reporting gaps. */
+/** @internal A measured point kept in a measured profile (fio or Node calibration), for reporting gaps. */
 export const readMeasurementSchema = z.strictObject({
   pattern: z.enum(["sequential", "random"]).describe("access pattern"),
   blockBytes: positiveInt("bytes per read"),
@@ -94,10 +94,7 @@ export const readMeasurementSchema = z.strictObject({
   meanLatencyUs: nonNegative("mean completion latency in microseconds"),
 });
 
-/** One measured read point: pattern, block size, queue depth and what was achieved. */
-export type ReadMeasurement = z.infer<typeof readMeasurementSchema>;
-
-/** Schema of a flash device profile (`sata-ssd`, `nvme`, `ssd`). */
+/** @internal Schema of a flash device profile (`sata-ssd`, `nvme`, `ssd`). */
 export const flashProfileSchema = z.strictObject({
   kind: z.enum(flashKinds).describe("flash kind: sata-ssd, nvme or ssd"),
   ...commonFields,
@@ -126,7 +123,7 @@ export const flashProfileSchema = z.strictObject({
   measurements: z.array(readMeasurementSchema).optional().describe("measured points (measured profiles)"),
 });
 
-/** Schema of a rotating disk profile (`hdd`). */
+/** @internal Schema of a rotating disk profile (`hdd`). */
 export const hddProfileSchema = z.strictObject({
   kind: z.literal("hdd").describe("hdd"),
   ...commonFields,
@@ -151,10 +148,10 @@ export const hddProfileSchema = z.strictObject({
   commandOverheadUs: nonNegative("per-command controller overhead in microseconds").default(0),
 });
 
-/** Members a RAID0 array can be built of. */
+/** @internal Members a RAID0 array can be built of. */
 export const raidMemberSchema = z.discriminatedUnion("kind", [flashProfileSchema, hddProfileSchema]);
 
-/** Schema of a Linux md RAID0 profile (`raid0`) of identical members. */
+/** @internal Schema of a Linux md RAID0 profile (`raid0`) of identical members. */
 export const raid0ProfileSchema = z.strictObject({
   kind: z.literal("raid0").describe("raid0"),
   ...commonFields,
@@ -165,7 +162,7 @@ export const raid0ProfileSchema = z.strictObject({
   member: raidMemberSchema.describe("profile of each member disk"),
 });
 
-/** Schema of a cloud block volume profile (`cloud-volume`). */
+/** @internal Schema of a cloud block volume profile (`cloud-volume`). */
 export const cloudVolumeProfileSchema = z.strictObject({
   kind: z.literal("cloud-volume").describe("cloud-volume"),
   ...commonFields,
@@ -188,31 +185,210 @@ export const cloudVolumeProfileSchema = z.strictObject({
     .describe("burst bucket (refilled at the baseline rate); absent = no bursting"),
 });
 
-/**
- * Schema of any device profile file. Prefer {@link parseDeviceProfile}, whose
- * errors are one sentence naming the field and the file.
- */
-export const deviceProfileSchema = z.discriminatedUnion("kind", [
+/** @internal The union of the four kinds (the exported, typed view is {@link deviceProfileSchema}). */
+export const profileUnionSchema = z.discriminatedUnion("kind", [
   flashProfileSchema,
   hddProfileSchema,
   raid0ProfileSchema,
   cloudVolumeProfileSchema,
 ]);
 
-/** A parsed device profile (defaults filled in). Units are in every field name. */
-export type DeviceProfile = z.output<typeof deviceProfileSchema>;
-/** A device profile as written in a file (optional fields may be absent). */
-export type DeviceProfileInput = z.input<typeof deviceProfileSchema>;
-/** A parsed flash profile (`sata-ssd`, `nvme`, `ssd`). */
-export type FlashProfile = z.output<typeof flashProfileSchema>;
-/** A parsed rotating-disk profile. */
-export type HddProfile = z.output<typeof hddProfileSchema>;
-/** A parsed RAID0 profile. */
-export type Raid0Profile = z.output<typeof raid0ProfileSchema>;
-/** A parsed cloud volume profile. */
-export type CloudVolumeProfile = z.output<typeof cloudVolumeProfileSchema>;
+/** Fields every profile has. */
+export interface ProfileCommon {
+  /** Identifier: lower-case letters, digits, '.', '_' and '-'. */
+  readonly name: string;
+  /** Human-readable device name. */
+  readonly title: string;
+  /** Kind of evidence behind the figures. */
+  readonly basis: (typeof profileBases)[number];
+  /** Citations of every figure (e.g. "devices.md 1: seq read 270 MB/s [D] Intel 325152-001US"). */
+  readonly sources: string[];
+  /** Free-text assumptions. */
+  readonly note: string;
+  /** How a measured profile was measured (tool, options, file). */
+  readonly measuredWith?: string | undefined;
+}
+
+/** Fields of a single block device (every kind but raid0). */
+export interface BlockDeviceFields {
+  /** Largest read the device accepts, in bytes; the OS splits larger reads. */
+  readonly maxIoBytes: number;
+  /** io_opt the device reports, in bytes (0 = none); Linux sets read_ahead_kb = max(2 x io_opt, 128 KiB). */
+  readonly optimalIoBytes: number;
+  /** Capacity in bytes. */
+  readonly capacityBytes?: number | undefined;
+}
+
+/** One measured read point: pattern, block size, queue depth and what was achieved. */
+export interface ReadMeasurement {
+  /** Access pattern. */
+  readonly pattern: "sequential" | "random";
+  /** Bytes per read. */
+  readonly blockBytes: number;
+  /** Reads in flight. */
+  readonly queueDepth: number;
+  /** Reads per second. */
+  readonly iops: number;
+  /** Bytes per second. */
+  readonly bytesPerSecond: number;
+  /** Mean completion latency in microseconds. */
+  readonly meanLatencyUs: number;
+}
+
+/** A parsed flash profile (`sata-ssd`, `nvme`, `ssd`); see `flash-queue.ts` for how the figures become a queue. */
+export interface FlashProfile extends ProfileCommon, BlockDeviceFields {
+  /** Flash kind. */
+  readonly kind: (typeof flashKinds)[number];
+  /** Latency in microseconds of one small read (`latencyReadBytes`) at queue depth 1. */
+  readonly readLatencyQd1Us: number;
+  /** Bytes of the read `readLatencyQd1Us` was quoted for (default 4096). */
+  readonly latencyReadBytes: number;
+  /** Sustained sequential read bandwidth at a deep queue, bytes per second. */
+  readonly sequentialReadBytesPerSecond: number;
+  /** Read size of the sequential figure in bytes (default 131072). */
+  readonly sequentialReadBlockBytes: number;
+  /** Maximum random reads per second of `randomReadBlockBytes`. */
+  readonly randomReadIops: number;
+  /** Read size of the IOPS figure in bytes (default 4096). */
+  readonly randomReadBlockBytes: number;
+  /** Reads in flight (all queues together) at which `randomReadIops` is reached. */
+  readonly randomReadQueueDepth: number;
+  /** Interface payload ceiling in bytes per second (informative; checked >= the sequential figure). */
+  readonly linkBytesPerSecond?: number | undefined;
+  /** In-drive read-ahead for sequential streams; absent = off (no built-in enables it). */
+  readonly internalReadAhead?:
+    | {
+        /** Consecutive sequential reads before the drive reads ahead. */
+        readonly triggerSequentialReads: number;
+        /** Latency in microseconds of a read served from the drive's read-ahead buffer. */
+        readonly hitLatencyUs: number;
+      }
+    | undefined;
+  /** Measured points (measured profiles). */
+  readonly measurements?: ReadMeasurement[] | undefined;
+}
+
+/** A parsed rotating-disk profile; see `hdd-mechanics.ts`. */
+export interface HddProfile extends ProfileCommon, BlockDeviceFields {
+  /** `hdd`. */
+  readonly kind: "hdd";
+  /** Capacity in bytes (seek distance is a fraction of it). */
+  readonly capacityBytes: number;
+  /** Spindle speed in revolutions per minute. */
+  readonly rpm: number;
+  /** Average read seek in microseconds (datasheet "average seek", no command overhead). */
+  readonly averageSeekUs: number;
+  /** Single-track read seek in microseconds. */
+  readonly trackToTrackSeekUs: number;
+  /** Full-stroke seek in microseconds (derived from the average when absent). */
+  readonly fullStrokeSeekUs?: number | undefined;
+  /** Sustained transfer at the outer diameter (offset 0), bytes per second. */
+  readonly outerZoneReadBytesPerSecond: number;
+  /** Sustained transfer at the inner diameter (last offset), bytes per second. */
+  readonly innerZoneReadBytesPerSecond: number;
+  /** Bytes the drive reads ahead into its cache after a read (0 = look-ahead off). */
+  readonly lookAheadBytes: number;
+  /** Interface payload rate in bytes per second (cache hits). */
+  readonly linkBytesPerSecond: number;
+  /** Per-command controller overhead in microseconds (default 0). */
+  readonly commandOverheadUs: number;
+}
+
 /** A parsed RAID0 member profile (flash or hdd). */
-export type RaidMemberProfile = z.output<typeof raidMemberSchema>;
+export type RaidMemberProfile = FlashProfile | HddProfile;
+
+/** A parsed Linux md RAID0 profile of identical members; see `raid0-stripes.ts`. */
+export interface Raid0Profile extends ProfileCommon {
+  /** `raid0`. */
+  readonly kind: "raid0";
+  /** Number of member disks (at least 2). */
+  readonly memberCount: number;
+  /** md chunk size in bytes (default 524288, mdadm's DEFAULT_CHUNK). */
+  readonly chunkBytes: number;
+  /** Profile of each member disk. */
+  readonly member: RaidMemberProfile;
+}
+
+/** A parsed cloud block volume profile; see `cloud-budget.ts`. */
+export interface CloudVolumeProfile extends ProfileCommon, BlockDeviceFields {
+  /** `cloud-volume`. */
+  readonly kind: "cloud-volume";
+  /** Latency in microseconds of one read once the volume's budgets admit it. */
+  readonly readLatencyUs: number;
+  /** Baseline (provisioned) I/O operations per second. */
+  readonly iopsLimit: number;
+  /** Baseline (provisioned) throughput in bytes per second. */
+  readonly throughputLimitBytesPerSecond: number;
+  /** Largest I/O counted as one operation, in bytes; larger I/Os count once per started unit. */
+  readonly ioCountingUnitBytes: number;
+  /** Whether physically sequential small I/Os are merged into one counted I/O up to the unit. */
+  readonly mergeSequentialIos: boolean;
+  /** Burst bucket, refilled at the baseline rate; absent = no bursting. */
+  readonly burst?:
+    | {
+        /** I/O operations per second while burst credits last. */
+        readonly iopsLimit?: number | undefined;
+        /** I/O credits the burst bucket holds when full. */
+        readonly ioCredits?: number | undefined;
+        /** Bytes per second while burst credits last. */
+        readonly throughputLimitBytesPerSecond?: number | undefined;
+        /** Byte credits the burst bucket holds when full. */
+        readonly byteCredits?: number | undefined;
+      }
+    | undefined;
+}
+
+/** A parsed device profile (defaults filled in). Units are in every field name. */
+export type DeviceProfile = FlashProfile | HddProfile | Raid0Profile | CloudVolumeProfile;
+
+/** Makes the listed fields of a profile type optional (they have defaults). */
+export type Loosen<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
+/** A flash profile as written in a file (fields with defaults may be absent). */
+export type FlashProfileInput = Loosen<
+  FlashProfile,
+  "optimalIoBytes" | "latencyReadBytes" | "sequentialReadBlockBytes" | "randomReadBlockBytes"
+>;
+/** A disk profile as written in a file (fields with defaults may be absent). */
+export type HddProfileInput = Loosen<HddProfile, "optimalIoBytes" | "commandOverheadUs">;
+/** A RAID0 profile as written in a file (fields with defaults may be absent). */
+export type Raid0ProfileInput = Omit<Raid0Profile, "chunkBytes" | "member"> & {
+  /** md chunk size in bytes (default 524288). */
+  readonly chunkBytes?: number | undefined;
+  /** Profile of each member disk. */
+  readonly member: FlashProfileInput | HddProfileInput;
+};
+/** A cloud volume profile as written in a file (fields with defaults may be absent). */
+export type CloudVolumeProfileInput = Loosen<CloudVolumeProfile, "optimalIoBytes">;
+/** A device profile as written in a file: like {@link DeviceProfile}, but fields with defaults may be absent. */
+export type DeviceProfileInput =
+  | FlashProfileInput
+  | HddProfileInput
+  | Raid0ProfileInput
+  | CloudVolumeProfileInput;
+
+/**
+ * zod schema of any device profile file, for embedding in other schemas (e.g.
+ * a simulator scenario). Prefer {@link parseDeviceProfile} to validate a file:
+ * its errors are one sentence naming the field and the file, and it also checks
+ * that the figures are consistent.
+ */
+export const deviceProfileSchema: z.ZodType<DeviceProfile, DeviceProfileInput> = profileUnionSchema;
+
+// The documented interfaces above and the schema's inferred output must stay the same shape.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Mutable<T> = { -readonly [K in keyof T]: Mutable<T[K]> };
+const schemaMatchesTypes: [
+  Same<Mutable<FlashProfile>, z.output<typeof flashProfileSchema>>,
+  Same<Mutable<HddProfile>, z.output<typeof hddProfileSchema>>,
+  Same<Mutable<Raid0Profile>, z.output<typeof raid0ProfileSchema>>,
+  Same<Mutable<CloudVolumeProfile>, z.output<typeof cloudVolumeProfileSchema>>,
+  Same<Mutable<ReadMeasurement>, z.output<typeof readMeasurementSchema>>,
+  Same<Mutable<FlashProfileInput>, z.input<typeof flashProfileSchema>>,
+  Same<Mutable<HddProfileInput>, z.input<typeof hddProfileSchema>>,
+  Same<Mutable<Raid0ProfileInput>, z.input<typeof raid0ProfileSchema>>,
+  Same<Mutable<CloudVolumeProfileInput>, z.input<typeof cloudVolumeProfileSchema>>,
+] = [true, true, true, true, true, true, true, true, true];
+void schemaMatchesTypes;
 
 /** Whether a profile is served by the flash queue model. */
 export function isFlashProfile(profile: DeviceProfile): profile is FlashProfile {
