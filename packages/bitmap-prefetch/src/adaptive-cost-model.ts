@@ -239,7 +239,9 @@ export function readaheadCostUs(r: RegionShape, p: ResolvedCostParameters): numb
   walkReadahead(span, p.readaheadBlocks, (w, k, first, overshoot) => {
     const submit = k === 0 ? 0 : k === 1 ? done : submitNext;
     // A device with Q >= 2 overlaps the next window's latency with the current transfer; Q = 1 serves one at a time.
-    const finish = overlap ? Math.max(submit + L + w * t, complete + w * t) : Math.max(submit, complete) + L + w * t;
+    const finish = overlap
+      ? Math.max(submit + L + w * t, complete + w * t)
+      : Math.max(submit, complete) + L + w * t;
     if (overshoot) {
       result = Math.max(done, finish);
       return;

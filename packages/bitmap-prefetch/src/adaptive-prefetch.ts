@@ -197,7 +197,8 @@ export class AdaptiveBitmapPrefetcher implements BitmapScanPolicy {
   nextTuple(_env: PrefetchEnv): AdviceCall[] {
     const page = this.current;
     if (page === null || this.iterationsDone === 0) throw new Error("nextTuple without a page that was read");
-    if (this.iterationsDone > page.tuples) throw new Error("nextTuple called more than `tuples` times on a page");
+    if (this.iterationsDone > page.tuples)
+      throw new Error("nextTuple called more than `tuples` times on a page");
     this.iterationsDone++;
     return [];
   }

@@ -86,7 +86,14 @@ export interface BitmapPrefetchStats {
 
 /** Fresh zeroed {@link BitmapPrefetchStats}. @internal */
 export function emptyPrefetchStats(): BitmapPrefetchStats {
-  return { pages: 0, exactPages: 0, lossyPages: 0, adviceCalls: 0, adviceBlocks: 0, adviceSkippedBuffered: 0 };
+  return {
+    pages: 0,
+    exactPages: 0,
+    lossyPages: 0,
+    adviceCalls: 0,
+    adviceBlocks: 0,
+    adviceSkippedBuffered: 0,
+  };
 }
 
 /**

@@ -69,7 +69,10 @@ export interface BitmapStats {
  * Calls `visit(startBlock, pages)` for every maximal run of consecutive blocks
  * in ascending order, merging stored runs that differ only in flags.
  */
-export function forEachSequentialRun(bitmap: HeapBitmap, visit: (startBlock: number, pages: number) => void): void {
+export function forEachSequentialRun(
+  bitmap: HeapBitmap,
+  visit: (startBlock: number, pages: number) => void,
+): void {
   const w = bitmap.runWords;
   let start = -1;
   let len = 0;
@@ -111,13 +114,15 @@ export function bitmapStats(bitmap: HeapBitmap): BitmapStats {
   });
   let lossyPages = 0;
   const w = bitmap.runWords;
-  for (let at = 0; at < w.length; at += 3) if (((w[at + 2] as number) & 1) === 1) lossyPages += w[at + 1] as number;
+  for (let at = 0; at < w.length; at += 3)
+    if (((w[at + 2] as number) & 1) === 1) lossyPages += w[at + 1] as number;
 
   const pages = bitmap.pageCount;
   const runs = lengths.length;
   const sorted = Float64Array.from(lengths).sort();
   const histogram: RunLengthBucket[] = [];
-  for (let min = 1; min <= maxRun; min *= 2) histogram.push({ minPages: min, maxPages: 2 * min - 1, runs: 0, pages: 0 });
+  for (let min = 1; min <= maxRun; min *= 2)
+    histogram.push({ minPages: min, maxPages: 2 * min - 1, runs: 0, pages: 0 });
   for (const n of lengths) {
     const i = 31 - Math.clz32(n);
     const b = histogram[i] as { runs: number; pages: number };

@@ -185,7 +185,11 @@ export class HeapBitmap {
    * Builds a bitmap from ascending, distinct page numbers that all share `info`.
    * Throws a {@link BitmapPrefetchError} when the pages are not strictly ascending.
    */
-  static fromPages(tableBlocks: number, pages: ArrayLike<number>, info: Partial<HeapPageInfo> = {}): HeapBitmap {
+  static fromPages(
+    tableBlocks: number,
+    pages: ArrayLike<number>,
+    info: Partial<HeapPageInfo> = {},
+  ): HeapBitmap {
     const b = new HeapBitmapBuilder(tableBlocks);
     let i = 0;
     while (i < pages.length) {

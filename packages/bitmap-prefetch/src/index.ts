@@ -10,48 +10,29 @@
 /** The npm name of this package. */
 export const PACKAGE_NAME = "@scanlab/bitmap-prefetch";
 
-export { BitmapPrefetchError, type BitmapPrefetchErrorCode } from "./errors.js";
-export { BLCKSZ, INVALID_BLOCK_NUMBER, MAX_BLOCK_NUMBER, RELSEG_SIZE_BLOCKS } from "./constants.js";
-
 export {
-  HeapBitmap,
-  HeapBitmapBuilder,
-  HeapBitmapIterator,
-  type HeapBitmapRun,
-  type HeapPageInfo,
-} from "./heap-bitmap.js";
-export { type BitmapStats, bitmapStats, forEachSequentialRun, type RunLengthBucket } from "./bitmap-stats.js";
+  type AdaptiveCostParameters,
+  adviceCalls,
+  adviceCostUs,
+  chooseRegionMode,
+  DEFAULT_ADVICE_CALL_US,
+  type DevicePhysics,
+  gapMergeLimitBlocks,
+  INTEL_320_LINUX_DEFAULTS,
+  linuxInitWindowPages,
+  linuxNextWindowPages,
+  type RegionMode,
+  type RegionShape,
+  type ResolvedCostParameters,
+  readaheadCostUs,
+  readaheadWindowsBlocks,
+  resolveCostParameters,
+} from "./adaptive-cost-model.js";
 export {
-  SEED004_DEFAULT_TABLE_BLOCKS,
-  SEED004_DISTINCT_VALUES,
-  SEED004_LAYOUTS,
-  SEED004_ROWS_PER_PAGE,
-  SEED004_SELECTIVITIES,
-  type Seed004Layout,
-  type Seed004Query,
-  type Seed004QueryOptions,
-  type Seed004Table,
-  type Seed004TableOptions,
-  seed004Queries,
-  seed004Query,
-  seed004Table,
-} from "./seed004-datasets.js";
-export {
-  PGBENCH_ACCOUNTS_PER_SCALE,
-  PGBENCH_ACCOUNTS_ROWS_PER_PAGE,
-  type PgbenchAccountsOptions,
-  type PgbenchAccountsQuery,
-  pgbenchAccountsBitmap,
-} from "./pgbench-accounts.js";
-
-export {
-  type EicFormula,
-  MAX_IO_CONCURRENCY,
-  prefetchMaximum,
-  rintHalfEven,
-  spindlesToPrefetchPages,
-  validateEffectiveIoConcurrency,
-} from "./io-concurrency.js";
+  AdaptiveBitmapPrefetcher,
+  type AdaptivePrefetchStats,
+  type PlannedRegion,
+} from "./adaptive-prefetch.js";
 export type {
   AdviceCall,
   BitmapHeapPage,
@@ -60,33 +41,41 @@ export type {
   BitmapScanPolicy,
   PrefetchEnv,
 } from "./bitmap-scan-policy.js";
+export { type BitmapStats, bitmapStats, forEachSequentialRun, type RunLengthBucket } from "./bitmap-stats.js";
+export { BLCKSZ, INVALID_BLOCK_NUMBER, MAX_BLOCK_NUMBER, RELSEG_SIZE_BLOCKS } from "./constants.js";
+export { BitmapPrefetchError, type BitmapPrefetchErrorCode } from "./errors.js";
+export {
+  HeapBitmap,
+  HeapBitmapBuilder,
+  HeapBitmapIterator,
+  type HeapBitmapRun,
+  type HeapPageInfo,
+} from "./heap-bitmap.js";
+export {
+  type EicFormula,
+  MAX_IO_CONCURRENCY,
+  prefetchMaximum,
+  rintHalfEven,
+  spindlesToPrefetchPages,
+  validateEffectiveIoConcurrency,
+} from "./io-concurrency.js";
 export {
   adjustPrefetchTarget,
   BitmapHeapScanPrefetcher,
   ParallelBitmapHeapScan,
   ParallelBitmapHeapScanParticipant,
-  Pg13PrefetchShared,
-  Pg13ScanBase,
   type Pg13PrefetchOptions,
+  Pg13PrefetchShared,
   type Pg13PrefetchStats,
+  Pg13ScanBase,
 } from "./pg13-prefetch.js";
-
 export {
-  BULKREAD_RING_BASE_KB,
-  type BufferPoolSize,
-  type BulkReadRingOptions,
-  backendPinLimit,
-  bulkReadRingBuffers,
-  DEFAULT_NBUFFERS,
-  DEFAULT_PROCS_PG17,
-  DEFAULT_PROCS_PG18,
-  type MaxPinnedOptions,
-  maxIoCombineLimit,
-  maxPinnedBuffers,
-  READ_STREAM_VERSIONS,
-  REFCOUNT_ARRAY_ENTRIES,
-  type ReadStreamVersion,
-} from "./read-stream-limits.js";
+  PGBENCH_ACCOUNTS_PER_SCALE,
+  PGBENCH_ACCOUNTS_ROWS_PER_PAGE,
+  type PgbenchAccountsOptions,
+  type PgbenchAccountsQuery,
+  pgbenchAccountsBitmap,
+} from "./pgbench-accounts.js";
 export {
   DEFAULT_IO_COMBINE_LIMIT,
   type IoMethod,
@@ -105,27 +94,34 @@ export {
   readStreamConfig,
   segmentPieces,
 } from "./read-stream.js";
-
 export {
-  type AdaptiveCostParameters,
-  adviceCalls,
-  adviceCostUs,
-  chooseRegionMode,
-  DEFAULT_ADVICE_CALL_US,
-  type DevicePhysics,
-  gapMergeLimitBlocks,
-  INTEL_320_LINUX_DEFAULTS,
-  linuxInitWindowPages,
-  linuxNextWindowPages,
-  readaheadCostUs,
-  readaheadWindowsBlocks,
-  type RegionMode,
-  type RegionShape,
-  type ResolvedCostParameters,
-  resolveCostParameters,
-} from "./adaptive-cost-model.js";
+  BULKREAD_RING_BASE_KB,
+  type BufferPoolSize,
+  type BulkReadRingOptions,
+  backendPinLimit,
+  bulkReadRingBuffers,
+  DEFAULT_NBUFFERS,
+  DEFAULT_PROCS_PG17,
+  DEFAULT_PROCS_PG18,
+  type MaxPinnedOptions,
+  maxIoCombineLimit,
+  maxPinnedBuffers,
+  READ_STREAM_VERSIONS,
+  REFCOUNT_ARRAY_ENTRIES,
+  type ReadStreamVersion,
+} from "./read-stream-limits.js";
 export {
-  AdaptiveBitmapPrefetcher,
-  type AdaptivePrefetchStats,
-  type PlannedRegion,
-} from "./adaptive-prefetch.js";
+  SEED004_DEFAULT_TABLE_BLOCKS,
+  SEED004_DISTINCT_VALUES,
+  SEED004_LAYOUTS,
+  SEED004_ROWS_PER_PAGE,
+  SEED004_SELECTIVITIES,
+  type Seed004Layout,
+  type Seed004Query,
+  type Seed004QueryOptions,
+  type Seed004Table,
+  type Seed004TableOptions,
+  seed004Queries,
+  seed004Query,
+  seed004Table,
+} from "./seed004-datasets.js";

@@ -25,7 +25,8 @@ function advisedPerPage(scan: BitmapHeapScanPrefetcher, n: number, env = nothing
   return out;
 }
 
-const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+const range = (from: number, to: number): number[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 describe("PG13-17 bitmap heap scan prefetch: reference/postgres.md 3.2 worked example", () => {
   it("max 16, one tuple per page: prefetch 1; 2-4; 5-9; 10-18; 19-20; then one per page", () => {
@@ -92,7 +93,9 @@ describe("the ramp rule BitmapAdjustPrefetchTarget (reference 3.2 sequences)", (
   for (const [max, expected] of cases) {
     it(`max ${max}: ${expected.join(", ")}, then stays`, () => {
       // Pages with zero tuples take a single fetch iteration: one ramp step per page and no per-tuple increments.
-      const scan = new BitmapHeapScanPrefetcher(pages(expected.length + 3, 0), { effectiveIoConcurrency: max });
+      const scan = new BitmapHeapScanPrefetcher(pages(expected.length + 3, 0), {
+        effectiveIoConcurrency: max,
+      });
       const targets: number[] = [];
       for (let s = scan.beginPage(); s !== null; s = scan.beginPage()) {
         scan.pageRead(nothingBuffered);
@@ -101,7 +104,10 @@ describe("the ramp rule BitmapAdjustPrefetchTarget (reference 3.2 sequences)", (
       expect(targets).toEqual([...expected, max, max, max]);
       let t = -1;
       const pure: number[] = [];
-      for (let i = 0; i < expected.length; i++) pure.push((t = adjustPrefetchTarget(t, max)));
+      for (let i = 0; i < expected.length; i++) {
+        t = adjustPrefetchTarget(t, max);
+        pure.push(t);
+      }
       expect(pure).toEqual(expected);
     });
   }
@@ -132,7 +138,10 @@ describe("PrefetchBuffer and the prefetch iterator", () => {
   });
 
   it("pg84 formula: effective_io_concurrency 2 means 3 pages ahead", () => {
-    const scan = new BitmapHeapScanPrefetcher(pages(40, 1), { effectiveIoConcurrency: 2, eicFormula: "pg84" });
+    const scan = new BitmapHeapScanPrefetcher(pages(40, 1), {
+      effectiveIoConcurrency: 2,
+      eicFormula: "pg84",
+    });
     expect(scan.prefetchMaximum).toBe(3);
     advisedPerPage(scan, 10);
     expect(scan.prefetchPages).toBe(3);
@@ -167,7 +176,8 @@ describe("PrefetchBuffer and the prefetch iterator", () => {
             index++;
           }
           expect(index).toBe(sorted.length);
-          for (let i = 1; i < advised.length; i++) expect(advised[i]).toBeGreaterThan(advised[i - 1] as number);
+          for (let i = 1; i < advised.length; i++)
+            expect(advised[i]).toBeGreaterThan(advised[i - 1] as number);
           const candidates = sorted.slice(1).filter((b) => !buffered.has(b));
           for (const b of advised) expect(candidates).toContain(b);
           if (eic === 0) expect(advised).toEqual([]);
@@ -214,7 +224,11 @@ describe("PrefetchBuffer and the prefetch iterator", () => {
 
 describe("parallel bitmap heap scan (reference 3.3)", () => {
   it("one participant advises exactly like the serial scan", () => {
-    const bitmap = HeapBitmap.fromPages(5000, range(0, 300).map((i) => i * 7), { tuples: 2 });
+    const bitmap = HeapBitmap.fromPages(
+      5000,
+      range(0, 300).map((i) => i * 7),
+      { tuples: 2 },
+    );
     const serial = new BitmapHeapScanPrefetcher(bitmap, { effectiveIoConcurrency: 24 });
     const one = new ParallelBitmapHeapScan(bitmap, { effectiveIoConcurrency: 24 }).participant();
     for (;;) {

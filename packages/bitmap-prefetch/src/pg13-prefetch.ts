@@ -174,12 +174,14 @@ export abstract class Pg13ScanBase implements BitmapScanPolicy {
   nextTuple(env: PrefetchEnv): AdviceCall[] {
     const page = this.current;
     if (page === null || this.iterationsDone === 0) throw new Error("nextTuple without a page that was read");
-    if (this.iterationsDone > page.tuples) throw new Error("nextTuple called more than `tuples` times on a page");
+    if (this.iterationsDone > page.tuples)
+      throw new Error("nextTuple called more than `tuples` times on a page");
     const afterTuples = this.iterationsDone;
     this.iterationsDone++;
     const s = this.shared;
     if (s.prefetchTarget < s.maximum) s.prefetchTarget++;
-    if (s.prefetchTarget > this.counters.maxPrefetchTarget) this.counters.maxPrefetchTarget = s.prefetchTarget;
+    if (s.prefetchTarget > this.counters.maxPrefetchTarget)
+      this.counters.maxPrefetchTarget = s.prefetchTarget;
     const out: AdviceCall[] = [];
     this.prefetch(env, afterTuples, out);
     return out;
@@ -193,7 +195,8 @@ export abstract class Pg13ScanBase implements BitmapScanPolicy {
   private adjustPrefetchTarget(): void {
     const s = this.shared;
     s.prefetchTarget = adjustPrefetchTarget(s.prefetchTarget, s.maximum);
-    if (s.prefetchTarget > this.counters.maxPrefetchTarget) this.counters.maxPrefetchTarget = s.prefetchTarget;
+    if (s.prefetchTarget > this.counters.maxPrefetchTarget)
+      this.counters.maxPrefetchTarget = s.prefetchTarget;
   }
 
   /** PrefetchBuffer: advise one block unless it is in shared buffers. */
@@ -228,7 +231,9 @@ export abstract class Pg13ScanBase implements BitmapScanPolicy {
 export class BitmapHeapScanPrefetcher extends Pg13ScanBase {
   /** @param bitmap pages to scan; @param options effective_io_concurrency and formula. */
   constructor(bitmap: HeapBitmap, options: Pg13PrefetchOptions) {
-    super(new Pg13PrefetchShared(bitmap, prefetchMaximum(options.effectiveIoConcurrency, options.eicFormula)));
+    super(
+      new Pg13PrefetchShared(bitmap, prefetchMaximum(options.effectiveIoConcurrency, options.eicFormula)),
+    );
   }
 
   protected adjustPrefetchIterator(mainBlock: number): void {
@@ -279,7 +284,10 @@ export class ParallelBitmapHeapScan {
 
   /** @param bitmap pages to scan; @param options effective_io_concurrency and formula. */
   constructor(bitmap: HeapBitmap, options: Pg13PrefetchOptions) {
-    this.shared = new Pg13PrefetchShared(bitmap, prefetchMaximum(options.effectiveIoConcurrency, options.eicFormula));
+    this.shared = new Pg13PrefetchShared(
+      bitmap,
+      prefetchMaximum(options.effectiveIoConcurrency, options.eicFormula),
+    );
   }
 
   /** Shared prefetch_target. */

@@ -33,7 +33,7 @@
  * iterate all 61 rows.
  */
 import { BitmapPrefetchError } from "./errors.js";
-import { HeapBitmapBuilder, type HeapBitmap } from "./heap-bitmap.js";
+import { type HeapBitmap, HeapBitmapBuilder } from "./heap-bitmap.js";
 
 /** Rows per pgbench_accounts page at fillfactor 100 (the 132-byte row arithmetic above). */
 export const PGBENCH_ACCOUNTS_ROWS_PER_PAGE = 61;
@@ -90,7 +90,13 @@ export function pgbenchAccountsBitmap(options: PgbenchAccountsOptions = {}): Pgb
     );
   }
   const rows = PGBENCH_ACCOUNTS_PER_SCALE * scale;
-  if (!Number.isInteger(aidFrom) || !Number.isInteger(aidTo) || aidFrom < 1 || aidTo < aidFrom || aidTo > rows) {
+  if (
+    !Number.isInteger(aidFrom) ||
+    !Number.isInteger(aidTo) ||
+    aidFrom < 1 ||
+    aidTo < aidFrom ||
+    aidTo > rows
+  ) {
     throw new BitmapPrefetchError(
       "BITMAP_PREFETCH_BAD_DATASET",
       `aid range must satisfy 1 <= aidFrom <= aidTo <= ${rows} (scale ${scale}), got ${String(aidFrom)}..${String(aidTo)}.`,

@@ -89,8 +89,8 @@ import { INVALID_BLOCK_NUMBER, MAX_BLOCK_NUMBER, RELSEG_SIZE_BLOCKS } from "./co
 import { BitmapPrefetchError } from "./errors.js";
 import { validateEffectiveIoConcurrency } from "./io-concurrency.js";
 import {
-  backendPinLimit,
   type BufferPoolSize,
+  backendPinLimit,
   bulkReadRingBuffers,
   DEFAULT_NBUFFERS,
   maxIoCombineLimit,
@@ -236,7 +236,12 @@ export interface ReadStreamExplain {
   /** "Prefetch: avg= max= capacity=". */
   readonly prefetch: { readonly avg: number; readonly max: number; readonly capacity: number };
   /** "I/O: count= waits= size= in-progress=". */
-  readonly io: { readonly count: number; readonly waits: number; readonly size: number; readonly inProgress: number };
+  readonly io: {
+    readonly count: number;
+    readonly waits: number;
+    readonly size: number;
+    readonly inProgress: number;
+  };
 }
 
 /**
@@ -365,7 +370,11 @@ export function readStreamConfig(options: ReadStreamOptions): ReadStreamConfig {
   }
   const strategyPinLimit =
     strategy === "bulkread"
-      ? bulkReadRingBuffers(version, { ...options, ioCombineLimit: effectiveIcl, effectiveIoConcurrency: eic })
+      ? bulkReadRingBuffers(version, {
+          ...options,
+          ioCombineLimit: effectiveIcl,
+          effectiveIoConcurrency: eic,
+        })
       : nBuffers;
   const maxPinned = maxPinnedBuffers(version, {
     maxIos: eic,
@@ -550,7 +559,8 @@ export class ReadStream {
    * null at the end of the stream.
    */
   nextBuffer(nowUs: number, env: ReadStreamEnv): ReadStreamStep | null {
-    if (this.waiting !== null) throw new Error("nextBuffer called while waiting for an I/O; call resume first");
+    if (this.waiting !== null)
+      throw new Error("nextBuffer called while waiting for an I/O; call resume first");
     this.checkTime(nowUs);
     if (this.fastPath) return this.fastPathNext(nowUs, env);
     if (this.pinnedBuffers === 0) {
@@ -578,7 +588,8 @@ export class ReadStream {
   resume(atUs: number, env: ReadStreamEnv): ReadStreamBuffer {
     const io = this.waiting;
     if (io === null) throw new Error("resume called without a pending wait");
-    if (atUs < this.waitingUntilUs) throw new Error(`resume at ${atUs} us before the I/O completes at ${this.waitingUntilUs} us`);
+    if (atUs < this.waitingUntilUs)
+      throw new Error(`resume at ${atUs} us before the I/O completes at ${this.waitingUntilUs} us`);
     this.checkTime(atUs);
     this.waiting = null;
     this.finishIo(io, true);
@@ -586,7 +597,8 @@ export class ReadStream {
   }
 
   private checkTime(nowUs: number): void {
-    if (!(nowUs >= this.lastNowUs)) throw new Error(`time went backwards: ${nowUs} us after ${this.lastNowUs} us`);
+    if (!(nowUs >= this.lastNowUs))
+      throw new Error(`time went backwards: ${nowUs} us after ${this.lastNowUs} us`);
     this.lastNowUs = nowUs;
   }
 
@@ -706,7 +718,8 @@ export class ReadStream {
     const fullSize = (): boolean => (v19 ? this.pendingN >= this.cd : this.pendingN === this.icl);
     while (
       this.iosCount < this.maxIos &&
-      (this.pinnedBuffers + this.pendingN < this.rd || (v19 && this.pinnedBuffers === 0 && this.pendingN < this.cd))
+      (this.pinnedBuffers + this.pendingN < this.rd ||
+        (v19 && this.pinnedBuffers === 0 && this.pendingN < this.cd))
     ) {
       if (this.pendingN > 0 && fullSize()) {
         if (!this.startPending(nowUs, env, suppress)) break;
@@ -770,7 +783,8 @@ export class ReadStream {
     }
     if (this.v !== 17) {
       // How many more pins is this backend allowed? Forwarded buffers are already held.
-      let limit = Math.max(0, this.config.backendPinLimit - this.otherPins - pinned - this.forwarded) + this.forwarded;
+      let limit =
+        Math.max(0, this.config.backendPinLimit - this.otherPins - pinned - this.forwarded) + this.forwarded;
       if (limit === 0 && pinned === 0) limit = 1;
       if (limit < n) {
         const newDistance = pinned + limit;

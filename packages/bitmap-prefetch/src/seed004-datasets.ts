@@ -32,7 +32,7 @@
  */
 import { MAX_BLOCK_NUMBER } from "./constants.js";
 import { BitmapPrefetchError } from "./errors.js";
-import { HeapBitmapBuilder, type HeapBitmap } from "./heap-bitmap.js";
+import { type HeapBitmap, HeapBitmapBuilder } from "./heap-bitmap.js";
 import { seededRandom } from "./prng.js";
 
 /** Rows per page in seed 004's table t (seed 004: "each page contains 27 rows with the same "a" value"). */
@@ -108,14 +108,21 @@ export function seed004Table(options: Seed004TableOptions): Seed004Table {
       `layout must be one of ${SEED004_LAYOUTS.join(", ")}, got ${String(layout)}.`,
     );
   }
-  if (!Number.isInteger(tableBlocks) || tableBlocks < SEED004_DISTINCT_VALUES || tableBlocks > MAX_BLOCK_NUMBER + 1) {
+  if (
+    !Number.isInteger(tableBlocks) ||
+    tableBlocks < SEED004_DISTINCT_VALUES ||
+    tableBlocks > MAX_BLOCK_NUMBER + 1
+  ) {
     throw new BitmapPrefetchError(
       "BITMAP_PREFETCH_BAD_DATASET",
       `tableBlocks must be an integer from ${SEED004_DISTINCT_VALUES} (one page per value) to ${MAX_BLOCK_NUMBER + 1}, got ${String(tableBlocks)}.`,
     );
   }
   if (!Number.isFinite(seed)) {
-    throw new BitmapPrefetchError("BITMAP_PREFETCH_BAD_DATASET", `seed must be a finite number, got ${String(seed)}.`);
+    throw new BitmapPrefetchError(
+      "BITMAP_PREFETCH_BAD_DATASET",
+      `seed must be a finite number, got ${String(seed)}.`,
+    );
   }
   const values = new Uint16Array(tableBlocks);
   const group = groupPages(layout);
@@ -215,5 +222,7 @@ export function seed004Query(table: Seed004Table, options: Seed004QueryOptions):
  * {@link SEED004_SELECTIVITIES}, each with its own seed derived from `seed`.
  */
 export function seed004Queries(table: Seed004Table, seed: number): Seed004Query[] {
-  return SEED004_SELECTIVITIES.map((selectivity, i) => seed004Query(table, { selectivity, seed: seed * 31 + i }));
+  return SEED004_SELECTIVITIES.map((selectivity, i) =>
+    seed004Query(table, { selectivity, seed: seed * 31 + i }),
+  );
 }
