@@ -89,12 +89,19 @@ export function adjustPrefetchTarget(target: number, maximum: number): number {
  * @internal
  */
 export class Pg13PrefetchShared {
+  /** prefetch_pages: how far the prefetch iterator is ahead of the main one. */
   prefetchPages = 0;
+  /** prefetch_target: starts at -1 (reference 3.2, 3.3). */
   prefetchTarget = -1;
+  /** The main (possibly shared) bitmap iterator. */
   readonly main: HeapBitmapIterator;
+  /** The prefetch iterator, null when prefetch_maximum is 0. */
   readonly prefetch: HeapBitmapIterator | null;
+  /** @param bitmap the scan's bitmap; @param maximum prefetch_maximum. */
   constructor(
+    /** The scan's bitmap. */
     readonly bitmap: HeapBitmap,
+    /** prefetch_maximum. */
     readonly maximum: number,
   ) {
     this.main = bitmap.iterate();
@@ -105,11 +112,11 @@ export class Pg13PrefetchShared {
 
 /** Common part of the serial and parallel PG13-17 prefetchers. @internal */
 export abstract class Pg13ScanBase implements BitmapScanPolicy {
-  /** @internal */
+  /** @internal the node's or the parallel scan's shared prefetch state. */
   protected readonly shared: Pg13PrefetchShared;
   /** @internal this participant's handle on the prefetch iterator (null once it saw the end). */
   protected prefetchIterator: HeapBitmapIterator | null;
-  /** @internal */
+  /** @internal counters behind {@link Pg13ScanBase.stats}. */
   protected readonly counters: Pg13PrefetchStats = { ...emptyPrefetchStats(), maxPrefetchTarget: -1 };
   private current: BitmapHeapPage | null = null;
   private iterationsDone = 0;
@@ -210,7 +217,9 @@ export abstract class Pg13ScanBase implements BitmapScanPolicy {
     this.counters.adviceBlocks++;
   }
 
+  /** BitmapAdjustPrefetchIterator (step 1a). @internal */
   protected abstract adjustPrefetchIterator(mainBlock: number): void;
+  /** BitmapPrefetch (step 3): appends the advice calls to `out`. @internal */
   protected abstract prefetch(env: PrefetchEnv, afterTuples: number, out: AdviceCall[]): void;
 }
 
@@ -236,6 +245,7 @@ export class BitmapHeapScanPrefetcher extends Pg13ScanBase {
     );
   }
 
+  /** Serial catch-up: the prefetch iterator must return the main iterator's block. @internal */
   protected adjustPrefetchIterator(mainBlock: number): void {
     const s = this.shared;
     if (s.prefetchPages > 0) {
@@ -248,6 +258,7 @@ export class BitmapHeapScanPrefetcher extends Pg13ScanBase {
     }
   }
 
+  /** Serial BitmapPrefetch. @internal */
   protected prefetch(env: PrefetchEnv, afterTuples: number, out: AdviceCall[]): void {
     const s = this.shared;
     const it = this.prefetchIterator;
@@ -279,7 +290,7 @@ export class BitmapHeapScanPrefetcher extends Pg13ScanBase {
  * ```
  */
 export class ParallelBitmapHeapScan {
-  /** @internal */
+  /** @internal the ParallelBitmapHeapState and shared iterators. */
   readonly shared: Pg13PrefetchShared;
 
   /** @param bitmap pages to scan; @param options effective_io_concurrency and formula. */
@@ -313,6 +324,7 @@ export class ParallelBitmapHeapScanParticipant extends Pg13ScanBase {
     super(shared);
   }
 
+  /** Parallel catch-up, under the (implicit) spinlock, without the block check. @internal */
   protected adjustPrefetchIterator(_mainBlock: number): void {
     const s = this.shared;
     if (s.maximum <= 0) return;
@@ -324,6 +336,7 @@ export class ParallelBitmapHeapScanParticipant extends Pg13ScanBase {
     }
   }
 
+  /** Parallel BitmapPrefetch: reserves one slot at a time. @internal */
   protected prefetch(env: PrefetchEnv, afterTuples: number, out: AdviceCall[]): void {
     const s = this.shared;
     if (!(s.prefetchPages < s.prefetchTarget)) return;

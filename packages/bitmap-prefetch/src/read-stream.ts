@@ -234,12 +234,23 @@ export interface ReadStreamStats {
 /** PG19's EXPLAIN (ANALYZE, IO) lines for a stream. */
 export interface ReadStreamExplain {
   /** "Prefetch: avg= max= capacity=". */
-  readonly prefetch: { readonly avg: number; readonly max: number; readonly capacity: number };
+  readonly prefetch: {
+    /** Average pinned buffers at each hand-out. */
+    readonly avg: number;
+    /** Maximum pinned buffers at a hand-out. */
+    readonly max: number;
+    /** max_pinned_buffers. */
+    readonly capacity: number;
+  };
   /** "I/O: count= waits= size= in-progress=". */
   readonly io: {
+    /** Reads that needed I/O. */
     readonly count: number;
+    /** Times the consumer blocked. */
     readonly waits: number;
+    /** Average blocks per I/O. */
     readonly size: number;
+    /** Average I/Os in progress, sampled after each start. */
     readonly inProgress: number;
   };
 }
