@@ -199,53 +199,42 @@ export interface AttachOptions {
   hooks?: ScanHooks;
 }
 
-const KIND_PG96 = 0;
-const KIND_PG11 = 1;
-const KIND_BATCH = 2;
-const KIND_MUNRO = 3;
-const KIND_PG14 = 4;
-
-function kindCode(policy: ResolvedPolicy): number {
-  switch (policy.kind) {
-    case "pg96":
-      return KIND_PG96;
-    case "pg11":
-      return KIND_PG11;
-    case "batch":
-      return KIND_BATCH;
-    case "munro2020":
-      return KIND_MUNRO;
-    case "pg14":
-      return KIND_PG14;
+function checkMaxBlocks(maxBlocks: number): number {
+  if (typeof maxBlocks !== "number" || !(maxBlocks >= 1) || !Number.isInteger(maxBlocks)) {
+    throw new AllocatorError(
+      "ALLOCATOR_BAD_MAX_BLOCKS",
+      `maxBlocks must be a positive integer (got ${String(maxBlocks)}).`,
+    );
   }
+  return maxBlocks;
 }
 
-class ParticipantImpl implements Participant {
-  private readonly kind: number;
-  private readonly nblocks: number;
+/**
+ * What every participant has: the shared state, its hooks, its counters of
+ * shared-memory operations, and the start-block protocol. The two subclasses
+ * are the two mechanisms: a cursor under a lock (pg96) and claims of counter
+ * values (every other policy). They are separate classes so that the JIT
+ * optimises each hot path for one mechanism only.
+ */
+abstract class ParticipantBase {
+  protected readonly nblocks: number;
   /** Epoch of the scan when start-up ran; -1 before the first request. */
-  private scanEpoch = -1;
+  protected scanEpoch = -1;
   /** phs_startblock as seen at start-up. */
-  private start = 0;
-  /** Next counter value of the current claim. */
-  private next = 0;
-  /** Counter values left in the current claim, including `next`. */
-  private remaining = 0;
+  protected start = 0;
   /** phsw_nallocated: this participant's last counter value (0 before its first claim). */
-  private position = 0;
-  private claims = 0;
-  private finished = false;
-  private ended = false;
-  private locks = 0;
-  private atomics = 0;
+  protected position = 0;
+  protected claims = 0;
+  protected finished = false;
+  protected ended = false;
+  protected locks = 0;
+  protected atomics = 0;
   chunkBlocks = 1;
 
   constructor(
-    private readonly policy: ResolvedPolicy,
-    private readonly state: ScanState,
-    private readonly hooks: ScanHooks,
+    protected readonly state: ScanState,
+    protected readonly hooks: ScanHooks,
   ) {
-    this.kind = kindCode(policy);
     this.nblocks = state.nblocks;
   }
 
@@ -259,147 +248,34 @@ class ParticipantImpl implements Participant {
     return this.ended;
   }
 
-  nextBlock(): number {
-    if (this.remaining > 0 && this.next < this.nblocks && this.scanEpoch === this.state.epoch()) {
-      const n = this.next;
-      this.next = n + 1;
-      this.remaining--;
-      this.position = n;
-      const block = n + this.start;
-      return block >= this.nblocks ? block - this.nblocks : block;
-    }
-    const run = this.nextRun(1);
-    return run === null ? INVALID_BLOCK : run.startBlock;
-  }
-
-  nextRun(maxBlocks?: number): BlockRun | null {
-    let max = Number.POSITIVE_INFINITY;
-    if (maxBlocks !== undefined) {
-      if (typeof maxBlocks !== "number" || !(maxBlocks >= 1) || !Number.isInteger(maxBlocks)) {
-        throw new AllocatorError(
-          "ALLOCATOR_BAD_MAX_BLOCKS",
-          `maxBlocks must be a positive integer (got ${String(maxBlocks)}).`,
-        );
-      }
-      max = maxBlocks;
-    }
-    if (this.scanEpoch !== this.state.epoch()) this.startUp();
-    if (this.finished) return null;
-    if (this.kind === KIND_PG96) return this.nextPg96();
-
-    let n: number;
-    let op: SharedOp = "none";
-    if (this.remaining > 0) {
-      n = this.next;
-    } else {
-      const size = this.claimBlocks();
-      if (this.kind === KIND_BATCH) {
-        this.state.lock();
-        this.locks++;
-        n = this.state.counter();
-        this.state.setCounter(n + size);
-        this.state.unlock();
-        op = "lock";
-      } else {
-        this.atomics++;
-        n = this.state.fetchAdd(size);
-        op = "atomic";
-      }
-      this.chunkBlocks = size;
-      this.claims++;
-      this.remaining = size;
-    }
-
-    const nblocks = this.nblocks;
-    if (n >= nblocks) {
-      this.finished = true;
-      this.remaining = 0;
-      this.position = n;
-      if (n === nblocks) this.reportEnd(this.start);
-      return null;
-    }
-    let k = this.remaining;
-    if (nblocks - n < k) k = nblocks - n;
-    if (max < k) k = max;
-    let block = n + this.start;
-    if (block >= nblocks) block -= nblocks;
-    if (nblocks - block < k) k = nblocks - block;
-    this.next = n + k;
-    this.remaining -= k;
-    this.position = n + k - 1;
-    return { startBlock: block, blocks: k, firstCounter: n, op };
-  }
-
-  /** The size of the next claim (called only when the current one is used up). */
-  private claimBlocks(): number {
-    switch (this.kind) {
-      case KIND_PG14: {
-        const p = this.policy as Extract<ResolvedPolicy, { kind: "pg14" }>;
-        return pg14RampDown(this.chunkBlocks, this.position, this.nblocks, p.rampdownChunks);
-      }
-      case KIND_MUNRO: {
-        const p = this.policy as Extract<ResolvedPolicy, { kind: "munro2020" }>;
-        return munroClaimBlocks(this.claims, this.position, this.nblocks, p.maxChunkBlocks);
-      }
-      case KIND_BATCH:
-        return (this.policy as Extract<ResolvedPolicy, { kind: "batch" }>).blocksPerClaim;
-      default:
-        return 1;
-    }
-  }
-
-  /** Zero the private record; counter policies also set the start block here (pg96 does it in every call). */
-  private startUp(): void {
+  /** Zeroes the private record (first request after scan start or rescan). Returns false for an empty relation. */
+  protected resetPrivate(chunkBlocks: number): boolean {
     this.scanEpoch = this.state.epoch();
-    this.next = 0;
-    this.remaining = 0;
     this.position = 0;
     this.claims = 0;
     this.finished = false;
     this.ended = false;
     this.locks = 0;
     this.atomics = 0;
-    const p = this.policy;
-    this.chunkBlocks =
-      p.kind === "pg14"
-        ? pg14InitialChunk(this.nblocks, p.nchunks, p.maxChunkBlocks)
-        : p.kind === "batch"
-          ? p.blocksPerClaim
-          : 1;
+    this.chunkBlocks = chunkBlocks;
     if (this.nblocks === 0) {
+      // heapgettup returns before any allocator call when the relation is empty
       this.finished = true;
-      return;
+      return false;
     }
-    if (this.kind === KIND_PG96) return;
-    let fetched = INVALID_BLOCK;
-    for (;;) {
-      this.state.lock();
-      this.locks++;
-      let start = this.state.startBlock();
-      if (start === INVALID_BLOCK) {
-        start = this.chooseStart(fetched);
-        if (start === INVALID_BLOCK) {
-          this.state.unlock();
-          fetched = this.fetchLocation();
-          continue;
-        }
-        this.state.setStartBlock(start);
-      }
-      this.state.unlock();
-      this.start = start;
-      return;
-    }
+    return true;
   }
 
   /** The start block to store, or INVALID_BLOCK when the syncscan location must be fetched first (lock released). */
-  private chooseStart(fetched: number): number {
+  protected chooseStart(fetched: number): number {
     const requested = this.state.requestedStartBlock;
     if (requested !== INVALID_BLOCK) return requested;
     if (!this.state.syncscan) return 0;
     return fetched;
   }
 
-  private fetchLocation(): number {
+  /** ss_get_location, through the hook. Called with the lock released. */
+  protected fetchLocation(): number {
     const hook = this.hooks.getStartBlock;
     // Without a syncscan tracker, ss_get_location of a table nobody scanned returns 0.
     const location = hook === undefined ? 0 : hook(this.nblocks);
@@ -412,8 +288,23 @@ class ParticipantImpl implements Participant {
     return location;
   }
 
-  /** heap_parallelscan_nextpage of 9.6-10 (postgres.md 1.2): one block under the lock, phs_cblock semantics. */
-  private nextPg96(): BlockRun | null {
+  protected reportEnd(start: number): void {
+    this.ended = true;
+    this.hooks.onScanEnd?.(start);
+  }
+}
+
+/** pg96: heap_parallelscan_nextpage of 9.6-10 (postgres.md 1.2), one block under the lock, phs_cblock semantics. */
+class CursorParticipant extends ParticipantBase implements Participant {
+  nextBlock(): number {
+    const run = this.nextRun();
+    return run === null ? INVALID_BLOCK : run.startBlock;
+  }
+
+  nextRun(maxBlocks?: number): BlockRun | null {
+    if (maxBlocks !== undefined) checkMaxBlocks(maxBlocks);
+    if (this.scanEpoch !== this.state.epoch() && !this.resetPrivate(1)) return null;
+    if (this.finished) return null;
     const state = this.state;
     const nblocks = this.nblocks;
     let fetched = INVALID_BLOCK;
@@ -458,10 +349,137 @@ class ParticipantImpl implements Participant {
     this.claims++;
     return { startBlock: page, blocks: 1, firstCounter: counter, op: "lock" };
   }
+}
 
-  private reportEnd(start: number): void {
-    this.ended = true;
-    this.hooks.onScanEnd?.(start);
+/**
+ * pg11, batch, munro2020, pg14: claims of counter values (postgres.md 1.3,
+ * 1.4), by atomic fetch-and-add (batch: under the lock), sized by the policy.
+ */
+class CounterParticipant extends ParticipantBase implements Participant {
+  /** Next counter value of the current claim. */
+  private next = 0;
+  /** Counter values left in the current claim, including `next`. */
+  private remaining = 0;
+  private readonly locked: boolean;
+
+  constructor(
+    private readonly policy: Exclude<ResolvedPolicy, { kind: "pg96" }>,
+    state: ScanState,
+    hooks: ScanHooks,
+  ) {
+    super(state, hooks);
+    this.locked = policy.kind === "batch";
+  }
+
+  nextBlock(): number {
+    if (this.remaining > 0 && this.next < this.nblocks && this.scanEpoch === this.state.epoch()) {
+      const n = this.next;
+      this.next = n + 1;
+      this.remaining--;
+      this.position = n;
+      const block = n + this.start;
+      return block >= this.nblocks ? block - this.nblocks : block;
+    }
+    const run = this.nextRun(1);
+    return run === null ? INVALID_BLOCK : run.startBlock;
+  }
+
+  nextRun(maxBlocks?: number): BlockRun | null {
+    const max = maxBlocks === undefined ? Number.POSITIVE_INFINITY : checkMaxBlocks(maxBlocks);
+    if (this.scanEpoch !== this.state.epoch()) this.startUp();
+    if (this.finished) return null;
+    if (this.remaining > 0) return this.runFrom(this.next, max, "none");
+    const size = this.claimBlocks();
+    const n = this.locked ? this.claimUnderLock(size) : this.claimAtomically(size);
+    this.chunkBlocks = size;
+    this.claims++;
+    this.remaining = size;
+    return this.runFrom(n, max, this.locked ? "lock" : "atomic");
+  }
+
+  /** batch: read and advance phs_nallocated under phs_mutex. */
+  private claimUnderLock(size: number): number {
+    this.state.lock();
+    this.locks++;
+    const n = this.state.counter();
+    this.state.setCounter(n + size);
+    this.state.unlock();
+    return n;
+  }
+
+  /** pg11 / munro2020 / pg14: pg_atomic_fetch_add_u64(&phs_nallocated, size). */
+  private claimAtomically(size: number): number {
+    this.atomics++;
+    return this.state.fetchAdd(size);
+  }
+
+  /** Hands out counter values from n on in the current claim (or finishes the participant). */
+  private runFrom(n: number, max: number, op: SharedOp): BlockRun | null {
+    const nblocks = this.nblocks;
+    if (n >= nblocks) {
+      this.finished = true;
+      this.remaining = 0;
+      this.position = n;
+      if (n === nblocks) this.reportEnd(this.start);
+      return null;
+    }
+    let k = this.remaining;
+    if (nblocks - n < k) k = nblocks - n;
+    if (max < k) k = max;
+    let block = n + this.start;
+    if (block >= nblocks) block -= nblocks;
+    if (nblocks - block < k) k = nblocks - block;
+    this.next = n + k;
+    this.remaining -= k;
+    this.position = n + k - 1;
+    return { startBlock: block, blocks: k, firstCounter: n, op };
+  }
+
+  /** The size of the next claim (called only when the current one is used up). */
+  private claimBlocks(): number {
+    const p = this.policy;
+    switch (p.kind) {
+      case "pg14":
+        return pg14RampDown(this.chunkBlocks, this.position, this.nblocks, p.rampdownChunks);
+      case "munro2020":
+        return munroClaimBlocks(this.claims, this.position, this.nblocks, p.maxChunkBlocks);
+      case "batch":
+        return p.blocksPerClaim;
+      default:
+        return 1;
+    }
+  }
+
+  /** table_block_parallelscan_startblock_init (postgres.md 1.4 start-up; 1.3 for pg11). */
+  private startUp(): void {
+    const p = this.policy;
+    const initial =
+      p.kind === "pg14"
+        ? pg14InitialChunk(this.nblocks, p.nchunks, p.maxChunkBlocks)
+        : p.kind === "batch"
+          ? p.blocksPerClaim
+          : 1;
+    this.next = 0;
+    this.remaining = 0;
+    if (!this.resetPrivate(initial)) return;
+    let fetched = INVALID_BLOCK;
+    for (;;) {
+      this.state.lock();
+      this.locks++;
+      let start = this.state.startBlock();
+      if (start === INVALID_BLOCK) {
+        start = this.chooseStart(fetched);
+        if (start === INVALID_BLOCK) {
+          this.state.unlock();
+          fetched = this.fetchLocation();
+          continue;
+        }
+        this.state.setStartBlock(start);
+      }
+      this.state.unlock();
+      this.start = start;
+      return;
+    }
   }
 }
 
@@ -492,7 +510,10 @@ class ParallelScanImpl implements ParallelScan {
   }
 
   join(): Participant {
-    return new ParticipantImpl(this.policy, this.state, this.hooks);
+    const p = this.policy;
+    return p.kind === "pg96"
+      ? new CursorParticipant(this.state, this.hooks)
+      : new CounterParticipant(p, this.state, this.hooks);
   }
 
   rescan(): void {

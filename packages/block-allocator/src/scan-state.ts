@@ -44,10 +44,19 @@ export interface ScanState {
   rescan(): void;
 }
 
+/**
+ * "Invalid" as stored in {@link LocalScanState}'s fields. Storing 0xFFFFFFFF
+ * itself would give those fields V8's double representation, so every block
+ * number read from them would be a boxed number, and the run objects built
+ * from them would change shape and slow every later allocation down (measured:
+ * 95 -> 1.4 M runs/s for pg11 after a pg96 scan in the same process).
+ */
+const UNSET = -1;
+
 /** @internal In-process backing: plain fields, single thread. */
 export class LocalScanState implements ScanState {
-  private startBlockValue = INVALID_BLOCK;
-  private cblockValue = INVALID_BLOCK;
+  private startBlockValue = UNSET;
+  private cblockValue = UNSET;
   private counterValue = 0;
   private epochValue = 0;
   private locked = false;
@@ -70,16 +79,16 @@ export class LocalScanState implements ScanState {
     this.locked = false;
   }
   startBlock(): number {
-    return this.startBlockValue;
+    return this.startBlockValue === UNSET ? INVALID_BLOCK : this.startBlockValue;
   }
   setStartBlock(block: number): void {
-    this.startBlockValue = block;
+    this.startBlockValue = block === INVALID_BLOCK ? UNSET : block;
   }
   cblock(): number {
-    return this.cblockValue;
+    return this.cblockValue === UNSET ? INVALID_BLOCK : this.cblockValue;
   }
   setCblock(block: number): void {
-    this.cblockValue = block;
+    this.cblockValue = block === INVALID_BLOCK ? UNSET : block;
   }
   counter(): number {
     return this.counterValue;
