@@ -1,2 +1,79 @@
-/** @packageDocumentation Scan real files in parallel the way PostgreSQL does (worker_threads, shared-memory block allocator), and report what the device did. */
+/**
+ * @packageDocumentation
+ * Scan real files in parallel the way PostgreSQL does: worker_threads that
+ * take blocks from a shared PostgreSQL-style allocator (`@scanlab/block-allocator`)
+ * and read each block with a synchronous positioned read on their own
+ * read-only descriptor, optionally sharing a start location through a
+ * syncscan tracker (`@scanlab/syncscan`); then report what was read, how
+ * fast, what the page cache held before and after (fincore), and what the
+ * block device did (/proc/diskstats). Node-only.
+ */
+
+/** The npm name of this package. */
 export const PACKAGE_NAME = "@scanlab/file-scan";
+
+export {
+  type BlockWork,
+  type BlockWorkModule,
+  blockChecksum,
+  blockChecksumWords,
+  countNonZeroBytes,
+  countNonZeroBytesWords,
+  FNV_OFFSET_BASIS_32,
+  FNV_PRIME_32,
+  sumBlockChecksums,
+} from "./block-work.js";
+export {
+  type BlockDeviceName,
+  type DeviceDelta,
+  type DeviceKind,
+  type DeviceNumbers,
+  type DeviceProbe,
+  type DeviceReport,
+  type DeviceResolution,
+  DISKSTATS_CAVEAT,
+  DISKSTATS_SECTOR_BYTES,
+  type DiskReadCounters,
+  deviceNumbers,
+  type KernelPaths,
+  probeDevice,
+  readDiskstats,
+  resolveBlockDevice,
+} from "./diskstats.js";
+export { FileScanError, type FileScanErrorCode } from "./errors.js";
+export {
+  type CacheState,
+  COLD_MAX_RESIDENT_FRACTION,
+  classifyCache,
+  type EvictionReport,
+  evictFromPageCache,
+  measureResidency,
+  type Residency,
+  WARM_MIN_RESIDENT_FRACTION,
+} from "./page-cache.js";
+export {
+  type CacheReport,
+  type CoverCheck,
+  type CoverMethod,
+  DEFAULT_BLOCK_BYTES,
+  DEFAULT_PROGRESS_INTERVAL_MS,
+  MAX_BLOCK_BYTES,
+  MAX_COVER_COUNTER_BLOCKS,
+  MAX_WORKERS,
+  type RunSummary,
+  type ScanOptions,
+  type ScanProgress,
+  type ScanResult,
+  type SyncScanOption,
+  scanFile,
+  type WorkerResult,
+  type WorkResult,
+} from "./scan-file.js";
+export {
+  MAX_SCAN_BLOCKS,
+  RELSEG_BLOCKS,
+  type ResolveTargetOptions,
+  resolveTarget,
+  type ScanTarget,
+  type Segment,
+} from "./target.js";

@@ -1,0 +1,75 @@
+/**
+ * Errors a user of this package can cause: a path that does not exist or is a
+ * directory, an empty file, a file they may not read, an option out of range,
+ * a per-block work module that does not load, a read the device refused.
+ * They follow the scanlab convention (DESIGN.md, "Conventions"): one clear
+ * sentence naming what was wrong, `name` set to the class name,
+ * `userError = true` and a stable `code`, so the CLI can recognise them
+ * without importing this package. Programming errors throw plain `Error`s.
+ *
+ * Some situations are not errors but documented results (README, "Bad
+ * input"): a size that is not a whole number of blocks (the partial last
+ * block is read and reported), a file that shrinks during the scan (short
+ * reads are counted and the result says so).
+ */
+
+/** Stable codes of {@link FileScanError}; new codes may be added, existing ones never change meaning. */
+export type FileScanErrorCode =
+  /** The target path does not exist. */
+  | "FILESCAN_NOT_FOUND"
+  /** The target is a directory. */
+  | "FILESCAN_IS_DIRECTORY"
+  /** The target is not a regular file (a device, FIFO or socket). */
+  | "FILESCAN_NOT_A_FILE"
+  /** The target is empty: there is nothing to scan. */
+  | "FILESCAN_EMPTY"
+  /** The process may not open the target (EACCES / EPERM). */
+  | "FILESCAN_PERMISSION_DENIED"
+  /** The target has more blocks than a block number can address (2^32 - 1). */
+  | "FILESCAN_TOO_LARGE"
+  /** A relation segment is larger than the segment size, or the path is not a first segment. */
+  | "FILESCAN_BAD_SEGMENT"
+  /** An option is out of range or of the wrong type. */
+  | "FILESCAN_BAD_OPTION"
+  /** The per-block work module could not be loaded or does not export a function. */
+  | "FILESCAN_BAD_WORK_MODULE"
+  /** The per-block work callback threw. */
+  | "FILESCAN_WORK_FAILED"
+  /** The operating system refused a read (EIO and friends). */
+  | "FILESCAN_READ_FAILED";
+
+/**
+ * A problem a user can cause, with one sentence saying what was wrong.
+ *
+ * @example
+ * ```ts
+ * import { FileScanError, scanFile } from "@scanlab/file-scan";
+ * try {
+ *   await scanFile("/no/such/file");
+ * } catch (e) {
+ *   if (e instanceof FileScanError) console.log(e.code, e.message); // FILESCAN_NOT_FOUND ...
+ * }
+ * ```
+ */
+export class FileScanError extends Error {
+  /** Brand the CLI looks for to print the message and exit with status 2. */
+  readonly userError = true;
+  /** Stable machine-readable code. */
+  readonly code: FileScanErrorCode;
+
+  /** @param code stable code; @param message one sentence naming what was wrong. */
+  constructor(code: FileScanErrorCode, message: string) {
+    super(message);
+    this.name = "FileScanError";
+    this.code = code;
+  }
+}
+
+/** @internal The errno code of a Node system error, or undefined. */
+export function errnoCode(error: unknown): string | undefined {
+  if (typeof error === "object" && error !== null && "code" in error) {
+    const code = (error as { code: unknown }).code;
+    if (typeof code === "string") return code;
+  }
+  return undefined;
+}

@@ -1,0 +1,739 @@
+/**
+ * scanFile: a real parallel sequential scan of a real file, measured.
+ *
+ * The story of one scan, in the order things happen:
+ *
+ * 1. **Target.** The path is resolved to one file or a relation's segment
+ *    files (target.ts); its size is sampled once, as PostgreSQL's leader
+ *    samples phs_nblocks (postgres.md 1.1).
+ * 2. **Cache.** If asked, the files are evicted from the page cache
+ *    (page-cache.ts); then `fincore` measures what is resident. That
+ *    measurement, not the option, decides whether the scan is called cold,
+ *    warm or mixed.
+ * 3. **Shared memory.** The allocator's shared state (createSharedParallelScan
+ *    from @scanlab/block-allocator, with the chosen policy), a control block
+ *    (worker-protocol.ts) and one cover counter per block are created.
+ * 4. **Workers.** N worker_threads start (worker.ts), each opens its own
+ *    read-only descriptors, loads the per-block work, attaches to the
+ *    allocator and the syncscan tracker, and says "ready". Set-up is not
+ *    timed: a PostgreSQL worker's fork and relation open are not part of
+ *    what `iostat` showed either.
+ * 5. **Timed window.** The device counters are sampled (diskstats.ts), the
+ *    start flag is raised, and every worker reads its blocks; progress is
+ *    sampled from shared memory, never sent per block. The window closes when
+ *    the last worker has read its last block (each worker timestamps its own
+ *    first and last read with the process-wide monotonic clock); the device
+ *    counters are sampled again as soon as the main thread hears the last
+ *    worker is done.
+ * 6. **Verdict.** Residency after, the cover counters (every block read
+ *    exactly once?), each worker's runs of consecutive blocks as it actually
+ *    read them, the device's read count and average request size, and
+ *    whether the file changed size underneath.
+ *
+ * An AbortSignal raises the abort flag: workers stop before their next read
+ * and the promise resolves with what was read so far, `aborted: true`.
+ *
+ * All participants are workers; the calling thread only coordinates (in
+ * PostgreSQL the leader also scans unless parallel_leader_participation is
+ * off: count it as one of the workers).
+ */
+import { statSync } from "node:fs";
+import { isAbsolute, resolve as resolvePath } from "node:path";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import {
+  type AllocatorPolicy,
+  createSharedParallelScan,
+  type ResolvedPolicy,
+  resolvePolicy,
+} from "@scanlab/block-allocator";
+import { fileIdentityKey, SharedSyncScanTracker } from "@scanlab/syncscan";
+import { type BlockWork, formatChecksum } from "./block-work.js";
+import { type DeviceReport, type KernelPaths, probeDevice } from "./diskstats.js";
+import { FileScanError } from "./errors.js";
+import {
+  type CacheState,
+  classifyCache,
+  type EvictionReport,
+  evictFromPageCache,
+  measureResidency,
+  type Residency,
+} from "./page-cache.js";
+import { RELSEG_BLOCKS, resolveTarget, type ScanTarget } from "./target.js";
+import {
+  CONTROL_ABORT,
+  CONTROL_PROGRESS_BYTE_OFFSET,
+  CONTROL_START,
+  controlBytes,
+  WORK_CHECKSUM,
+  WORK_COUNT_BYTES,
+  WORK_MODULE,
+  WORK_NONE,
+  type WorkerData,
+  type WorkerMessage,
+  type WorkerTotals,
+} from "./worker-protocol.js";
+
+/** BLCKSZ, PostgreSQL's default block size (pg_config.h; postgres.md assumes it throughout). */
+export const DEFAULT_BLOCK_BYTES = 8192;
+/** Largest block size accepted: 64 MiB (scanlab's bound; PostgreSQL's BLCKSZ goes up to 32 kB). */
+export const MAX_BLOCK_BYTES = 64 * 1024 * 1024;
+/** Most workers accepted: 1024, PostgreSQL's upper bound for max_worker_processes and max_parallel_workers (guc_tables.c, MAX_BACKENDS aside). */
+export const MAX_WORKERS = 1024;
+/** Default progress sampling interval: 100 ms, ten updates a second for a progress bar (scanlab's choice). */
+export const DEFAULT_PROGRESS_INTERVAL_MS = 100;
+/** Above this many blocks (2 TiB at 8 kB) the cover check uses the run lists instead of one byte per block (scanlab's choice: 256 MiB of counters). */
+export const MAX_COVER_COUNTER_BLOCKS = 2 ** 28;
+
+/** The syncscan tracker to share a start location through. */
+export interface SyncScanOption {
+  /** A tracker from `SharedSyncScanTracker.create()`, or its `buffer`. */
+  tracker: SharedSyncScanTracker | SharedArrayBuffer;
+  /** Tracker key of the target; default `fileIdentityKey({ dev, ino })` of the (first) file. */
+  key?: number;
+}
+
+/** Progress of a running scan, as sampled from shared memory. */
+export interface ScanProgress {
+  /** Blocks read so far by each worker. */
+  readonly workerBlocks: readonly number[];
+  /** Sum of workerBlocks. */
+  readonly blocks: number;
+  /** Blocks in the target. */
+  readonly nblocks: number;
+  /** Microseconds since the timed window opened. */
+  readonly elapsedUs: number;
+}
+
+/** How to check that every block was read exactly once. */
+export type CoverMethod = "counter" | "runs" | "none";
+
+/** Options of {@link scanFile}. Every field is optional. */
+export interface ScanOptions {
+  /** Worker threads reading the file, 1 to 1024 (default 1). */
+  workers?: number;
+  /** Allocator policy (default `{ kind: "pg14" }`, PostgreSQL 14 and later). */
+  policy?: AllocatorPolicy;
+  /** Start at this block instead of 0 or the syncscan location (PG19's caller-supplied start block). */
+  startBlock?: number;
+  /** Block size in bytes, 1 to 64 MiB (default 8192). */
+  blockBytes?: number;
+  /** true: `target` is a relation's first segment; false: one file; "auto" (default): a relation when its name is all digits and `<name>.1` exists. */
+  relation?: boolean | "auto";
+  /** Blocks per relation segment (default 131072, RELSEG_SIZE: 1 GB of 8 kB blocks). */
+  segmentBlocks?: number;
+  /** Per-block work (default "none"). */
+  work?: BlockWork;
+  /** Evict the target from the page cache before the scan (default false). */
+  evict?: boolean;
+  /** Share the start location with other scans through a syncscan tracker (the scan then synchronizes). */
+  syncscan?: SyncScanOption;
+  /** Stop promptly; the promise resolves with a partial result marked `aborted`. */
+  signal?: AbortSignal;
+  /** Called about every `progressIntervalMs` during the scan, and once at the end. */
+  onProgress?: (progress: ScanProgress) => void;
+  /** Progress sampling interval in milliseconds (default 100). */
+  progressIntervalMs?: number;
+  /** Keep every run's start and length in the result (default true); counts and sizes are always kept. */
+  recordRuns?: boolean;
+  /** How to verify the cover (default "counter" up to 2^28 blocks, then "runs"). */
+  cover?: CoverMethod;
+  /** @internal Kernel interface paths, for tests. */
+  kernel?: KernelPaths;
+}
+
+/** Sizes of the runs of consecutive blocks one worker read. */
+export interface RunSummary {
+  /** Number of runs. */
+  readonly count: number;
+  /** Shortest run in blocks (0 when the worker read nothing). */
+  readonly minBlocks: number;
+  /** Longest run in blocks. */
+  readonly maxBlocks: number;
+  /** Mean run length in blocks (0 when none). */
+  readonly meanBlocks: number;
+  /** Each run's first block, in the order read (when `recordRuns`). */
+  readonly starts: Uint32Array | null;
+  /** Each run's length in blocks (when `recordRuns`). */
+  readonly lengths: Uint32Array | null;
+}
+
+/** What one worker did. */
+export interface WorkerResult {
+  /** 0-based worker number. */
+  readonly worker: number;
+  /** Blocks read. */
+  readonly blocks: number;
+  /** Bytes read. */
+  readonly bytes: number;
+  /** Times the worker went to the allocator and came back with blocks (claims, split at the wrap). */
+  readonly claims: number;
+  /** Runs of consecutive blocks as read (adjacent claims merge into one run). */
+  readonly runs: RunSummary;
+  /** Shared-memory operations the allocator performed for this worker (PG 9.6 spinlock vs atomics, T4). */
+  readonly ops: { readonly locks: number; readonly atomics: number };
+  /** First read, in microseconds after the window opened. */
+  readonly startUs: number;
+  /** Last read finished, in microseconds after the window opened. */
+  readonly endUs: number;
+  /** Reads that came back short because the file shrank. */
+  readonly shortReads: number;
+  /** What the user's work module's finish() returned (module work only). */
+  readonly finish?: unknown;
+}
+
+/** The result of the per-block work. */
+export type WorkResult =
+  | { readonly kind: "none" }
+  | { readonly kind: "count-bytes" /** Non-zero bytes in the blocks read. */; readonly nonZeroBytes: number }
+  | {
+      readonly kind: "checksum";
+      /** Sum of the per-block checksums mod 2^64 (16 hex digits): independent of order, policy and workers. */
+      readonly checksum: string;
+    }
+  | {
+      readonly kind: "module";
+      /** The module's file URL. */
+      readonly module: string;
+      /** Sum of the numbers the module returned. */
+      readonly total: number;
+    };
+
+/** Whether every block was read exactly once. */
+export interface CoverCheck {
+  /** "counter": one byte per block in a SharedArrayBuffer, incremented by whoever read it; "runs": the workers' run lists, sorted and checked to tile the block range; "none": not checked. */
+  readonly method: CoverMethod;
+  /** Every block read exactly once (false for an aborted scan, or when not checked). */
+  readonly exact: boolean;
+  /** Blocks read exactly once. */
+  readonly readOnce: number;
+  /** Blocks never read. */
+  readonly neverRead: number;
+  /** Blocks read more than once. */
+  readonly readMoreThanOnce: number;
+  /** The first block that was not read exactly once, or null. */
+  readonly firstBadBlock: number | null;
+}
+
+/** Page cache residency before and after, and what that makes the scan. */
+export interface CacheReport {
+  /** cold / warm / mixed from the residency measured before the scan (unknown without fincore). */
+  readonly state: CacheState;
+  /** Residency just before the workers started. */
+  readonly before: Residency;
+  /** Residency just after the scan. */
+  readonly after: Residency;
+  /** What eviction did (requested: false when not asked). */
+  readonly eviction: EvictionReport;
+}
+
+/** Everything {@link scanFile} measured. */
+export interface ScanResult {
+  /** The resolved target (files, sizes, block count). */
+  readonly target: ScanTarget;
+  /** The allocator policy, with defaults filled in. */
+  readonly policy: ResolvedPolicy;
+  /** Number of workers. */
+  readonly workers: number;
+  /** Block size in bytes. */
+  readonly blockBytes: number;
+  /** The block counter value 0 maps to (0, the syncscan location, or `startBlock`). */
+  readonly startBlock: number;
+  /** True when the scan was stopped by its AbortSignal (the numbers are what was read until then). */
+  readonly aborted: boolean;
+  /** Blocks read (all workers). */
+  readonly blocks: number;
+  /** Bytes read (a partial last block counts its real size). */
+  readonly bytes: number;
+  /** The timed window: from the start flag to the end of the last read, in microseconds. */
+  readonly wallUs: number;
+  /** Worker start-up before the window (spawn, open, module load), in microseconds. */
+  readonly setupUs: number;
+  /** bytes / wallUs: megabytes (10^6 bytes, as dd prints them) per second. */
+  readonly mbPerSec: number;
+  /** Per worker. */
+  readonly perWorker: readonly WorkerResult[];
+  /** What the device did in the window, or why that is unknown. */
+  readonly device: DeviceReport;
+  /** Page cache state. */
+  readonly cache: CacheReport;
+  /** Exact-cover verification. */
+  readonly cover: CoverCheck;
+  /** The per-block work's result. */
+  readonly work: WorkResult;
+  /** The syncscan key used, or null without a tracker. */
+  readonly syncscanKey: number | null;
+  /** Reads that came back short (the file shrank during the scan). */
+  readonly shortReads: number;
+  /** The target's size after the scan, in bytes (compare with target.bytes). */
+  readonly bytesAfter: number;
+  /** Sentences about anything unusual (shrunk file, eviction that did not run, residency unknown). */
+  readonly warnings: readonly string[];
+}
+
+function badOption(message: string): FileScanError {
+  return new FileScanError("FILESCAN_BAD_OPTION", message);
+}
+
+function intOption(name: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw badOption(`${name} must be an integer from ${min} to ${max} (got ${String(value)}).`);
+  }
+  return value;
+}
+
+interface ResolvedWork {
+  code: number;
+  module: string | null;
+}
+
+function resolveWork(work: BlockWork | undefined): ResolvedWork {
+  if (work === undefined || work === "none") return { code: WORK_NONE, module: null };
+  if (work === "count-bytes") return { code: WORK_COUNT_BYTES, module: null };
+  if (work === "checksum") return { code: WORK_CHECKSUM, module: null };
+  if (typeof work === "object" && work !== null && typeof work.module === "string" && work.module !== "") {
+    const m = work.module;
+    if (/^[a-z][a-z0-9+.-]*:/i.test(m) && !/^[a-z]:[\\/]/i.test(m)) return { code: WORK_MODULE, module: m };
+    const path = isAbsolute(m) ? m : resolvePath(m);
+    try {
+      statSync(path);
+    } catch {
+      throw new FileScanError(
+        "FILESCAN_BAD_WORK_MODULE",
+        `the per-block work module ${path} does not exist.`,
+      );
+    }
+    return { code: WORK_MODULE, module: pathToFileURL(path).href };
+  }
+  throw badOption(
+    `work must be "none", "count-bytes", "checksum" or { module: "<path or file URL>" } (got ${JSON.stringify(work)}).`,
+  );
+}
+
+function nowUs(): number {
+  return Number(process.hrtime.bigint()) / 1000;
+}
+
+const WORKER_URL = new URL("./worker.js", import.meta.url);
+
+/** The cover verdict from per-block counters. */
+function coverFromCounters(counts: Uint8Array): CoverCheck {
+  let once = 0;
+  let never = 0;
+  let more = 0;
+  let firstBad: number | null = null;
+  for (let b = 0; b < counts.length; b++) {
+    const c = counts[b]!;
+    if (c === 1) once++;
+    else {
+      if (c === 0) never++;
+      else more++;
+      if (firstBad === null) firstBad = b;
+    }
+  }
+  return {
+    method: "counter",
+    exact: never === 0 && more === 0,
+    readOnce: once,
+    neverRead: never,
+    readMoreThanOnce: more,
+    firstBadBlock: firstBad,
+  };
+}
+
+/** The cover verdict from the workers' run lists: sorted by start, they must tile [0, nblocks). */
+function coverFromRuns(nblocks: number, workers: readonly WorkerTotals[]): CoverCheck {
+  const starts: number[] = [];
+  const lengths: number[] = [];
+  for (const w of workers) {
+    if (w.runStarts === null || w.runLengths === null) {
+      return {
+        method: "none",
+        exact: false,
+        readOnce: 0,
+        neverRead: 0,
+        readMoreThanOnce: 0,
+        firstBadBlock: null,
+      };
+    }
+    for (let i = 0; i < w.runCount; i++) {
+      starts.push(w.runStarts[i]!);
+      lengths.push(w.runLengths[i]!);
+    }
+  }
+  const order = starts.map((_, i) => i).sort((a, b) => starts[a]! - starts[b]!);
+  let expected = 0;
+  let never = 0;
+  let more = 0;
+  let firstBad: number | null = null;
+  for (const i of order) {
+    const s = starts[i]!;
+    const e = s + lengths[i]!;
+    if (s > expected) {
+      never += s - expected;
+      if (firstBad === null) firstBad = expected;
+    } else if (s < expected) {
+      more += Math.min(expected, e) - s;
+      if (firstBad === null) firstBad = s;
+    }
+    if (e > expected) expected = e;
+  }
+  if (expected < nblocks) {
+    never += nblocks - expected;
+    if (firstBad === null) firstBad = expected;
+  }
+  return {
+    method: "runs",
+    exact: never === 0 && more === 0,
+    readOnce: nblocks - never - more,
+    neverRead: never,
+    readMoreThanOnce: more,
+    firstBadBlock: firstBad,
+  };
+}
+
+function currentBytes(target: ScanTarget): number {
+  let total = 0;
+  for (const s of target.segments) {
+    try {
+      total += statSync(s.path).size;
+    } catch {
+      // a segment that vanished holds nothing now
+    }
+  }
+  return total;
+}
+
+interface RunningWorker {
+  worker: Worker;
+  ready: Promise<void>;
+  done: Promise<WorkerTotals>;
+  exited: Promise<void>;
+}
+
+function startWorker(data: WorkerData): RunningWorker {
+  // execArgv []: the worker is plain JavaScript; loaders the caller runs under (tsx, vitest) are not needed there.
+  const worker = new Worker(WORKER_URL, { workerData: data, execArgv: [] });
+  let readyResolve!: () => void;
+  let readyReject!: (e: unknown) => void;
+  let doneResolve!: (t: WorkerTotals) => void;
+  let doneReject!: (e: unknown) => void;
+  const ready = new Promise<void>((res, rej) => {
+    readyResolve = res;
+    readyReject = rej;
+  });
+  const done = new Promise<WorkerTotals>((res, rej) => {
+    doneResolve = res;
+    doneReject = rej;
+  });
+  // Both may be rejected without anyone awaiting one of them yet.
+  ready.catch(() => {});
+  done.catch(() => {});
+  const failWith = (e: unknown): void => {
+    readyReject(e);
+    doneReject(e);
+  };
+  worker.on("message", (m: WorkerMessage) => {
+    if (m.type === "ready") readyResolve();
+    else if (m.type === "done") doneResolve(m.totals);
+    else failWith(new FileScanError(m.code, m.message));
+  });
+  worker.on("error", failWith);
+  const exited = new Promise<void>((res) => {
+    worker.on("exit", (code) => {
+      failWith(new Error(`scan worker ${data.index} exited (code ${code}) before finishing.`));
+      res();
+    });
+  });
+  return { worker, ready, done, exited };
+}
+
+/**
+ * Scans a file (or a PostgreSQL relation's segment files) with `workers`
+ * worker threads that take blocks from a shared PostgreSQL-style allocator
+ * and read each one with a synchronous positioned read, and reports what
+ * they read, how fast, what the page cache held and what the device did.
+ *
+ * @param target path of the file, or of a relation's first segment.
+ * @param options workers, policy, block size, work, eviction, syncscan, abort, progress.
+ * @throws {@link FileScanError} for a missing, unreadable, empty or
+ *   non-regular target, a bad option, a work module that does not load or
+ *   throws, or a read error; `AllocatorError` (from
+ *   `@scanlab/block-allocator`) for a bad policy option. Both carry
+ *   `userError = true`.
+ * @example
+ * ```ts
+ * import { scanFile } from "@scanlab/file-scan";
+ *
+ * const r = await scanFile("/var/lib/postgresql/15/main/base/5/16384", {
+ *   workers: 2,
+ *   policy: { kind: "pg14" },
+ *   evict: true,
+ * });
+ * console.log(r.cache.state, r.mbPerSec.toFixed(0), "MB/s", r.cover.exact);
+ * if (r.device.available) console.log(r.device.reads, "reads of", r.device.avgRequestBytes, "bytes");
+ * ```
+ */
+export async function scanFile(target: string, options: ScanOptions = {}): Promise<ScanResult> {
+  if (typeof target !== "string" || target === "") {
+    throw badOption(`the target must be a file path (got ${JSON.stringify(target)}).`);
+  }
+  const workers = intOption("workers", options.workers ?? 1, 1, MAX_WORKERS);
+  const blockBytes = intOption("blockBytes", options.blockBytes ?? DEFAULT_BLOCK_BYTES, 1, MAX_BLOCK_BYTES);
+  const segmentBlocks = intOption("segmentBlocks", options.segmentBlocks ?? RELSEG_BLOCKS, 1, 2 ** 31);
+  const progressIntervalMs = intOption(
+    "progressIntervalMs",
+    options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS,
+    1,
+    3_600_000,
+  );
+  const relation = options.relation ?? "auto";
+  if (relation !== true && relation !== false && relation !== "auto") {
+    throw badOption(`relation must be true, false or "auto" (got ${JSON.stringify(relation)}).`);
+  }
+  if (options.onProgress !== undefined && typeof options.onProgress !== "function") {
+    throw badOption("onProgress must be a function.");
+  }
+  const policy = resolvePolicy(options.policy ?? { kind: "pg14" });
+  const work = resolveWork(options.work);
+  const recordRuns = options.recordRuns ?? true;
+
+  let tracker: SharedArrayBuffer | null = null;
+  if (options.syncscan !== undefined) {
+    const t = options.syncscan.tracker;
+    const buffer = t instanceof SharedSyncScanTracker ? t.buffer : t;
+    SharedSyncScanTracker.attach(buffer); // throws SyncScanError for anything that is not a tracker
+    tracker = buffer;
+  }
+
+  const resolved = resolveTarget(target, { blockBytes, relation, segmentBlocks });
+  const { nblocks } = resolved;
+  const cover: CoverMethod =
+    options.cover ?? (nblocks <= MAX_COVER_COUNTER_BLOCKS ? "counter" : recordRuns ? "runs" : "none");
+  if (cover !== "counter" && cover !== "runs" && cover !== "none") {
+    throw badOption(`cover must be "counter", "runs" or "none" (got ${JSON.stringify(cover)}).`);
+  }
+  if (cover === "counter" && nblocks > MAX_COVER_COUNTER_BLOCKS) {
+    throw badOption(
+      `cover "counter" needs one byte per block, too much for ${nblocks} blocks; use "runs" or "none".`,
+    );
+  }
+  if (cover === "runs" && !recordRuns) throw badOption(`cover "runs" needs recordRuns: true.`);
+  const syncKey =
+    options.syncscan?.key ??
+    (tracker === null ? 0 : fileIdentityKey({ dev: resolved.dev, ino: resolved.ino }));
+  if (!Number.isSafeInteger(syncKey) || syncKey < 0) {
+    throw badOption(`syncscan.key must be a non-negative safe integer (got ${String(syncKey)}).`);
+  }
+  // Checks policy options against the size (createSharedParallelScan throws AllocatorError) before any work.
+  const allocator = createSharedParallelScan(options.policy ?? { kind: "pg14" }, {
+    nblocks,
+    syncscan: tracker !== null,
+    startBlock: options.startBlock,
+  });
+
+  const paths = resolved.segments.map((s) => s.path);
+  const warnings: string[] = [];
+  const signal = options.signal;
+
+  let eviction: EvictionReport = { requested: false, ok: false };
+  if (options.evict === true && !signal?.aborted) {
+    eviction = await evictFromPageCache(paths);
+    if (!eviction.ok && eviction.reason !== undefined) warnings.push(eviction.reason);
+  }
+  const before = await measureResidency(paths);
+  if (!before.known) warnings.push(before.reason);
+  if (eviction.ok && before.known && before.fraction > 0.01) {
+    warnings.push(
+      `after eviction ${(before.fraction * 100).toFixed(1)}% of the file was still resident (pages in use or dirty elsewhere).`,
+    );
+  }
+  const probe = probeDevice(resolved.dev, options.kernel);
+
+  const control = new SharedArrayBuffer(controlBytes(workers));
+  const flags = new Int32Array(control, 0, 2);
+  const progressWords = new Uint32Array(control, CONTROL_PROGRESS_BYTE_OFFSET, workers);
+  const coverBuffer = cover === "counter" ? new SharedArrayBuffer(nblocks) : null;
+
+  const setupStart = nowUs();
+  const running: RunningWorker[] = [];
+  for (let i = 0; i < workers; i++) {
+    running.push(
+      startWorker({
+        index: i,
+        allocator: allocator.buffer,
+        control,
+        cover: coverBuffer,
+        tracker,
+        syncKey,
+        segments: resolved.segments.map((s) => ({ path: s.path })),
+        segmentBlocks: resolved.segmentBlocks,
+        blockBytes,
+        nblocks,
+        lastBlockBytes: resolved.lastBlockBytes,
+        work: work.code,
+        workModule: work.module,
+        recordRuns,
+        pg96: policy.kind === "pg96",
+      }),
+    );
+  }
+
+  let released = false;
+  let windowStart = 0;
+  const release = (): void => {
+    if (released) return;
+    released = true;
+    windowStart = nowUs();
+    Atomics.store(flags, CONTROL_START, 1);
+    Atomics.notify(flags, CONTROL_START);
+  };
+  const abortAll = (): void => {
+    Atomics.store(flags, CONTROL_ABORT, 1);
+    release();
+  };
+  const onAbort = (): void => abortAll();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) abortAll();
+
+  let progressError: unknown = null;
+  const sampleProgress = (): ScanProgress => {
+    const workerBlocks: number[] = new Array<number>(workers);
+    let blocks = 0;
+    for (let i = 0; i < workers; i++) {
+      const v = Atomics.load(progressWords, i);
+      workerBlocks[i] = v;
+      blocks += v;
+    }
+    return { workerBlocks, blocks, nblocks, elapsedUs: released ? nowUs() - windowStart : 0 };
+  };
+  const report = (): void => {
+    if (options.onProgress === undefined || progressError !== null) return;
+    try {
+      options.onProgress(sampleProgress());
+    } catch (error) {
+      progressError = error;
+      abortAll();
+    }
+  };
+
+  let timer: ReturnType<typeof setInterval> | null = null;
+  let devBefore: ReturnType<typeof probe.sample> = null;
+  let totals: WorkerTotals[];
+  try {
+    await Promise.all(running.map((r) => r.ready));
+    devBefore = probe.sample();
+    release();
+    if (options.onProgress !== undefined) timer = setInterval(report, progressIntervalMs);
+    totals = await Promise.all(running.map((r) => r.done));
+  } catch (error) {
+    abortAll();
+    if (timer !== null) clearInterval(timer);
+    signal?.removeEventListener("abort", onAbort);
+    await Promise.all(running.map((r) => r.worker.terminate().then(() => r.exited)));
+    throw error;
+  }
+  const devAfter = probe.sample();
+  const setupUs = windowStart - setupStart;
+  if (timer !== null) clearInterval(timer);
+  signal?.removeEventListener("abort", onAbort);
+  await Promise.all(running.map((r) => r.exited));
+  report();
+  if (progressError !== null) throw progressError;
+
+  const after = await measureResidency(paths);
+  const bytesAfter = currentBytes(resolved);
+
+  let lastEnd = windowStart;
+  let blocks = 0;
+  let bytes = 0;
+  let shortReads = 0;
+  let aborted = signal?.aborted === true;
+  let nonZero = 0;
+  let checksum = 0n;
+  let moduleTotal = 0;
+  const perWorker: WorkerResult[] = totals.map((t, i) => {
+    if (t.endedAtUs > lastEnd) lastEnd = t.endedAtUs;
+    blocks += t.blocks;
+    bytes += t.bytes;
+    shortReads += t.shortReads;
+    if (t.aborted) aborted = true;
+    nonZero += t.nonZeroBytes;
+    checksum += BigInt(t.checksumHi) * 4294967296n + BigInt(t.checksumLo);
+    moduleTotal += t.moduleTotal;
+    const result: WorkerResult = {
+      worker: i,
+      blocks: t.blocks,
+      bytes: t.bytes,
+      claims: t.claims,
+      runs: {
+        count: t.runCount,
+        minBlocks: t.minRunBlocks,
+        maxBlocks: t.maxRunBlocks,
+        meanBlocks: t.runCount === 0 ? 0 : t.blocks / t.runCount,
+        starts: t.runStarts === null ? null : t.runStarts.subarray(0, t.runCount),
+        lengths: t.runLengths === null ? null : t.runLengths.subarray(0, t.runCount),
+      },
+      ops: t.ops,
+      startUs: t.startedAtUs - windowStart,
+      endUs: t.endedAtUs - windowStart,
+      shortReads: t.shortReads,
+    };
+    return work.code === WORK_MODULE ? { ...result, finish: t.moduleFinish } : result;
+  });
+  const wallUs = Math.max(0, lastEnd - windowStart);
+
+  let coverCheck: CoverCheck;
+  if (cover === "counter" && coverBuffer !== null)
+    coverCheck = coverFromCounters(new Uint8Array(coverBuffer));
+  else if (cover === "runs") coverCheck = coverFromRuns(nblocks, totals);
+  else
+    coverCheck = {
+      method: "none",
+      exact: false,
+      readOnce: 0,
+      neverRead: 0,
+      readMoreThanOnce: 0,
+      firstBadBlock: null,
+    };
+
+  if (shortReads > 0 || bytesAfter < resolved.bytes) {
+    warnings.push(
+      `the file shrank during the scan (${resolved.bytes} bytes at the start, ${bytesAfter} after): ${shortReads} block reads came back short.`,
+    );
+  } else if (bytesAfter > resolved.bytes) {
+    warnings.push(
+      `the file grew during the scan (${resolved.bytes} bytes at the start, ${bytesAfter} after); only the first ${resolved.bytes} bytes were scanned.`,
+    );
+  }
+
+  let workResult: WorkResult;
+  if (work.code === WORK_COUNT_BYTES) workResult = { kind: "count-bytes", nonZeroBytes: nonZero };
+  else if (work.code === WORK_CHECKSUM) workResult = { kind: "checksum", checksum: formatChecksum(checksum) };
+  else if (work.code === WORK_MODULE)
+    workResult = { kind: "module", module: work.module!, total: moduleTotal };
+  else workResult = { kind: "none" };
+
+  return {
+    target: resolved,
+    policy,
+    workers,
+    blockBytes,
+    startBlock: allocator.startBlock === 0xffffffff ? 0 : allocator.startBlock,
+    aborted,
+    blocks,
+    bytes,
+    wallUs,
+    setupUs,
+    mbPerSec: wallUs > 0 ? bytes / wallUs : 0,
+    perWorker,
+    device: probe.report(devBefore, devAfter),
+    cache: { state: classifyCache(before), before, after, eviction },
+    cover: coverCheck,
+    work: workResult,
+    syncscanKey: tracker === null ? null : syncKey,
+    shortReads,
+    bytesAfter,
+    warnings,
+  };
+}

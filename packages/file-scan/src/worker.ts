@@ -1,0 +1,315 @@
+/**
+ * One scan worker: a PostgreSQL backend's sequential scan, minus the tuples.
+ *
+ * A parallel seq scan participant in PostgreSQL opens the relation's segment
+ * files itself (md.c, one file descriptor per segment per backend), asks the
+ * shared allocator for its next block (table_block_parallelscan_nextpage,
+ * postgres.md 1.3-1.4), reads that one block with a synchronous positioned
+ * read into a buffer (pread(2) of BLCKSZ bytes, FileRead in fd.c, before
+ * PG17's read streams combined reads), processes it, and asks again. Which
+ * blocks each process reads, in what order and with what gaps, is exactly
+ * what the kernel's readahead sees, so it is what this worker reproduces:
+ *
+ * - its own read-only descriptors (O_RDONLY: the scan never writes,
+ *   truncates or sets timestamps; only the kernel's atime update can happen);
+ * - one `fs.readSync(fd, buffer, 0, blockBytes, position)` per block, into
+ *   one buffer allocated before the scan starts (no allocation, message or
+ *   promise per block: the loop below is the measurement);
+ * - blocks from the shared allocator, claimed as runs (`nextRun`), reported to
+ *   the syncscan tracker as PostgreSQL's participants report what they are
+ *   handed (postgres.md 2.5);
+ * - after each read: the cover counter of the block (Atomics.add, so a block
+ *   read twice at the same moment by two workers still counts 2), the
+ *   progress word (a plain store: aligned 32-bit stores to shared memory
+ *   never tear, ECMA-262 "Shared Memory Guidelines", and progress needs no
+ *   ordering), the per-block work; before each read, the abort flag
+ *   (Atomics.load, a plain load on x86 and ARM64).
+ *
+ * A read that returns fewer bytes than the block held when the scan started
+ * means the file shrank under us: the rest is re-requested until the kernel
+ * returns 0 (end of file), then the block counts as a short read (PostgreSQL
+ * would raise "could not read block"; we finish and report it).
+ */
+import { closeSync, constants, openSync, readSync } from "node:fs";
+import { parentPort, workerData } from "node:worker_threads";
+import { attachSharedParallelScan, type ScanHooks } from "@scanlab/block-allocator";
+import { parallelSyncScanHooks, SharedSyncScanTracker } from "@scanlab/syncscan";
+import { blockChecksumWords, countNonZeroBytesWords } from "./block-work.js";
+import { errnoCode, type FileScanErrorCode } from "./errors.js";
+import {
+  CONTROL_ABORT,
+  CONTROL_PROGRESS_BYTE_OFFSET,
+  CONTROL_START,
+  WORK_CHECKSUM,
+  WORK_COUNT_BYTES,
+  WORK_MODULE,
+  type WorkerData,
+  type WorkerMessage,
+  type WorkerTotals,
+} from "./worker-protocol.js";
+
+/** Initial capacity of the run list (doubles as needed). */
+const INITIAL_RUN_CAPACITY = 1024;
+/** 2^32, for the carry of the 64-bit checksum sum. */
+const TWO_POW_32 = 4294967296;
+
+function nowUs(): number {
+  return Number(process.hrtime.bigint()) / 1000;
+}
+
+function post(message: WorkerMessage, transfer: ArrayBuffer[] = []): void {
+  parentPort!.postMessage(message, transfer);
+}
+
+function fail(code: FileScanErrorCode, message: string): void {
+  post({ type: "error", code, message });
+}
+
+async function loadModule(
+  url: string,
+): Promise<{ fn: (bytes: Uint8Array, block: number) => unknown; finish: (() => unknown) | null } | string> {
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(url)) as Record<string, unknown>;
+  } catch (error) {
+    return `the per-block work module ${url} could not be loaded: ${(error as Error).message.split("\n")[0]}`;
+  }
+  const fn = mod.default;
+  if (typeof fn !== "function") {
+    return `the per-block work module ${url} must have a default export that is a function (bytes, blockNumber).`;
+  }
+  const finish = typeof mod.finish === "function" ? (mod.finish as () => unknown) : null;
+  return { fn: fn as (bytes: Uint8Array, block: number) => unknown, finish };
+}
+
+async function main(): Promise<void> {
+  const data = workerData as WorkerData;
+  const { index, blockBytes, nblocks, lastBlockBytes, segmentBlocks, work, recordRuns } = data;
+
+  // Per-block work module, loaded before the timed window.
+  let moduleFn: ((bytes: Uint8Array, block: number) => unknown) | null = null;
+  let moduleFinish: (() => unknown) | null = null;
+  if (work === WORK_MODULE && data.workModule !== null) {
+    const loaded = await loadModule(data.workModule);
+    if (typeof loaded === "string") {
+      fail("FILESCAN_BAD_WORK_MODULE", loaded);
+      return;
+    }
+    moduleFn = loaded.fn;
+    moduleFinish = loaded.finish;
+  }
+
+  // Own read-only descriptors, one per segment, as a backend's md.c opens them.
+  const fds: number[] = [];
+  for (const segment of data.segments) {
+    try {
+      fds.push(openSync(segment.path, constants.O_RDONLY));
+    } catch (error) {
+      for (const fd of fds) closeSync(fd);
+      const code = errnoCode(error);
+      if (code === "EACCES" || code === "EPERM") {
+        fail(
+          "FILESCAN_PERMISSION_DENIED",
+          `${segment.path} cannot be opened for reading: permission denied.`,
+        );
+      } else if (code === "ENOENT") {
+        fail("FILESCAN_NOT_FOUND", `${segment.path} disappeared before the scan started.`);
+      } else {
+        fail("FILESCAN_READ_FAILED", `${segment.path} cannot be opened: ${(error as Error).message}`);
+      }
+      return;
+    }
+  }
+
+  let hooks: ScanHooks = {};
+  let onRun: ((firstBlock: number, blocks: number) => boolean) | null = null;
+  if (data.tracker !== null) {
+    const tracker = SharedSyncScanTracker.attach(data.tracker);
+    const h = parallelSyncScanHooks(tracker, { key: data.syncKey, nblocks, sync: true });
+    hooks = h;
+    onRun = h.onRun;
+  }
+  const me = attachSharedParallelScan(data.allocator, { hooks }).join();
+
+  // The one buffer: 4-byte aligned so the checksum and byte counting can read words.
+  const storage = new ArrayBuffer(Math.ceil(blockBytes / 4) * 4);
+  const bytes = new Uint8Array(storage, 0, blockBytes);
+  const words = new Uint32Array(storage);
+  const lastBytes = new Uint8Array(storage, 0, lastBlockBytes);
+  const flags = new Int32Array(data.control, 0, 2);
+  const progress = new Uint32Array(data.control, CONTROL_PROGRESS_BYTE_OFFSET + 4 * index, 1);
+  const cover = data.cover === null ? null : new Uint8Array(data.cover);
+  const lastBlock = nblocks - 1;
+
+  let runStarts = recordRuns ? new Uint32Array(INITIAL_RUN_CAPACITY) : null;
+  let runLengths = recordRuns ? new Uint32Array(INITIAL_RUN_CAPACITY) : null;
+  let runCount = 0;
+  let minRun = 0;
+  let maxRun = 0;
+  let curStart = -1;
+  let curLen = 0;
+  const closeRun = (): void => {
+    if (curLen === 0) return;
+    if (runCount === 0 || curLen < minRun) minRun = curLen;
+    if (curLen > maxRun) maxRun = curLen;
+    if (runStarts !== null && runLengths !== null) {
+      if (runCount === runStarts.length) {
+        const s = new Uint32Array(runCount * 2);
+        s.set(runStarts);
+        runStarts = s;
+        const l = new Uint32Array(runCount * 2);
+        l.set(runLengths);
+        runLengths = l;
+      }
+      runStarts[runCount] = curStart;
+      runLengths[runCount] = curLen;
+    }
+    runCount++;
+    curLen = 0;
+  };
+
+  let blocksRead = 0;
+  let bytesRead = 0;
+  let claims = 0;
+  let shortReads = 0;
+  let firstShortBlock = -1;
+  let aborted = false;
+  let nonZero = 0;
+  let sumLo = 0;
+  let sumHi = 0;
+  let moduleTotal = 0;
+  let block = -1;
+  let inModule = false;
+
+  post({ type: "ready" });
+  Atomics.wait(flags, CONTROL_START, 0);
+  const startedAtUs = nowUs();
+
+  try {
+    scan: for (;;) {
+      if (Atomics.load(flags, CONTROL_ABORT) !== 0) {
+        aborted = true;
+        break;
+      }
+      const run = me.nextRun();
+      if (run === null) break;
+      claims++;
+      // pg96: the call that made the end-of-scan report does not report its own block (postgres.md 1.2 step 5).
+      if (onRun !== null && !(data.pg96 && me.endedScan)) onRun(run.startBlock, run.blocks);
+      block = run.startBlock;
+      const end = block + run.blocks;
+      if (block !== curStart + curLen) {
+        closeRun();
+        curStart = block;
+      }
+      while (block < end) {
+        const seg = Math.floor(block / segmentBlocks);
+        const fd = fds[seg]!;
+        let pos = (block - seg * segmentBlocks) * blockBytes;
+        const segEnd = Math.min(end, (seg + 1) * segmentBlocks);
+        for (; block < segEnd; block++, pos += blockBytes) {
+          if (Atomics.load(flags, CONTROL_ABORT) !== 0) {
+            aborted = true;
+            break scan;
+          }
+          const want = block === lastBlock ? lastBlockBytes : blockBytes;
+          let got = readSync(fd, bytes, 0, want, pos);
+          if (got !== want) {
+            // The file shrank (or a rare short read): ask for the rest until end of file.
+            while (got < want) {
+              const n = readSync(fd, bytes, got, want - got, pos + got);
+              if (n === 0) break;
+              got += n;
+            }
+            if (got < want) {
+              shortReads++;
+              if (firstShortBlock < 0) firstShortBlock = block;
+            }
+          }
+          bytesRead += got;
+          blocksRead++;
+          curLen++;
+          if (cover !== null) Atomics.add(cover, block, 1);
+          progress[0] = blocksRead; // a plain aligned store cannot tear; the main thread reads it with Atomics.load
+          if (work !== 0) {
+            if (work === WORK_CHECKSUM) {
+              sumLo += blockChecksumWords(bytes, words, got, block);
+              if (sumLo >= TWO_POW_32) {
+                sumLo -= TWO_POW_32;
+                sumHi++;
+              }
+            } else if (work === WORK_COUNT_BYTES) {
+              nonZero += countNonZeroBytesWords(bytes, words, got);
+            } else if (moduleFn !== null) {
+              const view =
+                got === blockBytes ? bytes : got === lastBlockBytes ? lastBytes : bytes.subarray(0, got);
+              inModule = true;
+              const r = moduleFn(view, block);
+              inModule = false;
+              if (typeof r === "number") moduleTotal += r;
+            }
+          }
+        }
+      }
+    }
+  } catch (error) {
+    for (const fd of fds) closeSync(fd);
+    Atomics.store(flags, CONTROL_ABORT, 1); // the others stop too
+    const code = errnoCode(error);
+    if (inModule) {
+      fail(
+        "FILESCAN_WORK_FAILED",
+        `the per-block work module threw on block ${block}: ${(error as Error).message}`,
+      );
+    } else {
+      fail(
+        "FILESCAN_READ_FAILED",
+        `reading block ${block} failed: ${(error as Error).message.split("\n")[0]}${code === undefined ? "" : ` (${code})`}.`,
+      );
+    }
+    return;
+  }
+  const endedAtUs = nowUs();
+  closeRun();
+  for (const fd of fds) closeSync(fd);
+
+  let finishValue: unknown;
+  if (moduleFinish !== null) {
+    try {
+      finishValue = moduleFinish();
+    } catch (error) {
+      fail("FILESCAN_WORK_FAILED", `the per-block work module's finish() threw: ${(error as Error).message}`);
+      return;
+    }
+  }
+
+  const totals: WorkerTotals = {
+    blocks: blocksRead,
+    bytes: bytesRead,
+    claims,
+    runCount,
+    minRunBlocks: minRun,
+    maxRunBlocks: maxRun,
+    runStarts,
+    runLengths,
+    shortReads,
+    firstShortBlock,
+    startedAtUs,
+    endedAtUs,
+    ops: me.opsPerformed,
+    aborted,
+    nonZeroBytes: nonZero,
+    checksumLo: sumLo,
+    checksumHi: sumHi,
+    moduleTotal,
+    moduleFinish: finishValue,
+  };
+  const transfer: ArrayBuffer[] = [];
+  if (runStarts !== null) transfer.push((runStarts as Uint32Array).buffer as ArrayBuffer);
+  if (runLengths !== null) transfer.push((runLengths as Uint32Array).buffer as ArrayBuffer);
+  post({ type: "done", totals }, transfer);
+}
+
+main().catch((error: unknown) => {
+  fail("FILESCAN_READ_FAILED", `the scan worker failed: ${(error as Error).message}`);
+});

@@ -1,0 +1,2 @@
+// A module without a default export: not a valid per-block work module.
+export const notAFunction = 42;
