@@ -1,2 +1,86 @@
-/** @packageDocumentation What the OS reads when a process reads a page: a page-cache model and Linux, FreeBSD UFS, Windows and direct-I/O readahead models. */
+/**
+ * What the OS reads when a process reads a page: one page cache for a whole
+ * simulated machine, and readahead models that decide, read by read, which
+ * device reads happen: Linux (≤6.9 and ≥6.10 rules), FreeBSD UFS (≤12 and
+ * ≥13), the Windows Cache Manager (low confidence) and direct I/O. Plus the
+ * small scan harness that reproduces the prediction tables of
+ * readahead.md §5. Node-only tools that hold the Linux model against the
+ * real kernel live in `@scanlab/readahead/node`.
+ *
+ * @packageDocumentation
+ */
+export {
+  createReadaheadModel,
+  OS_PRESETS,
+  type OsPresetName,
+  type ReadaheadModelSpec,
+} from "./create-model.js";
+export { DirectIo, type DirectIoOptions, directIo } from "./direct-io.js";
+export { ReadaheadError, type ReadaheadErrorCode } from "./errors.js";
+export {
+  FreeBsdOpenFile,
+  type FreeBsdOpenOptions,
+  type FreeBsdUfsOptions,
+  FreeBsdUfsReadahead,
+  type FreeBsdVersion,
+  freebsdUfsReadahead,
+} from "./freebsd-ufs.js";
+export {
+  LinuxOpenFile,
+  type LinuxOptions,
+  LinuxReadahead,
+  type LinuxReadLoop,
+  type LinuxVersion,
+  linuxInitRaSize,
+  linuxNextRaSize,
+  linuxReadahead,
+} from "./linux.js";
+export {
+  type DeviceRead,
+  type FadviseAdvice,
+  type IoTally,
+  type ModelConfidence,
+  type OpenFile,
+  type OpenOptions,
+  PAGE_BYTES,
+  type PendingRead,
+  type QuietRun,
+  type ReadaheadModel,
+  type ReadOutcome,
+  type SubmitIo,
+} from "./model.js";
+export {
+  type CachedRun,
+  PageCache,
+  type PageCacheOptions,
+  type PageCacheStats,
+  type PageInfo,
+  type PageState,
+  type RunInfo,
+} from "./page-cache.js";
+export {
+  KNOWN_DIVERGENCES,
+  type KnownDivergence,
+  PREDICTION_TABLES,
+  type PredictionRow,
+  reproducePredictionTables,
+} from "./prediction-tables.js";
+export {
+  type HarnessDevice,
+  type HarnessIo,
+  mulberry32,
+  type ScanHarnessOptions,
+  type ScanPattern,
+  type ScanResult,
+  simulateScan,
+} from "./scan-harness.js";
+export {
+  WindowsOpenFile,
+  type WindowsOpenOptions,
+  type WindowsOptions,
+  WindowsReadahead,
+  windowsReadahead,
+} from "./windows.js";
+
+/** The package name. */
 export const PACKAGE_NAME = "@scanlab/readahead";

@@ -1,0 +1,67 @@
+/**
+ * Errors a user of this package can cause: a negative size, an unknown
+ * version string, an unknown model name, a file the kernel measurement tool
+ * cannot use. They follow the scanlab convention (DESIGN.md, "Conventions"):
+ * one clear sentence naming what was wrong, `name` set to the class name,
+ * `userError = true` and a stable `code`, so the CLI recognises them without
+ * importing this package. Programming errors (reading past a file's end,
+ * resuming a finished read) throw plain `RangeError`s.
+ */
+
+/** Stable codes of {@link ReadaheadError}; new codes may be added, existing ones never change meaning. */
+export type ReadaheadErrorCode =
+  | "READAHEAD_BAD_PARAMETER"
+  | "READAHEAD_UNKNOWN_VERSION"
+  | "READAHEAD_UNKNOWN_MODEL"
+  | "READAHEAD_MEASUREMENT_UNAVAILABLE";
+
+/**
+ * A user error with one sentence saying what was wrong.
+ *
+ * @example
+ * ```ts
+ * import { ReadaheadError, linuxReadahead, PageCache } from "@scanlab/readahead";
+ * try {
+ *   linuxReadahead(new PageCache(), { version: "5.x" as never });
+ * } catch (e) {
+ *   if (e instanceof ReadaheadError) console.log(e.code, e.message);
+ *   // READAHEAD_UNKNOWN_VERSION Linux readahead version "5.x" is unknown; use "<=6.9" or ">=6.10".
+ * }
+ * ```
+ */
+export class ReadaheadError extends Error {
+  /** Brand the CLI looks for to print the message and exit with status 2. */
+  readonly userError = true;
+  /** Stable machine-readable code. */
+  readonly code: ReadaheadErrorCode;
+
+  /** @param code stable code; @param message one sentence naming what was wrong. */
+  constructor(code: ReadaheadErrorCode, message: string) {
+    super(message);
+    this.name = "ReadaheadError";
+    this.code = code;
+  }
+}
+
+/** Throws a {@link ReadaheadError} unless `value` is a finite number >= `min` (and an integer when asked). */
+export function checkNumber(
+  what: string,
+  value: unknown,
+  opts: { min?: number; integer?: boolean; allowInfinity?: boolean } = {},
+): number {
+  const min = opts.min ?? 0;
+  const ok =
+    typeof value === "number" &&
+    !Number.isNaN(value) &&
+    (Number.isFinite(value) || (opts.allowInfinity === true && value === Number.POSITIVE_INFINITY)) &&
+    value >= min &&
+    (opts.integer !== true || !Number.isFinite(value) || Number.isInteger(value));
+  if (!ok) {
+    const kind = opts.integer === true ? "an integer" : "a number";
+    throw new ReadaheadError(
+      "READAHEAD_BAD_PARAMETER",
+      `${what} must be ${kind} >= ${min}, got ${JSON.stringify(value) ?? String(value)}.`,
+    );
+  }
+  return value as number;
+}

@@ -1,0 +1,420 @@
+/**
+ * Holding the `linux` model against the real kernel of the machine it runs
+ * on (Node-only; the CLI exposes it as part of `calibrate`).
+ *
+ * 1. Create a test file in a temporary directory on the file system under
+ *    test, write it, sync it, read it once (so the file system's own
+ *    metadata, e.g. ext4 extent blocks, is cached and stays out of the
+ *    counts), and measure the CPU cost of a cached 8 kB read.
+ * 2. Ramp: drop the file from the page cache, read 8 kB blocks one by one
+ *    from block 0 (and again from the middle of the file) and count the
+ *    resident pages with `fincore` after each read: the initial window and
+ *    how it grows.
+ * 3. Patterns: for each, drop the file, note `/proc/diskstats` of the
+ *    device and this process's `read_bytes`, play the pattern with worker
+ *    threads, let the last readahead land, and note them again. Other
+ *    programs on the machine read from the same device: their share of the
+ *    bytes is what the device read beyond this process's `read_bytes`
+ *    (exact). A run where they read more than 2% of its bytes is played
+ *    again (up to `attempts` times) and the quietest run is kept; what
+ *    remains of their requests is estimated at the run's own average size.
+ *    On a shared machine this matters: while this package was built, other
+ *    programs' sequential reads once doubled a pattern's request count.
+ * 4. Play the same ramps and patterns through the model with the machine's
+ *    parameters (kernel line from `os.release()`, the device's
+ *    `read_ahead_kb` and `max_sectors_kb`, large folios by file system), the
+ *    measured CPU cost, and a device timed from the sequential and random
+ *    runs.
+ */
+import { closeSync, fsyncSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
+import { release, tmpdir } from "node:os";
+import { join } from "node:path";
+import { ReadaheadError } from "../errors.js";
+import type { ScanPattern } from "../scan-harness.js";
+import { runRealPattern } from "./access-patterns.js";
+import {
+  type BlockDevice,
+  type DiskReadCounters,
+  processReadBytes,
+  readDiskstats,
+  resolveBlockDevice,
+} from "./block-device.js";
+import {
+  largeFoliosFor,
+  linuxLineOfRelease,
+  type MachineParameters,
+  modelPattern,
+  modelRamp,
+} from "./compare.js";
+import { evictFile, residentPages, sleepMs } from "./page-cache-tools.js";
+
+/** A named access pattern of the kernel comparison. */
+export interface KernelPattern {
+  /** Short name ("stride 2", "chunk 64 x4"). */
+  name: string;
+  /** What the readers do. */
+  pattern: ScanPattern;
+}
+
+/**
+ * The patterns of the comparison: one sequential reader; stride 2 and 4;
+ * chunks of 16, 64, 256 and 8192 blocks with 2 and 4 readers; random 8 kB reads.
+ */
+export const KERNEL_PATTERNS: readonly KernelPattern[] = [
+  { name: "sequential", pattern: { kind: "sequential" } },
+  { name: "stride 2", pattern: { kind: "stride", processes: 2 } },
+  { name: "stride 4", pattern: { kind: "stride", processes: 4 } },
+  ...[16, 64, 256, 8192].flatMap((c) =>
+    [2, 4].map((n) => ({
+      name: `chunk ${c} x${n}`,
+      pattern: { kind: "chunk", processes: n, chunkBlocks: c } as ScanPattern,
+    })),
+  ),
+  { name: "random 8k", pattern: { kind: "random", reads: 3000, seed: 7 } },
+];
+
+/** Kernel and model side by side for one pattern. */
+export interface PatternComparison {
+  /** Pattern name. */
+  name: string;
+  /** The pattern. */
+  pattern: ScanPattern;
+  /** What the device did. */
+  kernel: {
+    /** Read requests completed on the device during the run, minus the estimated background. */
+    requests: number;
+    /** Bytes this process read from the device (`/proc/self/io` read_bytes). */
+    bytes: number;
+    /** Average request (KiB): bytes / requests. */
+    avgKiB: number;
+    /** Requests the block layer merged into others. */
+    merged: number;
+    /** Requests attributed to other programs and subtracted (estimated; 0 in a quiet run). */
+    backgroundRequests: number;
+    /** Bytes the device read for other programs during the run (device bytes minus this process's). */
+    backgroundBytes: number;
+    /** Wall time (µs). */
+    elapsedUs: number;
+  };
+  /** What the model did with the machine's parameters. */
+  model: {
+    /** Device reads. */
+    ios: number;
+    /** Average device read (KiB). */
+    avgKiB: number;
+    /** Share issued synchronously. */
+    syncFraction: number;
+  };
+  /** model avgKiB / kernel avgKiB - 1. */
+  gap: number;
+}
+
+/** Resident pages after each read of a cold sequential ramp. */
+export interface RampComparison {
+  /** First block read. */
+  startBlock: number;
+  /** `fincore` after each read. */
+  kernel: number[];
+  /** The model after each read. */
+  model: number[];
+  /** Same numbers. */
+  identical: boolean;
+}
+
+/** A complete kernel-versus-model measurement (also the shape of the committed fixture). */
+export interface KernelMeasurement {
+  /** ISO date of the measurement. */
+  measuredAt: string;
+  /** Machine parameters the model used. */
+  machine: MachineParameters;
+  /** Device details. */
+  device: { name: string; majorMinor: string; maxSegments: number };
+  /** Ramps. */
+  ramps: RampComparison[];
+  /** Patterns. */
+  patterns: PatternComparison[];
+}
+
+/** Options of {@link measureKernelReadahead}. */
+export interface KernelMeasurementOptions {
+  /** A directory on the file system to test (a temporary directory is made inside). Default: os.tmpdir(). */
+  dir?: string;
+  /** Test file size in MiB. Default 1024 (big enough that other programs' reads are small beside it). */
+  fileMiB?: number;
+  /** Patterns. Default {@link KERNEL_PATTERNS}. */
+  patterns?: readonly KernelPattern[];
+  /** Reads per ramp. Default 24. */
+  rampReads?: number;
+  /** Runs per pattern at most, to find one that other programs left alone. Default 4. */
+  attempts?: number;
+  /** Progress lines. */
+  log?: (line: string) => void;
+}
+
+/** A run is quiet when other programs read at most this share of its bytes from the device. */
+const QUIET_FRACTION = 0.02;
+
+function delta(a: DiskReadCounters, b: DiskReadCounters): DiskReadCounters {
+  return {
+    reads: b.reads - a.reads,
+    readsMerged: b.readsMerged - a.readsMerged,
+    sectorsRead: b.sectorsRead - a.sectorsRead,
+    readMs: b.readMs - a.readMs,
+  };
+}
+
+/** Checks that everything the measurement needs works here; returns the device or throws a ReadaheadError saying what is missing. */
+export function checkKernelMeasurementPossible(dir: string = tmpdir()): BlockDevice {
+  if (process.platform !== "linux") {
+    throw new ReadaheadError("READAHEAD_MEASUREMENT_UNAVAILABLE", "Measuring kernel readahead needs Linux.");
+  }
+  const dev = resolveBlockDevice(dir);
+  readDiskstats(dev.name);
+  if (Number.isNaN(processReadBytes())) {
+    throw new ReadaheadError(
+      "READAHEAD_MEASUREMENT_UNAVAILABLE",
+      "/proc/self/io is not readable (kernel without task I/O accounting).",
+    );
+  }
+  const probeDir = mkdtempSync(join(dir, "scanlab-ra-probe-"));
+  try {
+    const f = join(probeDir, "probe");
+    const fd = openSync(f, "w");
+    writeSync(fd, new Uint8Array(1 << 20).fill(0x5a));
+    fsyncSync(fd);
+    closeSync(fd);
+    residentPages(f);
+    const left = evictFile(f);
+    if (left !== 0) {
+      throw new ReadaheadError(
+        "READAHEAD_MEASUREMENT_UNAVAILABLE",
+        `Dropping a file from the page cache does not work here (${left} pages stayed resident).`,
+      );
+    }
+  } finally {
+    rmSync(probeDir, { recursive: true, force: true });
+  }
+  return dev;
+}
+
+/**
+ * Measures the real kernel's readahead on this machine and plays the same
+ * patterns through the `linux` model.
+ *
+ * @example
+ * ```ts
+ * import { measureKernelReadahead, formatKernelMeasurement } from "@scanlab/readahead/node";
+ * const m = await measureKernelReadahead({ dir: "/var/lib/postgresql", fileMiB: 1024 });
+ * console.log(formatKernelMeasurement(m));
+ * ```
+ */
+export async function measureKernelReadahead(
+  options: KernelMeasurementOptions = {},
+): Promise<KernelMeasurement> {
+  const log = options.log ?? (() => {});
+  const dir = options.dir ?? tmpdir();
+  const dev = checkKernelMeasurementPossible(dir);
+  const fileMiB = options.fileMiB ?? 1024;
+  const blocks = fileMiB * 128;
+  const rampReads = options.rampReads ?? 24;
+  const patterns = options.patterns ?? KERNEL_PATTERNS;
+  const work = mkdtempSync(join(dir, "scanlab-ra-"));
+  const path = join(work, "table");
+  try {
+    // 1. The file, written, synced, read once; CPU per cached block.
+    log(`writing ${fileMiB} MiB test file on ${dev.name} (${dev.fsType})`);
+    const fd = openSync(path, "w");
+    const chunk = new Uint8Array(1 << 20);
+    for (let i = 0; i < fileMiB; i++) {
+      chunk.fill((i * 31 + 7) & 0xff);
+      writeSync(fd, chunk);
+    }
+    fsyncSync(fd);
+    closeSync(fd);
+    const rfd = openSync(path, "r");
+    const buf = new Uint8Array(8192);
+    for (let b = 0; b < blocks; b++) readSync(rfd, buf, 0, 8192, b * 8192);
+    const hot = Math.min(blocks, 50_000);
+    const t0 = performance.now();
+    for (let b = 0; b < hot; b++) readSync(rfd, buf, 0, 8192, b * 8192);
+    const cpuUsPerBlock = ((performance.now() - t0) * 1000) / hot;
+    closeSync(rfd);
+
+    // 2. Ramps.
+    const ramps: { startBlock: number; kernel: number[] }[] = [];
+    for (const startBlock of [0, Math.floor(blocks / 2)]) {
+      if (evictFile(path) !== 0)
+        throw new ReadaheadError("READAHEAD_MEASUREMENT_UNAVAILABLE", "The test file stayed cached.");
+      const f = openSync(path, "r");
+      const kernel: number[] = [];
+      for (let i = 0; i < rampReads; i++) {
+        readSync(f, buf, 0, 8192, (startBlock + i) * 8192);
+        sleepMs(20);
+        kernel.push(residentPages(path));
+      }
+      closeSync(f);
+      ramps.push({ startBlock, kernel });
+      log(`ramp from block ${startBlock}: ${kernel.join(" ")}`);
+    }
+
+    // 3. Patterns: repeat a run that other programs disturbed, keep the quietest.
+    const attempts = options.attempts ?? 4;
+    const measured: {
+      kp: KernelPattern;
+      requests: number;
+      bytes: number;
+      merged: number;
+      background: number;
+      backgroundBytes: number;
+      elapsedUs: number;
+    }[] = [];
+    for (const kp of patterns) {
+      let best: (typeof measured)[number] | null = null;
+      for (let attempt = 0; attempt < attempts; attempt++) {
+        if (evictFile(path) !== 0) {
+          throw new ReadaheadError("READAHEAD_MEASUREMENT_UNAVAILABLE", "The test file stayed cached.");
+        }
+        const before = readDiskstats(dev.name);
+        const bytes0 = processReadBytes();
+        const run = await runRealPattern(path, blocks, kp.pattern);
+        sleepMs(100);
+        const d = delta(before, readDiskstats(dev.name));
+        const bytes = processReadBytes() - bytes0;
+        const noiseBytes = Math.max(0, d.sectorsRead * 512 - bytes);
+        // Other programs' requests, if any: counted at the size of this run's own average
+        // request (an estimate; a quiet run needs none).
+        const ownAvg = bytes / Math.max(1, d.reads);
+        const background = Math.min(d.reads - 1, Math.round(noiseBytes / Math.max(ownAvg, 4096)));
+        const m = {
+          kp,
+          requests: Math.max(1, d.reads - background),
+          bytes,
+          merged: d.readsMerged,
+          background,
+          backgroundBytes: noiseBytes,
+          elapsedUs: run.elapsedUs,
+        };
+        if (best === null || m.backgroundBytes < best.backgroundBytes) best = m;
+        if (noiseBytes <= QUIET_FRACTION * bytes) break;
+        log(`${kp.name}: ${(noiseBytes / 1048576).toFixed(1)} MiB read by other programs, measuring again`);
+      }
+      measured.push(best!);
+      log(
+        `${kp.name}: ${best!.requests} requests, ${(best!.bytes / 1024 / best!.requests).toFixed(1)} KiB avg ` +
+          `(${best!.background} background requests subtracted, ${best!.merged} merged, ${(best!.elapsedUs / 1000).toFixed(0)} ms)`,
+      );
+    }
+
+    // 4. The model on the machine's parameters.
+    const seq = measured.find((m) => m.kp.pattern.kind === "sequential");
+    const rnd = measured.find((m) => m.kp.pattern.kind === "random");
+    const maxBytesPerUs = seq !== undefined ? seq.bytes / seq.elapsedUs : 1500;
+    const usPerKiB = 1024 / maxBytesPerUs;
+    const randomLatency =
+      rnd !== undefined && rnd.kp.pattern.kind === "random"
+        ? rnd.elapsedUs / rnd.kp.pattern.reads - cpuUsPerBlock
+        : 100;
+    const line = linuxLineOfRelease(release());
+    const machine: MachineParameters = {
+      kernelRelease: release(),
+      version: line.version,
+      readLoop: line.readLoop,
+      readAheadKb: dev.readAheadKb,
+      maxSectorsKb: dev.maxSectorsKb,
+      fsType: dev.fsType,
+      largeFolios: largeFoliosFor(dev.fsType, release()),
+      cpuUsPerBlock: round3(cpuUsPerBlock),
+      device: {
+        baseUs: round3(Math.max(1, randomLatency - 8 * usPerKiB)),
+        usPerKiB: round3(usPerKiB),
+        maxBytesPerUs: round3(maxBytesPerUs),
+      },
+      fileBlocks: blocks,
+    };
+    log(`model: ${JSON.stringify(machine)}`);
+    return compareMeasurement(
+      {
+        measuredAt: new Date().toISOString(),
+        machine,
+        device: { name: dev.name, majorMinor: dev.majorMinor, maxSegments: dev.maxSegments },
+        ramps: ramps.map((r) => ({
+          startBlock: r.startBlock,
+          kernel: r.kernel,
+          model: [],
+          identical: false,
+        })),
+        patterns: measured.map((m) => ({
+          name: m.kp.name,
+          pattern: m.kp.pattern,
+          kernel: {
+            requests: m.requests,
+            bytes: m.bytes,
+            avgKiB: round3(m.bytes / 1024 / m.requests),
+            merged: m.merged,
+            backgroundRequests: m.background,
+            backgroundBytes: m.backgroundBytes,
+            elapsedUs: Math.round(m.elapsedUs),
+          },
+          model: { ios: 0, avgKiB: 0, syncFraction: 0 },
+          gap: 0,
+        })),
+      },
+      rampReads,
+    );
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+
+/**
+ * Fills in (or recomputes) the model side of a measurement from its machine
+ * parameters: used by {@link measureKernelReadahead} and by the test that
+ * checks the committed fixture.
+ */
+export function compareMeasurement(m: KernelMeasurement, rampReads?: number): KernelMeasurement {
+  const ramps = m.ramps.map((r) => {
+    const model = modelRamp(m.machine, r.startBlock, rampReads ?? r.kernel.length);
+    return {
+      ...r,
+      model,
+      identical: model.length === r.kernel.length && model.every((x, i) => x === r.kernel[i]),
+    };
+  });
+  const patterns = m.patterns.map((p) => {
+    const res = modelPattern(m.machine, p.pattern);
+    const model = { ios: res.ios, avgKiB: round3(res.avgIoKiB), syncFraction: round3(res.syncFraction) };
+    return { ...p, model, gap: round3(model.avgKiB / p.kernel.avgKiB - 1) };
+  });
+  return { ...m, ramps, patterns };
+}
+
+/** Kernel and model side by side, as text. */
+export function formatKernelMeasurement(m: KernelMeasurement): string {
+  const mc = m.machine;
+  const lines = [
+    `Linux ${mc.kernelRelease} (model ${mc.version}, read loop ${mc.readLoop}), ${m.device.name} ${mc.fsType}: ` +
+      `read_ahead_kb ${mc.readAheadKb}, max_sectors_kb ${mc.maxSectorsKb}, large folios ${mc.largeFolios ? "yes" : "no"}`,
+    `model timing: ${mc.cpuUsPerBlock} us CPU per block; device ${mc.device.baseUs} us + ${mc.device.usPerKiB} us/KiB, ` +
+      `cap ${(mc.device.maxBytesPerUs).toFixed(0)} MB/s; file ${mc.fileBlocks} blocks`,
+  ];
+  for (const r of m.ramps) {
+    lines.push(
+      `ramp from block ${r.startBlock} (resident pages after each 8 kB read) ${r.identical ? "IDENTICAL" : "DIFFER"}`,
+    );
+    lines.push(`  kernel: ${r.kernel.join(" ")}`);
+    lines.push(`  model:  ${r.model.join(" ")}`);
+  }
+  lines.push("pattern          kernel requests  avg KiB |  model ios  avg KiB  sync |    gap");
+  for (const p of m.patterns) {
+    lines.push(
+      `${p.name.padEnd(16)} ${String(p.kernel.requests).padStart(15)} ${p.kernel.avgKiB.toFixed(1).padStart(8)} | ` +
+        `${String(p.model.ios).padStart(10)} ${p.model.avgKiB.toFixed(1).padStart(8)} ${(p.model.syncFraction * 100).toFixed(0).padStart(4)}% | ` +
+        `${(p.gap * 100 >= 0 ? "+" : "") + (p.gap * 100).toFixed(1)}%`,
+    );
+  }
+  return lines.join("\n");
+}
