@@ -83,11 +83,36 @@ export const MUNRO2020_RAMPDOWN_CHUNKS = 64;
  * ```
  */
 export type AllocatorPolicy =
-  | { kind: "pg96" }
-  | { kind: "pg11" }
-  | { kind: "batch"; blocksPerClaim: number }
-  | { kind: "munro2020"; maxChunkBlocks?: number }
-  | { kind: "pg14"; nchunks?: number; rampdownChunks?: number; maxChunkBlocks?: number | null };
+  | {
+      /** PostgreSQL 9.6-10: one block per call under the spinlock (ee7ca559fc). */
+      kind: "pg96";
+    }
+  | {
+      /** PostgreSQL 11-13: one block per atomic fetch-add (3cda10f41b). */
+      kind: "pg11";
+    }
+  | {
+      /** The 2017 batching patch (seed 002): a claim of blocksPerClaim counter values under the spinlock. */
+      kind: "batch";
+      /** Blocks per claim, a positive integer (10 in targets.md T4). */
+      blocksPerClaim: number;
+    }
+  | {
+      /** Thomas Munro's 2020 prototype (seed 001): ranges ramping up to 64 blocks and down at the end. */
+      kind: "munro2020";
+      /** Largest range in blocks, default 64. */
+      maxChunkBlocks?: number;
+    }
+  | {
+      /** PostgreSQL 14 and later: chunked allocation (56788d2156). */
+      kind: "pg14";
+      /** PARALLEL_SEQSCAN_NCHUNKS, default 2048. */
+      nchunks?: number;
+      /** PARALLEL_SEQSCAN_RAMPDOWN_CHUNKS, default 64. */
+      rampdownChunks?: number;
+      /** PARALLEL_SEQSCAN_MAX_CHUNK_SIZE in blocks, default 8192; null = uncapped. */
+      maxChunkBlocks?: number | null;
+    };
 
 /** The options of the `pg14` policy, as accepted by {@link pg14ChunkSize} and {@link pg14ChunkPlan}. */
 export interface Pg14Options {
@@ -104,11 +129,36 @@ export interface Pg14Options {
  * `ParallelScan.policy` reports).
  */
 export type ResolvedPolicy =
-  | { kind: "pg96" }
-  | { kind: "pg11" }
-  | { kind: "batch"; blocksPerClaim: number }
-  | { kind: "munro2020"; maxChunkBlocks: number }
-  | { kind: "pg14"; nchunks: number; rampdownChunks: number; maxChunkBlocks: number | null };
+  | {
+      /** PostgreSQL 9.6-10. */
+      kind: "pg96";
+    }
+  | {
+      /** PostgreSQL 11-13. */
+      kind: "pg11";
+    }
+  | {
+      /** The 2017 batching patch. */
+      kind: "batch";
+      /** Blocks per claim. */
+      blocksPerClaim: number;
+    }
+  | {
+      /** The 2020 prototype. */
+      kind: "munro2020";
+      /** Largest range in blocks. */
+      maxChunkBlocks: number;
+    }
+  | {
+      /** PostgreSQL 14 and later. */
+      kind: "pg14";
+      /** PARALLEL_SEQSCAN_NCHUNKS. */
+      nchunks: number;
+      /** PARALLEL_SEQSCAN_RAMPDOWN_CHUNKS. */
+      rampdownChunks: number;
+      /** PARALLEL_SEQSCAN_MAX_CHUNK_SIZE in blocks, or null for uncapped. */
+      maxChunkBlocks: number | null;
+    };
 
 /** Largest chunk / claim size accepted: chunk counters are uint32 in PostgreSQL (phsw_chunk_size). */
 const MAX_CLAIM_BLOCKS = 0x80000000;

@@ -138,7 +138,7 @@ describe("exact cover, small relations, every policy", () => {
       }),
       { numRuns: 100 },
     );
-  });
+  }, 60_000);
 });
 
 describe("exact cover, relations up to 2^32 - 1 blocks (run level)", () => {

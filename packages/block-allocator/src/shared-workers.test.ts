@@ -73,7 +73,7 @@ describe("shared backing in one thread", () => {
       }
       expect(shared.counter).toBe(local.counter);
     }
-  });
+  }, 60_000);
 
   it("stores the policy in the buffer, including an uncapped pg14", () => {
     const shared = createSharedParallelScan(

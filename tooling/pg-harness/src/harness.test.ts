@@ -49,7 +49,15 @@ describe("strace output and block mapping (offline)", () => {
       file,
     );
     expect(reads).toEqual([
-      { pid: 7, runs: [[131071, 3], [131076, 1]], reads: 4, firstReadS: 1 },
+      {
+        pid: 7,
+        runs: [
+          [131071, 3],
+          [131076, 1],
+        ],
+        reads: 4,
+        firstReadS: 1,
+      },
       { pid: 8, runs: [[0, 1]], reads: 1, firstReadS: 5 },
     ]);
   });
