@@ -38,6 +38,7 @@
  */
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { clause } from "./errors.js";
 
 /** Bytes per sector in /proc/diskstats, independent of the device's sector size (Documentation/admin-guide/iostats.rst; block/genhd.c counts in 512-byte units). */
 export const DISKSTATS_SECTOR_BYTES = 512;
@@ -324,7 +325,7 @@ export function probeDevice(dev: bigint | number, paths: KernelPaths = {}): Devi
         reason = `${diskstatsPath} has no line for device ${resolution.device.name} (${key}).`;
       }
     } catch (error) {
-      reason = `${diskstatsPath} cannot be read (${(error as Error).message.split("\n")[0]}), so device counters are unavailable.`;
+      reason = `${diskstatsPath} cannot be read (${clause(error)}), so device counters are unavailable.`;
     }
   }
   return {

@@ -73,3 +73,15 @@ export function errnoCode(error: unknown): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * @internal An embedded error message as a clause: its first line, without
+ * trailing punctuation, so that it can sit inside one of our sentences.
+ */
+export function clause(error: unknown): string {
+  const text =
+    typeof error === "object" && error !== null && "message" in error
+      ? String((error as { message: unknown }).message)
+      : String(error);
+  return (text.trim().split("\n")[0] ?? "").replace(/[.:;,\s]+$/, "");
+}

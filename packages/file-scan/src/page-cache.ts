@@ -32,6 +32,7 @@
 import { execFile } from "node:child_process";
 import { closeSync, constants, fdatasyncSync, openSync } from "node:fs";
 import { promisify } from "node:util";
+import { clause } from "./errors.js";
 
 const execFileAsync = promisify(execFile);
 
@@ -102,14 +103,20 @@ export async function measureResidency(paths: readonly string[]): Promise<Reside
       if (code === "ENOENT") {
         return { known: false, reason: "fincore (util-linux) is not installed, so residency is unknown." };
       }
-      const message = String((error as { stderr?: unknown }).stderr ?? error).trim();
-      return { known: false, reason: `fincore failed on ${path}: ${message.split("\n")[0]}` };
+      const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim();
+      return {
+        known: false,
+        reason: `fincore failed on ${path} (${clause(stderr === "" ? error : stderr)}).`,
+      };
     }
     const fields = stdout.trim().split(/\s+/);
     const res = Number(fields[0]);
     const size = Number(fields[1]);
     if (fields.length < 2 || !Number.isFinite(res) || !Number.isFinite(size)) {
-      return { known: false, reason: `fincore printed something unexpected for ${path}: ${stdout.trim()}` };
+      return {
+        known: false,
+        reason: `fincore printed something unexpected for ${path} (${clause(stdout)}).`,
+      };
     }
     residentBytes += res;
     totalBytes += size;
@@ -152,11 +159,7 @@ export async function evictFromPageCache(paths: readonly string[]): Promise<Evic
       const reason =
         code === "ENOENT"
           ? "dd (GNU coreutils) is not installed, so the file could not be evicted."
-          : `dd iflag=nocache failed on ${path}: ${
-              String((error as { stderr?: unknown }).stderr ?? error)
-                .trim()
-                .split("\n")[0]
-            }`;
+          : `dd iflag=nocache failed on ${path} (${clause(String((error as { stderr?: unknown }).stderr ?? "") || error)}).`;
       return { requested: true, ok: false, reason };
     }
   }

@@ -35,7 +35,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { attachSharedParallelScan, type ScanHooks } from "@scanlab/block-allocator";
 import { parallelSyncScanHooks, SharedSyncScanTracker } from "@scanlab/syncscan";
 import { blockChecksumWords, countNonZeroBytesWords } from "./block-work.js";
-import { errnoCode, type FileScanErrorCode } from "./errors.js";
+import { clause, errnoCode, type FileScanErrorCode } from "./errors.js";
 import {
   CONTROL_ABORT,
   CONTROL_PROGRESS_BYTE_OFFSET,
@@ -72,7 +72,7 @@ async function loadModule(
   try {
     mod = (await import(url)) as Record<string, unknown>;
   } catch (error) {
-    return `the per-block work module ${url} could not be loaded: ${(error as Error).message.split("\n")[0]}`;
+    return `the per-block work module ${url} could not be loaded (${clause(error)}).`;
   }
   const fn = mod.default;
   if (typeof fn !== "function") {
@@ -115,7 +115,7 @@ async function main(): Promise<void> {
       } else if (code === "ENOENT") {
         fail("FILESCAN_NOT_FOUND", `${segment.path} disappeared before the scan started.`);
       } else {
-        fail("FILESCAN_READ_FAILED", `${segment.path} cannot be opened: ${(error as Error).message}`);
+        fail("FILESCAN_READ_FAILED", `${segment.path} cannot be opened (${clause(error)}).`);
       }
       return;
     }
@@ -255,17 +255,10 @@ async function main(): Promise<void> {
   } catch (error) {
     for (const fd of fds) closeSync(fd);
     Atomics.store(flags, CONTROL_ABORT, 1); // the others stop too
-    const code = errnoCode(error);
     if (inModule) {
-      fail(
-        "FILESCAN_WORK_FAILED",
-        `the per-block work module threw on block ${block}: ${(error as Error).message}`,
-      );
+      fail("FILESCAN_WORK_FAILED", `the per-block work module threw on block ${block} (${clause(error)}).`);
     } else {
-      fail(
-        "FILESCAN_READ_FAILED",
-        `reading block ${block} failed: ${(error as Error).message.split("\n")[0]}${code === undefined ? "" : ` (${code})`}.`,
-      );
+      fail("FILESCAN_READ_FAILED", `reading block ${block} failed (${clause(error)}).`);
     }
     return;
   }
@@ -278,7 +271,7 @@ async function main(): Promise<void> {
     try {
       finishValue = moduleFinish();
     } catch (error) {
-      fail("FILESCAN_WORK_FAILED", `the per-block work module's finish() threw: ${(error as Error).message}`);
+      fail("FILESCAN_WORK_FAILED", `the per-block work module's finish() threw (${clause(error)}).`);
       return;
     }
   }
@@ -311,5 +304,5 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  fail("FILESCAN_READ_FAILED", `the scan worker failed: ${(error as Error).message}`);
+  fail("FILESCAN_READ_FAILED", `the scan worker failed (${clause(error)}).`);
 });
