@@ -52,7 +52,14 @@ const FMIX_2 = 0xc2b2ae35;
  * const mine: BlockWork = { module: new URL("./my-work.mjs", import.meta.url).href };
  * ```
  */
-export type BlockWork = "none" | "count-bytes" | "checksum" | { module: string };
+export type BlockWork =
+  | "none"
+  | "count-bytes"
+  | "checksum"
+  | {
+      /** Path (relative to the current directory) or file URL of a {@link BlockWorkModule}. */
+      module: string;
+    };
 
 /**
  * What a per-block work module exports (an ES module, loaded with `import()`

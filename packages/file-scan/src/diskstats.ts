@@ -86,13 +86,18 @@ export interface BlockDeviceName extends DeviceNumbers {
 /** The device that holds a file, resolved through sysfs. */
 export type DeviceResolution =
   | {
+      /** The device was found. */
       readonly available: true;
-      /** The file's own device (its `st_dev`). */
-      readonly device: BlockDeviceName & { readonly kind: DeviceKind };
+      /** The file's own device (its `st_dev`), with its {@link DeviceKind} as `kind`. */
+      readonly device: BlockDeviceName & {
+        /** Whole disk, partition, device-mapper, md, loop or other. */
+        readonly kind: DeviceKind;
+      };
       /** Whole disks underneath (the parent disk of a partition, the disks below a dm / md device; the device itself for a disk). */
       readonly physical: readonly BlockDeviceName[];
     }
   | {
+      /** No device counters for this file. */
       readonly available: false;
       /** One sentence saying why there are no device counters. */
       readonly reason: string;
@@ -252,6 +257,7 @@ export interface DeviceDelta extends BlockDeviceName {
 /** What the device did during the scan, or why that is not known. */
 export type DeviceReport =
   | (DeviceDelta & {
+      /** The counters were read before and after. */
       readonly available: true;
       /** The file's device kind. */
       readonly kind: DeviceKind;
@@ -261,6 +267,7 @@ export type DeviceReport =
       readonly caveat: string;
     })
   | {
+      /** No device counters for this scan. */
       readonly available: false;
       /** One sentence saying why. */
       readonly reason: string;

@@ -78,7 +78,7 @@ import {
 export const DEFAULT_BLOCK_BYTES = 8192;
 /** Largest block size accepted: 64 MiB (scanlab's bound; PostgreSQL's BLCKSZ goes up to 32 kB). */
 export const MAX_BLOCK_BYTES = 64 * 1024 * 1024;
-/** Most workers accepted: 1024, PostgreSQL's upper bound for max_worker_processes and max_parallel_workers (guc_tables.c, MAX_BACKENDS aside). */
+/** Most workers accepted: 1024, MAX_PARALLEL_WORKER_LIMIT (src/include/postmaster/bgworker.h), the upper bound of max_parallel_workers and max_parallel_workers_per_gather. */
 export const MAX_WORKERS = 1024;
 /** Default progress sampling interval: 100 ms, ten updates a second for a progress bar (scanlab's choice). */
 export const DEFAULT_PROGRESS_INTERVAL_MS = 100;
@@ -171,7 +171,12 @@ export interface WorkerResult {
   /** Runs of consecutive blocks as read (adjacent claims merge into one run). */
   readonly runs: RunSummary;
   /** Shared-memory operations the allocator performed for this worker (PG 9.6 spinlock vs atomics, T4). */
-  readonly ops: { readonly locks: number; readonly atomics: number };
+  readonly ops: {
+    /** Lock acquisitions (pg96 and batch claims, start-up). */
+    readonly locks: number;
+    /** Atomic fetch-and-adds (pg11, munro2020, pg14), including the last one that finds the scan done. */
+    readonly atomics: number;
+  };
   /** First read, in microseconds after the window opened. */
   readonly startUs: number;
   /** Last read finished, in microseconds after the window opened. */
@@ -184,14 +189,24 @@ export interface WorkerResult {
 
 /** The result of the per-block work. */
 export type WorkResult =
-  | { readonly kind: "none" }
-  | { readonly kind: "count-bytes" /** Non-zero bytes in the blocks read. */; readonly nonZeroBytes: number }
   | {
+      /** No per-block work. */
+      readonly kind: "none";
+    }
+  | {
+      /** The "count-bytes" work. */
+      readonly kind: "count-bytes";
+      /** Non-zero bytes in the blocks read. */
+      readonly nonZeroBytes: number;
+    }
+  | {
+      /** The "checksum" work. */
       readonly kind: "checksum";
       /** Sum of the per-block checksums mod 2^64 (16 hex digits): independent of order, policy and workers. */
       readonly checksum: string;
     }
   | {
+      /** A user module. */
       readonly kind: "module";
       /** The module's file URL. */
       readonly module: string;
