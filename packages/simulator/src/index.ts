@@ -1,2 +1,79 @@
-/** @packageDocumentation The scanlab discrete-event simulator: parallel scans, shared buffers, OS readahead and devices, with the pgsql-hackers experiments as built-in scenarios. */
-export const PACKAGE_NAME = "@scanlab/simulator";
+/**
+ * @packageDocumentation
+ * The scanlab discrete-event simulator: parallel and serial sequential scans
+ * and bitmap heap scans on a modelled machine (device, OS page cache and
+ * readahead, shared buffers, CPU, allocator contention, synchronized scans),
+ * composed from the @scanlab model packages, with the pgsql-hackers
+ * experiments as built-in reproduction targets. Browser-safe.
+ */
+import { realModels } from "./engine/adapters.js";
+import { type SimulateOptions, type SimulationResult, simulateWith } from "./engine/simulate.js";
+import { resolveScenario } from "./scenario/resolve.js";
+import type { ScenarioInput } from "./scenario/schema.js";
+
+/**
+ * Simulates one scenario.
+ *
+ * @example
+ * ```ts
+ * import { simulate } from "@scanlab/simulator";
+ * const result = simulate({
+ *   name: "4 workers, PG14, Linux 5.4",
+ *   machine: { cores: 8, ram: "16GB", os: "linux-5.4", device: "samsung-990-pro-1tb" },
+ *   tables: [{ name: "t", size: "2GB", tuplesPerPage: 226 }],
+ *   queries: [{ name: "count", table: "t", pg: "14", workers: 3 }],
+ * });
+ * console.log(result.queries[0]!.meanDurationS, result.device.avgReadKb);
+ * ```
+ */
+export function simulate(scenario: ScenarioInput | unknown, options: SimulateOptions = {}): SimulationResult {
+  return simulateWith(resolveScenario(scenario), realModels, options);
+}
+
+export { defaultAllocator, realModels, resolveDeviceProfile } from "./engine/adapters.js";
+export { type CpuCosts, DEFAULT_CPU_COSTS } from "./engine/cpu-costs.js";
+export type { Claim, OsPort, ScanAllocation, SyncScanPort } from "./engine/ports.js";
+export { bulkreadRingBuffers, SharedBuffers } from "./engine/shared-buffers.js";
+export {
+  type BuiltOs,
+  type ModelFactories,
+  type OsStats,
+  type QueryResult,
+  type RunResult,
+  type SimulateOptions,
+  type SimulationResult,
+  simulateWith,
+} from "./engine/simulate.js";
+export { ScenarioError } from "./errors.js";
+export { getTarget, T1, T2, T3, T4, T5, T7, TARGETS } from "./experiments/index.js";
+export {
+  type RatioReport,
+  type ReproduceOptions,
+  type RowReport,
+  reproduceTarget,
+  rowMetrics,
+  solveMonotone,
+  type TargetReport,
+} from "./experiments/reproduce.js";
+export type {
+  Calibration,
+  Experiment,
+  ExperimentRow,
+  PublishedFigures,
+  RatioCheck,
+  RowMetrics,
+  Statement,
+} from "./experiments/types.js";
+export { type ResolvedScenario, resolveScenario } from "./scenario/resolve.js";
+export {
+  type AllocatorSpec,
+  type MachineSpec,
+  OS_NAMES,
+  PG_VERSIONS,
+  type QuerySpec,
+  type Scenario,
+  type ScenarioInput,
+  scenarioSchema,
+  type TableSpec,
+} from "./scenario/schema.js";
+export { BLOCK_BYTES, formatBytes, parseBytes, parseDurationUs } from "./units.js";

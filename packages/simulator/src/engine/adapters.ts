@@ -1,0 +1,216 @@
+/**
+ * The seam between the engine and the model packages: each port of
+ * `ports.ts` bound to the real implementation.
+ *
+ * - Device: @scanlab/device-profiles `createDeviceModel`, by built-in name or
+ *   inline profile. Tables are laid out one after another on the device, each
+ *   segment file contiguous (1 GB apart), so offsets mean something to RAID
+ *   striping and disk seeks.
+ * - OS: one @scanlab/readahead `PageCache` for the machine (capacity = RAM
+ *   minus shared_buffers) and the readahead model of the scenario's OS. Linux
+ *   takes read_ahead_kb from the scenario, else from the device (md RAID:
+ *   max(2 x io_opt, 128 kB); devices.md 2), and max_sectors_kb from the
+ *   device's largest I/O.
+ * - Allocation: @scanlab/block-allocator `createParallelScan`, the policy
+ *   from the scenario or PostgreSQL's for the version (9.6: one block under a
+ *   spinlock; 11-13: one block per atomic; 14+: chunks).
+ * - Syncscan: @scanlab/syncscan `InProcessSyncScanTracker`.
+ */
+import { type AllocatorPolicy, createParallelScan } from "@scanlab/block-allocator";
+import {
+  createDeviceModel,
+  type DeviceProfile,
+  getBuiltinProfile,
+  parseDeviceProfile,
+  throughputAt,
+} from "@scanlab/device-profiles";
+import { createReadaheadModel, type OpenFile, PageCache, type ReadaheadModel } from "@scanlab/readahead";
+import { InProcessSyncScanTracker } from "@scanlab/syncscan";
+import { ScenarioError } from "../errors.js";
+import type { ResolvedScenario } from "../scenario/resolve.js";
+import type { AllocatorSpec, QuerySpec } from "../scenario/schema.js";
+import { FILE_ID_STRIDE, PAGES_PER_BLOCK } from "./machine.js";
+import type { OsPort, ScanAllocation, SyncScanPort } from "./ports.js";
+import type { BuiltOs, ModelFactories, OsStats } from "./simulate.js";
+import { BucketSeries } from "./time-series.js";
+
+const PAGE_BYTES = 4096;
+const SEGMENT_ALIGN_BYTES = 1024 ** 3;
+
+/** A device profile from a scenario's `machine.device` (a built-in name or an inline profile). */
+export function resolveDeviceProfile(device: string | Record<string, unknown>): DeviceProfile {
+  if (typeof device === "string") return getBuiltinProfile(device);
+  return parseDeviceProfile(device, "scenario machine.device");
+}
+
+/** PostgreSQL's allocator for a version when the scenario does not choose one (postgres.md section 0). */
+export function defaultAllocator(pg: QuerySpec["pg"]): AllocatorSpec {
+  if (pg === "9.6") return { kind: "pg96" };
+  if (pg === "11" || pg === "13") return { kind: "pg11" };
+  return { kind: "pg14" };
+}
+
+function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
+  const m = resolved.scenario.machine;
+  const profile = resolveDeviceProfile(m.device);
+  const device = createDeviceModel(profile, { seed: resolved.scenario.seed });
+  const cache = new PageCache({ capacityPages });
+  const opts = m.osOptions;
+  const overrides: Record<string, unknown> = {};
+  if (m.os.startsWith("linux")) {
+    overrides.readAheadKb = opts.readAheadKb ?? device.readAheadKbDefault;
+    overrides.maxSectorsKb = opts.maxSectorsKb ?? Math.floor(device.maxIoBytes / 1024);
+  } else if (m.os.startsWith("freebsd")) {
+    Object.assign(overrides, opts.freebsd ?? {});
+    overrides.deviceMaxIoBytes = device.maxIoBytes;
+  } else if (m.os === "windows") {
+    Object.assign(overrides, opts.windows ?? {});
+  }
+  const model: ReadaheadModel = createReadaheadModel(cache, m.os, overrides);
+
+  // Device layout: table after table, each segment file at a 1 GB boundary.
+  const fileSizePages = new Map<number, number>();
+  const fileBaseBytes = new Map<number, number>();
+  let base = 0;
+  resolved.tables.forEach((t, ti) => {
+    const segBytes = t.segmentBlocks * 8192;
+    const segStride = Math.ceil(segBytes / SEGMENT_ALIGN_BYTES) * SEGMENT_ALIGN_BYTES;
+    const segments = Math.max(1, Math.ceil(t.nblocks / t.segmentBlocks));
+    for (let s = 0; s < segments; s++) {
+      const blocks = Math.min(t.segmentBlocks, t.nblocks - s * t.segmentBlocks);
+      fileSizePages.set(ti * FILE_ID_STRIDE + s, Math.max(0, blocks) * PAGES_PER_BLOCK);
+      fileBaseBytes.set(ti * FILE_ID_STRIDE + s, base + s * segStride);
+    }
+    base += segments * segStride;
+  });
+
+  const series = new BucketSeries();
+  let now = 0;
+  let deviceReads = 0;
+  let deviceBytes = 0;
+  let syncReads = 0;
+  let requestedBytes = 0;
+  const submit = (io: { file: number; page: number; pages: number; sync: boolean }): number => {
+    const bytes = io.pages * PAGE_BYTES;
+    deviceReads++;
+    deviceBytes += bytes;
+    if (io.sync) syncReads++;
+    series.add(now, bytes);
+    return device.submit(fileBaseBytes.get(io.file)! + io.page * PAGE_BYTES, bytes, now);
+  };
+
+  const port: OsPort = {
+    open(file) {
+      return model.open(file, { sizePages: fileSizePages.get(file) ?? 0 });
+    },
+    read(of, page, pages, nowUs) {
+      now = nowUs;
+      requestedBytes += pages * PAGE_BYTES;
+      let out = model.read(of as OpenFile, page, pages, nowUs, submit);
+      // A read the OS could not finish in one decision (the 5.4 loop waits for a
+      // page, then decides again): the process waits, then the read continues.
+      // The continuation's submissions are made at the time they happen.
+      while (out.pending !== null) {
+        const t = out.readyAtUs > nowUs ? out.readyAtUs : nowUs;
+        now = t;
+        out = model.resume(out.pending, t, submit);
+      }
+      return out.readyAtUs;
+    },
+    quietRun(of, page, maxPages, pagesPerRead, nowUs) {
+      return model.quietRun(of as OpenFile, page, maxPages, pagesPerRead, nowUs);
+    },
+    skipQuiet(of, page, pages, pagesPerRead, nowUs) {
+      requestedBytes += pages * PAGE_BYTES;
+      model.skipQuiet(of as OpenFile, page, pages, pagesPerRead, nowUs);
+    },
+    willneed(of, page, pages, nowUs) {
+      now = nowUs;
+      model.fadvise(of as OpenFile, "willneed", page, pages, nowUs, submit);
+    },
+    isResident(file, page) {
+      return cache.isPresent(file, page);
+    },
+    warm(file, pages) {
+      if (pages > 0) cache.insert(file, 0, pages, Number.NEGATIVE_INFINITY, 0);
+    },
+  };
+
+  return {
+    port,
+    confidence: model.confidence,
+    adaptive: adaptiveInputs(profile, m.os.startsWith("linux") ? (overrides.readAheadKb as number) : 128),
+    stats(): OsStats {
+      const d = device.stats();
+      return {
+        deviceReads,
+        deviceBytes,
+        syncReads,
+        requestedBytes,
+        utilisation: d.utilisation,
+        meanQueueDepth: d.meanQueueDepth,
+        series,
+      };
+    },
+  };
+}
+
+/**
+ * The physical figures the adaptive bitmap policy plans with, measured on the
+ * device model the way a DBA would measure the real device with fio: QD1
+ * latency of an 8 kB random read, deep-queue sequential bandwidth, and the
+ * queue depth at which 8 kB random IOPS reach 90% of their maximum.
+ */
+export function adaptiveInputs(profile: DeviceProfile, readAheadKb: number) {
+  const qd1 = throughputAt(profile, { queueDepth: 1, requestBytes: 8192, pattern: "random" });
+  const seq = throughputAt(profile, { queueDepth: 32, requestBytes: 131072, pattern: "sequential" });
+  const peak = throughputAt(profile, { queueDepth: 256, requestBytes: 8192, pattern: "random" }).iops;
+  let qd = 1;
+  while (
+    qd < 256 &&
+    throughputAt(profile, { queueDepth: qd, requestBytes: 8192, pattern: "random" }).iops < 0.9 * peak
+  )
+    qd *= 2;
+  return {
+    readLatencyUs: qd1.meanLatencyUs,
+    bandwidthMBps: seq.bytesPerSecond / 1e6,
+    saturatingQueueDepth: qd,
+    readaheadBlocks: Math.max(1, Math.floor(readAheadKb / 8)),
+  };
+}
+
+function syncscan(): SyncScanPort {
+  const tracker = new InProcessSyncScanTracker();
+  return {
+    getLocation: (key, nblocks) => tracker.getLocation(key, nblocks),
+    report: (key, block) => {
+      tracker.reportLocation(key, block);
+    },
+  };
+}
+
+function parallelScan(
+  spec: QuerySpec,
+  nblocks: number,
+  sync: boolean,
+  hooks: { getStartBlock(nblocks: number): number; onScanEnd(startBlock: number): void },
+): ScanAllocation {
+  const policy = (spec.allocator ?? defaultAllocator(spec.pg)) as AllocatorPolicy;
+  const scan = createParallelScan(policy, { nblocks, syncscan: sync, hooks });
+  return {
+    join() {
+      const p = scan.join();
+      return {
+        next() {
+          const run = p.nextRun();
+          return run === null ? null : { startBlock: run.startBlock, blocks: run.blocks, op: run.op };
+        },
+      };
+    },
+  };
+}
+
+/** The model packages, bound. */
+export const realModels: ModelFactories = { buildOs, syncscan, parallelScan };
+
+export { ScenarioError };

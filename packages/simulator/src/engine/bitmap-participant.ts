@@ -1,0 +1,138 @@
+/**
+ * A process running a bitmap heap scan the PostgreSQL 13-17 way (postgres.md
+ * 3.2): take the next page of the bitmap, read it with one synchronous 8 kB
+ * read (shared buffers first, normal replacement, no ring), then let the
+ * prefetch policy issue its posix_fadvise(WILLNEED) calls, then spend CPU on
+ * the page's tuples. The policy (@scanlab/bitmap-prefetch: `pg13`, or the
+ * `adaptive` one) decides what to advise; the OS model turns advice into
+ * forced reads without a readahead marker and turns plain reads into kernel
+ * readahead, which is where seed 004's regression comes from (eic=1 replaces
+ * 128 kB-6 MB readahead windows by 8 kB advised reads).
+ *
+ * Event discipline as in seqscan-participant.ts: the page read is submitted
+ * at the wake-up time; if the process must wait for it, it sleeps and issues
+ * the page's advice when it wakes (PostgreSQL prefetches after fetching the
+ * current page). Advice issued during the page's tuple loop (the ramp's
+ * per-tuple target increments) is issued at that same instant, before the
+ * tuple CPU is spent: an approximation of at most one page's CPU time, and
+ * only during the first few pages of the ramp.
+ */
+import type { BitmapScanPolicy, PrefetchEnv } from "@scanlab/bitmap-prefetch";
+import { pageWorkUs, preadUs } from "./cpu-costs.js";
+import { fileIdOf, PAGES_PER_BLOCK } from "./machine.js";
+import type { OpenFiles, ScanRunCtx } from "./scan-run.js";
+import type { Entity } from "./scheduler.js";
+
+export class BitmapScanParticipant implements Entity {
+  readonly id: number;
+  private readonly env: PrefetchEnv;
+  private readonly index: number;
+  private page = -1;
+  private tuples = 0;
+  private done = false;
+  /** Advice calls issued (for results). */
+  adviceCalls = 0;
+
+  constructor(
+    private readonly ctx: ScanRunCtx,
+    private readonly policy: BitmapScanPolicy,
+    private readonly opens: OpenFiles,
+    role: "leader" | "worker",
+  ) {
+    this.id = ctx.scheduler.add(this);
+    const sb = ctx.machine.sharedBuffers;
+    const table = ctx.table.index;
+    this.env = { isBuffered: (block) => sb.isResident(table, block) };
+    this.index = ctx.stats.perParticipant.length;
+    ctx.stats.perParticipant.push({ blocks: 0, claims: 0, role });
+  }
+
+  start(nowUs: number): void {
+    this.ctx.scheduler.schedule(this.id, nowUs);
+  }
+
+  fire(nowUs: number): void {
+    if (this.done) return;
+    const ctx = this.ctx;
+    const { cpu, sharedBuffers: sb, os } = ctx.machine;
+    const table = ctx.table;
+    let t = nowUs;
+    for (;;) {
+      if (this.page < 0) {
+        const next = this.policy.beginPage();
+        if (next === null) {
+          this.done = true;
+          ctx.participantDone(t);
+          return;
+        }
+        this.page = next.page;
+        this.tuples = next.tuples;
+        const b = next.page;
+        const factor = ctx.cpuFactor();
+        if (sb.isResident(table.index, b)) {
+          sb.hit(table.index, b, false);
+          ctx.stats.sharedHits++;
+          t += cpu.sharedBufferHitUs * factor;
+        } else {
+          const seg = Math.floor(b / table.segmentBlocks);
+          const page = (b - seg * table.segmentBlocks) * PAGES_PER_BLOCK;
+          const ready = os.read(this.openFile(seg), page, PAGES_PER_BLOCK, t);
+          sb.installRun(table.index, b, 1, null);
+          ctx.stats.osBlocks++;
+          const after = (ready > t ? ready : t) + preadUs(cpu, 8192) * factor;
+          if (after > t && !ctx.scheduler.canContinue(after)) {
+            ctx.scheduler.schedule(this.id, after);
+            return;
+          }
+          t = after;
+          ctx.scheduler.advanceTo(t);
+        }
+      }
+      // The page is read: prefetch, then the tuples.
+      const factor = ctx.cpuFactor();
+      let advice = this.policy.pageRead(this.env);
+      for (let i = 0; i <= this.tuples; i++) {
+        for (const a of advice) t = this.advise(a.firstBlock, a.blocks, t, factor);
+        if (i < this.tuples) advice = this.policy.nextTuple(this.env);
+      }
+      t += pageWorkUs(cpu, this.tuples) * factor;
+      ctx.stats.blocks++;
+      ctx.stats.perParticipant[this.index]!.blocks++;
+      this.page = -1;
+      if (!ctx.scheduler.canContinue(t)) {
+        ctx.scheduler.schedule(this.id, t);
+        return;
+      }
+      ctx.scheduler.advanceTo(t);
+    }
+  }
+
+  private advise(firstBlock: number, blocks: number, t: number, factor: number): number {
+    const table = this.ctx.table;
+    const os = this.ctx.machine.os;
+    let b = firstBlock;
+    const end = firstBlock + blocks;
+    while (b < end) {
+      const seg = Math.floor(b / table.segmentBlocks);
+      const segEnd = Math.min(end, (seg + 1) * table.segmentBlocks);
+      os.willneed(
+        this.openFile(seg),
+        (b - seg * table.segmentBlocks) * PAGES_PER_BLOCK,
+        (segEnd - b) * PAGES_PER_BLOCK,
+        t,
+      );
+      b = segEnd;
+    }
+    this.adviceCalls++;
+    return t + this.ctx.machine.cpu.fadviseUs * factor;
+  }
+
+  private openFile(segment: number) {
+    let of = this.opens.get(segment);
+    if (of === undefined) {
+      of = this.ctx.machine.os.open(fileIdOf(this.ctx.table, segment));
+      this.opens.set(segment, of);
+    }
+    return of;
+  }
+}

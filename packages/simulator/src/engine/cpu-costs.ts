@@ -1,0 +1,70 @@
+/**
+ * What a scanning process spends on the CPU, per block and per tuple.
+ *
+ * A heap page costs (per 8 kB block):
+ *
+ *   from the OS page cache:  readSyscallUs + BLCKSZ / copyBytesPerUs   (the pread)
+ *   from shared buffers:     sharedBufferHitUs                          (a buffer-mapping lookup and pin)
+ *   then, either way:        perPageUs + tuplesPerPage x perTupleUs     (page visibility + tuples)
+ *
+ * Defaults and where they come from:
+ *
+ * - readSyscallUs 0.35 and copyBytesPerUs 12000 (12 GB/s): devices.md section 9,
+ *   "t(8 KiB pread) = 0.3-0.4 us (syscall + page-cache lookup) + 8192 B /
+ *   B_copy, B_copy about 10-14 GB/s from DRAM", which gives the measured
+ *   1.05 us per cached 8 kB pread [M]. Older machines are slower; scenarios
+ *   for them say so in their own `cpu` block.
+ * - sharedBufferHitUs 0.1: a hash lookup in the buffer mapping table plus a
+ *   pin, roughly a tenth of a pread [I] (no published figure; it only matters
+ *   for scans that hit shared buffers, where it is small beside per-tuple work).
+ * - perPageUs 1.0 and perTupleUs 0.05: page-level visibility work and a
+ *   simple qual or count per tuple [I]. These are the unknowns a scenario may
+ *   calibrate (targets.md: at most one, from the baseline row).
+ * - fadviseUs 2.0: one posix_fadvise(WILLNEED) system call on an uncached
+ *   8 kB block, which allocates the page and submits a bio in the caller's
+ *   context [I]; the seed-004 regression (eic=1 slower than 0) is mostly not
+ *   this cost but the loss of kernel readahead, which the OS model produces.
+ * - spinlockHoldUs 0.25 and atomicOpUs 0.1: moving one contended cache line
+ *   between cores (a spinlock needs the line twice: acquire and release; an
+ *   atomic fetch-add once) [I]. Cross-socket transfers on a 4-socket machine
+ *   are slower; targets.md T4 is where these matter.
+ */
+
+/** Per-operation CPU costs of the modelled machine, in microseconds. */
+export interface CpuCosts {
+  perPageUs: number;
+  perTupleUs: number;
+  readSyscallUs: number;
+  copyBytesPerUs: number;
+  fadviseUs: number;
+  spinlockHoldUs: number;
+  atomicOpUs: number;
+  sharedBufferHitUs: number;
+}
+
+/** The documented defaults above. */
+export const DEFAULT_CPU_COSTS: Readonly<CpuCosts> = Object.freeze({
+  perPageUs: 1.0,
+  perTupleUs: 0.05,
+  readSyscallUs: 0.35,
+  copyBytesPerUs: 12000,
+  fadviseUs: 2.0,
+  spinlockHoldUs: 0.25,
+  atomicOpUs: 0.1,
+  sharedBufferHitUs: 0.1,
+});
+
+/** Merges a scenario's `cpu` block over the defaults. */
+export function resolveCpuCosts(overrides: Partial<CpuCosts> | undefined): CpuCosts {
+  return { ...DEFAULT_CPU_COSTS, ...(overrides ?? {}) };
+}
+
+/** CPU time to process one heap page with `tuplesPerPage` tuples, excluding how it was fetched. */
+export function pageWorkUs(cpu: CpuCosts, tuplesPerPage: number): number {
+  return cpu.perPageUs + tuplesPerPage * cpu.perTupleUs;
+}
+
+/** CPU time of one pread of `bytes` that finds its pages in the OS page cache. */
+export function preadUs(cpu: CpuCosts, bytes: number): number {
+  return cpu.readSyscallUs + bytes / cpu.copyBytesPerUs;
+}

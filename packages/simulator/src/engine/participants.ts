@@ -1,0 +1,195 @@
+/**
+ * Which processes a query run starts, and with what: the choice PostgreSQL
+ * makes by version and plan.
+ *
+ * | scan | PG | process | block source | I/O |
+ * |---|---|---|---|---|
+ * | seq | 9.6-16 | SeqScanParticipant | serial order or the allocator | one 8 kB pread per block |
+ * | seq | 17+ | ReadStreamParticipant (flag SEQUENTIAL: no advice) | same, asked by the stream | up to io_combine_limit blocks per read |
+ * | bitmap | 9.6-17 | BitmapScanParticipant | the bitmap (shared iterator if parallel) | 8 kB pread + PG13 prefetch advice (or `adaptive`) |
+ * | bitmap | 18+ | ReadStreamParticipant (default flags) | the bitmap | read stream, advice only with io_method sync |
+ */
+import {
+  AdaptiveBitmapPrefetcher,
+  BitmapHeapScanPrefetcher,
+  type BitmapScanPolicy,
+  type HeapBitmap,
+  type HeapBitmapIterator,
+  ParallelBitmapHeapScan,
+  pgbenchAccountsBitmap,
+  ReadStream,
+  type ReadStreamVersion,
+  seed004Query,
+  seed004Table,
+} from "@scanlab/bitmap-prefetch";
+import { ScenarioError } from "../errors.js";
+import type { QuerySpec } from "../scenario/schema.js";
+import { BitmapScanParticipant } from "./bitmap-participant.js";
+import { preadUs } from "./cpu-costs.js";
+import type { MachineRt } from "./machine.js";
+import type { AllocatorParticipant } from "./ports.js";
+import { type CostSink, type IoWorkers, ReadStreamParticipant } from "./read-stream-participant.js";
+import type { OpenFiles, ScanRunCtx } from "./scan-run.js";
+import { SeqScanParticipant } from "./seqscan-participant.js";
+import { BufferRing } from "./shared-buffers.js";
+
+/** What the adaptive bitmap policy needs to know about the machine (physical figures, not fitted ones). */
+export interface AdaptiveInputs {
+  readLatencyUs: number;
+  bandwidthMBps: number;
+  saturatingQueueDepth: number;
+  readaheadBlocks: number;
+}
+
+/** PostgreSQL's effective_io_concurrency default by version (postgres.md 3.1, 4.3). */
+export function defaultEic(pg: QuerySpec["pg"]): number {
+  return Number(pg) >= 18 ? 16 : 1;
+}
+
+const bitmapCache = new Map<string, HeapBitmap>();
+
+/** The bitmap a query scans, built from its data-set description (cached: generation is deterministic). */
+export function bitmapFor(spec: QuerySpec, nblocks: number): HeapBitmap {
+  const b = spec.bitmap!;
+  const key = JSON.stringify({ b, nblocks });
+  let bitmap = bitmapCache.get(key);
+  if (bitmap === undefined) {
+    if ("pgbench" in b) {
+      const q = pgbenchAccountsBitmap({});
+      if (q.tableBlocks !== nblocks) {
+        throw new ScenarioError(
+          `query "${spec.name}": the seed-004 pgbench bitmap needs pgbench_accounts at scale 3000 (${q.tableBlocks} blocks), not ${nblocks}.`,
+        );
+      }
+      bitmap = q.bitmap;
+    } else {
+      const table = seed004Table({ layout: b.dataset, seed: b.seed ?? 4, tableBlocks: nblocks });
+      bitmap = seed004Query(table, { selectivity: b.selectivity, seed: (b.seed ?? 4) + 1 }).bitmap;
+    }
+    if (bitmapCache.size > 64) bitmapCache.clear();
+    bitmapCache.set(key, bitmap);
+  }
+  return bitmap;
+}
+
+/** Everything a run needs to start its processes. */
+export interface RunSetup {
+  ctx: ScanRunCtx;
+  spec: QuerySpec;
+  machine: MachineRt;
+  /** One allocator participant per scanning process (seq scans). */
+  allocators: AllocatorParticipant[] | null;
+  opens: OpenFiles[];
+  roles: ("leader" | "worker")[];
+  ioWorkers: IoWorkers;
+  adaptive: AdaptiveInputs;
+  syncscan: boolean;
+}
+
+/** Creates and starts the run's processes at `nowUs`. */
+export function startProcesses(setup: RunSetup, nowUs: number): void {
+  const { ctx, spec, machine } = setup;
+  const pg = Number(spec.pg);
+  const n = setup.roles.length;
+  if (spec.kind === "seqscan") {
+    for (let i = 0; i < n; i++) {
+      const alloc = setup.allocators![i]!;
+      if (pg < 17) {
+        new SeqScanParticipant(ctx, alloc, setup.opens[i]!, setup.roles[i]!).start(nowUs);
+        continue;
+      }
+      const costs: CostSink = { debtUs: 0 };
+      let cur = 0;
+      let left = 0;
+      const key = ctx.table.syncKey;
+      const source = (): number | null => {
+        if (left === 0) {
+          const c = alloc.next();
+          if (c === null) return null;
+          cur = c.startBlock;
+          left = c.blocks;
+          const t = ctx.scheduler.nowUs;
+          costs.debtUs += ctx.line.acquire(c.op, t) - t;
+          ctx.stats.claims++;
+        }
+        const b = cur++;
+        left--;
+        if (setup.syncscan && b % 16 === 0) machine.syncscan.report(key, b);
+        return b;
+      };
+      const stream = new ReadStream(source, {
+        version: Math.min(pg, 19) as ReadStreamVersion,
+        effectiveIoConcurrency: spec.effectiveIoConcurrency ?? defaultEic(spec.pg),
+        ioCombineLimit: spec.ioCombineLimit ?? 16,
+        ioMaxCombineLimit: pg >= 18 ? Math.max(16, spec.ioCombineLimit ?? 16) : undefined,
+        ioMethod: pg >= 18 ? (spec.ioMethod ?? "worker") : "sync",
+        flags: { sequential: true },
+        strategy: ctx.ringBuffers > 0 ? "bulkread" : "none",
+        nBuffers: machine.nbuffers,
+      });
+      const ring = ctx.ringBuffers > 0 ? new BufferRing(ctx.ringBuffers) : null;
+      const io = pg >= 18 && (spec.ioMethod ?? "worker") === "worker" ? setup.ioWorkers : null;
+      new ReadStreamParticipant(ctx, stream, setup.opens[i]!, ring, costs, io, setup.roles[i]!).start(nowUs);
+    }
+    return;
+  }
+
+  // Bitmap heap scan.
+  const bitmap = bitmapFor(spec, ctx.table.nblocks);
+  const eic = spec.effectiveIoConcurrency ?? defaultEic(spec.pg);
+  const prefetch = spec.prefetch ?? (pg >= 18 ? "read-stream" : "pg13");
+  if (prefetch === "read-stream") {
+    if (pg < 18)
+      throw new ScenarioError(
+        `query "${spec.name}": bitmap heap scans use read streams from PG18 on (pg is ${spec.pg}).`,
+      );
+    const it: HeapBitmapIterator = bitmap.iterate();
+    const source = (): number | null => it.nextOrNull();
+    for (let i = 0; i < n; i++) {
+      const stream = new ReadStream(source, {
+        version: Math.min(pg, 19) as ReadStreamVersion,
+        effectiveIoConcurrency: eic,
+        ioCombineLimit: spec.ioCombineLimit ?? 16,
+        ioMaxCombineLimit: Math.max(16, spec.ioCombineLimit ?? 16),
+        ioMethod: spec.ioMethod ?? "worker",
+        perBufferData: true,
+        strategy: "none",
+        nBuffers: machine.nbuffers,
+      });
+      const io = (spec.ioMethod ?? "worker") === "worker" ? setup.ioWorkers : null;
+      new ReadStreamParticipant(ctx, stream, setup.opens[i]!, null, { debtUs: 0 }, io, setup.roles[i]!).start(
+        nowUs,
+      );
+    }
+    return;
+  }
+  let policies: BitmapScanPolicy[];
+  if (prefetch === "adaptive") {
+    if (n > 1)
+      throw new ScenarioError(
+        `query "${spec.name}": the adaptive prefetch policy is serial only; set workers to 0.`,
+      );
+    const cpu = machine.cpu;
+    policies = [
+      new AdaptiveBitmapPrefetcher(bitmap, {
+        ...setup.adaptive,
+        cpuPerPageUs: cpu.perPageUs + preadUs(cpu, 8192),
+        cpuPerTupleUs: cpu.perTupleUs,
+        adviceCallUs: cpu.fadviseUs,
+      }),
+    ];
+  } else {
+    const options = {
+      effectiveIoConcurrency: eic,
+      eicFormula: prefetch === "pg84" ? ("pg84" as const) : ("pg13" as const),
+    };
+    if (n === 1) policies = [new BitmapHeapScanPrefetcher(bitmap, options)];
+    else {
+      const shared = new ParallelBitmapHeapScan(bitmap, options);
+      policies = setup.roles.map(() => shared.participant());
+    }
+  }
+  policies.forEach((p, i) => {
+    new BitmapScanParticipant(ctx, p, setup.opens[i]!, setup.roles[i]!).start(nowUs);
+  });
+}

@@ -1,0 +1,62 @@
+/**
+ * What the engine needs from each model package, in the engine's own terms.
+ *
+ * The engine is written against these small interfaces; `adapters.ts` binds
+ * them to @scanlab/block-allocator, @scanlab/syncscan, @scanlab/readahead,
+ * @scanlab/device-profiles and @scanlab/bitmap-prefetch. Keeping the seam
+ * here means a model package can evolve its public API without the event
+ * loop changing, and tests can drive the engine with scripted models.
+ */
+import type { SharedOpKind } from "./shared-memory.js";
+
+/** A claim of consecutive blocks handed to one participant (split where it wraps). */
+export interface Claim {
+  startBlock: number;
+  blocks: number;
+  op: SharedOpKind;
+}
+
+/** One participant's view of a parallel (or serial) scan's block allocation. */
+export interface AllocatorParticipant {
+  /** The next claim, or null when this participant is done. */
+  next(): Claim | null;
+}
+
+/** One scan's shared allocation state. */
+export interface ScanAllocation {
+  join(): AllocatorParticipant;
+}
+
+/** Where scans of a table start, and where they report (syncscan). */
+export interface SyncScanPort {
+  getLocation(key: number, nblocks: number): number;
+  /** Reports that block `block` was handed out (the tracker keeps multiples of the interval only). */
+  report(key: number, block: number): void;
+}
+
+/** The OS: page cache + readahead model + device, behind one door. */
+export interface OsPort {
+  /** A new open of `file` by one process (PostgreSQL opens each segment separately in every process). */
+  open(file: number): OsOpenFile;
+  /** One read() of `pages` pages from `page`; submits what the OS decides; returns when the data is ready. */
+  read(of: OsOpenFile, page: number, pages: number, nowUs: number): number;
+  /** How far `of` can read from `page` in reads of `pagesPerRead` with no OS decision, and when those pages are ready. */
+  quietRun(
+    of: OsOpenFile,
+    page: number,
+    maxPages: number,
+    pagesPerRead: number,
+    nowUs: number,
+  ): { pages: number; readyAtUs: number };
+  /** Accounts a quiet run in the open file's state, as if each read had been issued. */
+  skipQuiet(of: OsOpenFile, page: number, pages: number, pagesPerRead: number, nowUs: number): void;
+  /** posix_fadvise(WILLNEED). */
+  willneed(of: OsOpenFile, page: number, pages: number, nowUs: number): void;
+  /** Whether a page is resident (valid or in flight) — for statistics only. */
+  isResident(file: number, page: number): boolean;
+  /** Makes `pages` pages of `file` valid from page 0 (a warm cache at the start). */
+  warm(file: number, pages: number): void;
+}
+
+/** An open file: opaque to the engine. */
+export type OsOpenFile = unknown;

@@ -1,0 +1,169 @@
+/**
+ * A process whose scan runs on a read stream (PostgreSQL 17+ sequential
+ * scans, 18+ bitmap heap scans; postgres.md 4). The stream (from
+ * @scanlab/bitmap-prefetch) decides look-ahead distance, I/O combining and
+ * advice; this participant is its environment: shared-buffer lookups, the
+ * reads themselves through the OS model, and the CPU spent per buffer.
+ *
+ * - Block source: for a sequential scan the allocator (one block at a time,
+ *   as heap_scan_stream_read_next_* asks), reporting each handed-out block to
+ *   syncscan when the stream asks for it (so reports run ahead of processing
+ *   by the look-ahead distance, postgres.md 2.6); for a bitmap heap scan the
+ *   bitmap's pages in order.
+ * - io_method sync (PG17, or 18+ when chosen): advice is a posix_fadvise
+ *   when the read is started; the read itself is a synchronous preadv done
+ *   when the consumer reaches it. worker / io_uring: the read starts at
+ *   StartReadBuffers on an I/O worker's own open file (PostgreSQL 18's
+ *   io_workers = 3 by default) and the backend only waits for it.
+ * - CPU: the preadv's copy (syscall + bytes / copy rate) in the process that
+ *   reads; per buffer consumed a pin and the page's work; per advice call
+ *   one fadvise syscall; the allocator's shared-memory cost per claim.
+ */
+import type { ReadStream, ReadStreamEnv, ReadStreamIo, ReadStreamStep } from "@scanlab/bitmap-prefetch";
+import { pageWorkUs, preadUs } from "./cpu-costs.js";
+import { fileIdOf, PAGES_PER_BLOCK } from "./machine.js";
+import type { OsOpenFile } from "./ports.js";
+import type { OpenFiles, ScanRunCtx } from "./scan-run.js";
+import type { Entity } from "./scheduler.js";
+import type { BufferRing } from "./shared-buffers.js";
+
+/** The I/O workers' open files (io_method = worker), shared by every backend of the instance. */
+export class IoWorkers {
+  private next = 0;
+  constructor(private readonly workers: OpenFiles[]) {}
+  pick(): OpenFiles {
+    const w = this.workers[this.next]!;
+    this.next = (this.next + 1) % this.workers.length;
+    return w;
+  }
+}
+
+/** Shared-memory cost charged by the block source, collected by the participant. */
+export interface CostSink {
+  debtUs: number;
+}
+
+export class ReadStreamParticipant implements Entity {
+  readonly id: number;
+  private readonly env: ReadStreamEnv;
+  private readonly index: number;
+  private waiting = false;
+  private done = false;
+  private readonly consumeUs: number;
+
+  constructor(
+    private readonly ctx: ScanRunCtx,
+    private readonly stream: ReadStream,
+    private readonly opens: OpenFiles,
+    private readonly ring: BufferRing | null,
+    private readonly costs: CostSink,
+    ioWorkers: IoWorkers | null,
+    role: "leader" | "worker",
+  ) {
+    this.id = ctx.scheduler.add(this);
+    this.index = ctx.stats.perParticipant.length;
+    ctx.stats.perParticipant.push({ blocks: 0, claims: 0, role });
+    const cpu = ctx.machine.cpu;
+    this.consumeUs = cpu.sharedBufferHitUs + pageWorkUs(cpu, ctx.table.tuplesPerPage);
+    const sb = ctx.machine.sharedBuffers;
+    const table = ctx.table;
+    const self = this;
+    this.env = {
+      isBuffered: (block) => sb.isResident(table.index, block),
+      startRead(io: ReadStreamIo, nowUs: number): number | null {
+        if (io.advise) {
+          self.forEachPiece(io, self.opens, (of, page, pages) =>
+            ctx.machine.os.willneed(of, page, pages, nowUs),
+          );
+          costs.debtUs += cpu.fadviseUs;
+        }
+        if (!io.async) return null;
+        const files = ioWorkers !== null ? ioWorkers.pick() : self.opens;
+        let ready = nowUs;
+        self.forEachPiece(io, files, (of, page, pages) => {
+          const r = ctx.machine.os.read(of, page, pages, nowUs);
+          if (r > ready) ready = r;
+        });
+        sb.installRun(table.index, io.firstBlock, io.blocks, self.ring);
+        ctx.stats.osBlocks += io.blocks;
+        return ready + preadUs(cpu, io.blocks * 8192);
+      },
+      waitRead(io: ReadStreamIo, nowUs: number): number {
+        if (io.async) return io.readyAtUs ?? nowUs;
+        let ready = nowUs;
+        self.forEachPiece(io, self.opens, (of, page, pages) => {
+          const r = ctx.machine.os.read(of, page, pages, nowUs);
+          if (r > ready) ready = r;
+        });
+        sb.installRun(table.index, io.firstBlock, io.blocks, self.ring);
+        ctx.stats.osBlocks += io.blocks;
+        return ready + preadUs(cpu, io.blocks * 8192) * ctx.cpuFactor();
+      },
+    };
+  }
+
+  start(nowUs: number): void {
+    this.ctx.scheduler.schedule(this.id, nowUs);
+  }
+
+  fire(nowUs: number): void {
+    if (this.done) return;
+    const ctx = this.ctx;
+    let t = nowUs;
+    for (;;) {
+      const step: ReadStreamStep | null = this.waiting
+        ? this.stream.resume(t, this.env)
+        : this.stream.nextBuffer(t, this.env);
+      if (step === null) {
+        this.done = true;
+        ctx.participantDone(t + this.costs.debtUs);
+        this.costs.debtUs = 0;
+        return;
+      }
+      if (step.kind === "wait") {
+        this.waiting = true;
+        const until = step.untilUs;
+        if (ctx.scheduler.canContinue(until)) {
+          ctx.scheduler.advanceTo(until);
+          t = until;
+          continue;
+        }
+        ctx.scheduler.schedule(this.id, until);
+        return;
+      }
+      this.waiting = false;
+      t += this.costs.debtUs + this.consumeUs * ctx.cpuFactor();
+      this.costs.debtUs = 0;
+      ctx.stats.blocks++;
+      ctx.stats.perParticipant[this.index]!.blocks++;
+      if (ctx.scheduler.canContinue(t)) {
+        ctx.scheduler.advanceTo(t);
+        continue;
+      }
+      ctx.scheduler.schedule(this.id, t);
+      return;
+    }
+  }
+
+  /** Splits a stream I/O at segment-file boundaries (md.c does the same for a preadv). */
+  private forEachPiece(
+    io: ReadStreamIo,
+    files: OpenFiles,
+    f: (of: OsOpenFile, page: number, pages: number) => void,
+  ): void {
+    const table = this.ctx.table;
+    let b = io.firstBlock;
+    const end = io.firstBlock + io.blocks;
+    while (b < end) {
+      const seg = Math.floor(b / table.segmentBlocks);
+      const segEnd = Math.min(end, (seg + 1) * table.segmentBlocks);
+      let of = files.get(seg);
+      if (of === undefined) {
+        of = this.ctx.machine.os.open(fileIdOf(table, seg));
+        files.set(seg, of);
+      }
+      f(of, (b - seg * table.segmentBlocks) * PAGES_PER_BLOCK, (segEnd - b) * PAGES_PER_BLOCK);
+      b = segEnd;
+    }
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * Shared buffers: PostgreSQL's own cache, in front of the OS page cache.
+ *
+ * The model is PostgreSQL's buffer manager reduced to what a read-only scan
+ * can observe (postgres.md 2.7; src/backend/storage/buffer/freelist.c):
+ *
+ * - NBuffers = shared_buffers / BLCKSZ descriptors, each holding one
+ *   (relation, block) and a usage count capped at BM_MAX_USAGE_COUNT = 5.
+ * - Replacement is the clock sweep: the hand walks the descriptors,
+ *   decrementing usage counts, and takes the first one at zero.
+ * - A normal access (a bitmap heap scan, a scan of a table at most NBuffers/4
+ *   blocks) raises the usage count by one.
+ * - A sequential scan of a table larger than NBuffers/4 reads through a
+ *   BAS_BULKREAD ring: each miss advances the ring cursor; an empty slot takes
+ *   a clock-sweep victim; a slot whose buffer has usage count <= 1 is reused;
+ *   otherwise the slot is replaced by a new victim. A hit through a strategy
+ *   raises the usage count only from 0 to 1, so ring scans never push the rest
+ *   of the pool out. Ring size: 256 kB = 32 buffers up to PG17; PG18 grows it
+ *   with io_combine_limit x effective_io_concurrency (15f0cb26b5). Every
+ *   version caps it at NBuffers / 8.
+ * - Pins are not modelled (a read-only scan pins a handful of buffers at a
+ *   time); dirty buffers do not occur.
+ *
+ * Run-level operation. A scan asks "is any block of [start, start+n) resident?"
+ * (a word-wise scan of a per-table bitset) and, for a run of misses through a
+ * ring, installs only what the ring still holds at the end of the run: the
+ * last `ringSize` blocks. Blocks that passed through the ring in between were
+ * evicted by later blocks of the same run; nobody could have hit them except
+ * a scan running within one ring of this one, which then finds the same pages
+ * in the OS page cache instead (a small cost difference, documented here as
+ * the approximation it is).
+ */
+
+/** BM_MAX_USAGE_COUNT (src/include/storage/buf_internals.h). */
+export const BM_MAX_USAGE_COUNT = 5;
+/** BAS_BULKREAD ring size up to PG17: 256 kB / 8 kB (postgres.md 2.7). */
+export const BULKREAD_RING_BUFFERS_PRE18 = 32;
+
+/**
+ * Auxiliary and background process slots added to max_connections when
+ * PostgreSQL 18 sizes the per-backend pin limit with default settings:
+ * 16 autovacuum slots, 8 worker processes, 10 WAL senders, 2 special workers
+ * and 38 auxiliary slots (postgres.md 2.7: 100 connections -> 174 in all).
+ */
+export const PG18_EXTRA_PROCS = 74;
+
+/** Ring size in buffers for a BAS_BULKREAD scan (postgres.md 2.7). */
+export function bulkreadRingBuffers(options: {
+  pg: string;
+  nbuffers: number;
+  maxConnections: number;
+  ioCombineLimit: number;
+  effectiveIoConcurrency: number;
+}): number {
+  const cap = Math.max(1, Math.floor(options.nbuffers / 8));
+  if (Number(options.pg) < 18) return Math.min(BULKREAD_RING_BUFFERS_PRE18, cap);
+  const pinLimit = Math.max(1, Math.floor(options.nbuffers / (options.maxConnections + PG18_EXTRA_PROCS)));
+  const wanted = BULKREAD_RING_BUFFERS_PRE18 + options.ioCombineLimit * options.effectiveIoConcurrency;
+  const upper = Math.max(BULKREAD_RING_BUFFERS_PRE18, pinLimit);
+  return Math.min(wanted, upper, cap);
+}
+
+/** A BAS_BULKREAD ring owned by one scan. */
+export class BufferRing {
+  readonly slots: Int32Array;
+  cursor = -1;
+  constructor(readonly size: number) {
+    this.slots = new Int32Array(size).fill(-1);
+  }
+}
+
+const NO_BUFFER = -1;
+
+/** The shared buffer pool of one PostgreSQL instance. */
+export class SharedBuffers {
+  readonly nbuffers: number;
+  private readonly tag: Float64Array; // key = table * 2^32 + block, or -1
+  private readonly usage: Uint8Array;
+  private readonly map = new Map<number, number>();
+  private readonly residentBits: Uint32Array[] = [];
+  private hand = 0;
+  /** Counters for results. */
+  hits = 0;
+  misses = 0;
+  evictions = 0;
+
+  constructor(nbuffers: number, tableBlocks: readonly number[]) {
+    this.nbuffers = Math.max(16, Math.floor(nbuffers));
+    this.tag = new Float64Array(this.nbuffers).fill(-1);
+    this.usage = new Uint8Array(this.nbuffers);
+    for (const blocks of tableBlocks) this.residentBits.push(new Uint32Array(Math.ceil(blocks / 32) + 1));
+  }
+
+  /** First resident block of `table` in [start, end), or -1. Word-wise, so cheap for long runs of misses. */
+  firstResident(table: number, start: number, end: number): number {
+    const bits = this.residentBits[table]!;
+    let b = start;
+    while (b < end) {
+      const w = b >>> 5;
+      const word = bits[w]! >>> (b & 31);
+      if (word !== 0) {
+        const found = b + (31 - Math.clz32(word & -word));
+        return found < end ? found : -1;
+      }
+      b = (w + 1) << 5;
+    }
+    return -1;
+  }
+
+  /** Whether `block` of `table` is in shared buffers (PrefetchBuffer's test). */
+  isResident(table: number, block: number): boolean {
+    const bits = this.residentBits[table]!;
+    return (bits[block >>> 5]! & (1 << (block & 31))) !== 0;
+  }
+
+  /** Records a hit on a resident block; a strategy hit raises the usage count only from 0 to 1. */
+  hit(table: number, block: number, viaRing: boolean): void {
+    const id = this.map.get(table * 4294967296 + block);
+    if (id === undefined) return;
+    this.hits++;
+    const u = this.usage[id]!;
+    if (viaRing) {
+      if (u === 0) this.usage[id] = 1;
+    } else if (u < BM_MAX_USAGE_COUNT) this.usage[id] = u + 1;
+  }
+
+  /** Installs `blocks` consecutive missed blocks from `start`, through `ring` if given. */
+  installRun(table: number, start: number, blocks: number, ring: BufferRing | null): void {
+    this.misses += blocks;
+    if (ring === null) {
+      for (let i = 0; i < blocks; i++) this.install(table, start + i, this.clockVictim());
+      return;
+    }
+    // Only the last `ring.size` blocks of the run are still in the ring when the run ends.
+    const keep = Math.min(blocks, ring.size);
+    for (let i = blocks - keep; i < blocks; i++) {
+      ring.cursor = (ring.cursor + 1) % ring.size;
+      const slot = ring.slots[ring.cursor]!;
+      let id: number;
+      if (slot !== NO_BUFFER && this.usage[slot]! <= 1) id = slot;
+      else id = this.clockVictim();
+      ring.slots[ring.cursor] = id;
+      this.install(table, start + i, id);
+    }
+  }
+
+  /** Number of buffers currently holding a block of `table`. */
+  residentCount(table: number): number {
+    let n = 0;
+    for (const key of this.map.keys()) if (Math.floor(key / 4294967296) === table) n++;
+    return n;
+  }
+
+  private install(table: number, block: number, id: number): void {
+    const old = this.tag[id]!;
+    if (old >= 0) {
+      this.map.delete(old);
+      const t = Math.floor(old / 4294967296);
+      const b = old - t * 4294967296;
+      this.residentBits[t]![b >>> 5]! &= ~(1 << (b & 31));
+      this.evictions++;
+    }
+    const key = table * 4294967296 + block;
+    this.tag[id] = key;
+    this.usage[id] = 1;
+    this.map.set(key, id);
+    this.residentBits[table]![block >>> 5]! |= 1 << (block & 31);
+  }
+
+  /** The clock sweep (StrategyGetBuffer without a strategy). */
+  private clockVictim(): number {
+    for (;;) {
+      const id = this.hand;
+      this.hand = (this.hand + 1) % this.nbuffers;
+      if (this.tag[id]! < 0) return id;
+      const u = this.usage[id]!;
+      if (u === 0) return id;
+      this.usage[id] = u - 1;
+    }
+  }
+}

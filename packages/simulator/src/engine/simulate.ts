@@ -1,0 +1,355 @@
+/**
+ * The simulation of one scenario: build the machine, start the clients, run
+ * the event loop, collect the results.
+ *
+ * Query lifecycle. A query has `clients` identical clients (pgbench -c); each
+ * runs the query `runs` times back to back (pgbench -t), or until `duration`
+ * has passed (pgbench -T). One run is one execution: a serial scan by the
+ * backend (workers = 0), or a parallel scan by the workers plus the leader
+ * when parallel_leader_participation is on. The run ends when its last
+ * participant has nothing left to scan. A client's backend keeps its files
+ * open across runs (PostgreSQL's VFD cache, so the leader's readahead state
+ * persists); parallel workers are new processes every run, with fresh opens.
+ *
+ * Eligibility rules taken from PostgreSQL (postgres.md 1.1, 2.4): a table
+ * larger than NBuffers / 4 that is not temporary is read through a
+ * BAS_BULKREAD ring and may synchronize (when synchronize_seqscans is on).
+ */
+import { ScenarioError } from "../errors.js";
+import type { ResolvedScenario } from "../scenario/resolve.js";
+import { resolveCpuCosts } from "./cpu-costs.js";
+import { FILE_ID_STRIDE, type MachineRt, PAGES_PER_BLOCK, type TableRt } from "./machine.js";
+import { type AdaptiveInputs, startProcesses } from "./participants.js";
+import type { AllocatorParticipant, OsPort, ScanAllocation, SyncScanPort } from "./ports.js";
+import { IoWorkers } from "./read-stream-participant.js";
+import { type OpenFiles, RunStats, type ScanRunCtx } from "./scan-run.js";
+import { type Entity, Scheduler } from "./scheduler.js";
+import { SerialAllocation } from "./serial-allocation.js";
+import { bulkreadRingBuffers, SharedBuffers } from "./shared-buffers.js";
+import { SharedLine } from "./shared-memory.js";
+import type { BucketSeries } from "./time-series.js";
+
+/** What the OS adapter reports at the end. */
+export interface OsStats {
+  deviceReads: number;
+  deviceBytes: number;
+  syncReads: number;
+  /** Bytes processes asked the OS for (reads after shared-buffer misses). */
+  requestedBytes: number;
+  /** Device busy fraction over the run (from the device model). */
+  utilisation: number;
+  /** Mean number of requests in the device (from the device model). */
+  meanQueueDepth: number;
+  series: BucketSeries;
+}
+
+/** The OS and device, built by the adapters from a scenario's machine. */
+export interface BuiltOs {
+  port: OsPort;
+  stats(): OsStats;
+  /** The readahead model's confidence label ("low" for Windows). */
+  confidence: "high" | "medium" | "low";
+  /** Device and readahead figures for the adaptive bitmap policy. */
+  adaptive: AdaptiveInputs;
+}
+
+/** Everything model-specific the engine is handed (see adapters.ts). */
+export interface ModelFactories {
+  buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs;
+  syncscan(): SyncScanPort;
+  parallelScan(
+    spec: ResolvedScenario["queries"][number]["spec"],
+    nblocks: number,
+    syncscan: boolean,
+    hooks: { getStartBlock(nblocks: number): number; onScanEnd(startBlock: number): void },
+  ): ScanAllocation;
+}
+
+/** One execution of one query. */
+export interface RunResult {
+  client: number;
+  run: number;
+  startS: number;
+  durationS: number;
+  finished: boolean;
+  blocks: number;
+  claims: number;
+  sharedHits: number;
+  startBlock: number;
+  participants: { role: "leader" | "worker"; blocks: number; claims: number }[];
+}
+
+/** All runs of one query. */
+export interface QueryResult {
+  name: string;
+  table: string;
+  runs: RunResult[];
+  /** Mean duration of finished runs, seconds (pgbench's "latency average"). */
+  meanDurationS: number;
+  /** Table MiB per second of mean duration. */
+  mibPerS: number;
+}
+
+/** The outcome of one scenario. */
+export interface SimulationResult {
+  scenario: string;
+  seed: number;
+  simulatedS: number;
+  queries: QueryResult[];
+  device: {
+    reads: number;
+    bytes: number;
+    avgReadKb: number;
+    syncShare: number;
+    iops: number;
+    utilisation: number;
+    meanQueueDepth: number;
+  };
+  os: {
+    requestedBytes: number;
+    deviceBytes: number;
+    hitRatio: number;
+    confidence: "high" | "medium" | "low";
+  };
+  sharedBuffers: { hits: number; misses: number; hitRatio: number };
+  allocator: { ops: number; waitS: number; busyS: number };
+  series: { deviceMiBps: { tS: number; perS: number }[] };
+  events: number;
+}
+
+/** Options of a simulation run. */
+export interface SimulateOptions {
+  /** Polled every 65536 events; return true to stop early (results are then partial). */
+  shouldStop?: () => boolean;
+}
+
+class MachineState {
+  active = 0;
+  constructor(readonly cores: number) {}
+  cpuFactor(): number {
+    return this.active > this.cores ? this.active / this.cores : 1;
+  }
+}
+
+/** Runs a resolved scenario with the given model factories. */
+export function simulateWith(
+  resolved: ResolvedScenario,
+  models: ModelFactories,
+  options: SimulateOptions = {},
+): SimulationResult {
+  const s = resolved.scenario;
+  const cpu = resolveCpuCosts(s.machine.cpu);
+  const capacityPages = Math.max(0, Math.floor((resolved.ramBytes - resolved.sharedBuffersBytes) / 4096));
+  const builtOs = models.buildOs(resolved, capacityPages);
+  const tables: TableRt[] = resolved.tables.map((t, i) => ({
+    index: i,
+    name: t.name,
+    nblocks: t.nblocks,
+    tuplesPerPage: t.tuplesPerPage,
+    segmentBlocks: t.segmentBlocks,
+    temp: t.temp,
+    syncKey: 16384 + i,
+  }));
+  if (tables.length >= FILE_ID_STRIDE) throw new ScenarioError("A scenario holds at most 65535 tables.");
+  const sharedBuffers = new SharedBuffers(
+    resolved.nbuffers,
+    tables.map((t) => t.nblocks),
+  );
+  const machine: MachineRt = {
+    cores: s.machine.cores,
+    cpu,
+    nbuffers: resolved.nbuffers,
+    maxConnections: s.machine.maxConnections,
+    sharedBuffers,
+    os: builtOs.port,
+    syncscan: models.syncscan(),
+    tables,
+  };
+  resolved.tables.forEach((t, i) => {
+    if (t.cached !== "os") return;
+    const table = tables[i]!;
+    for (let seg = 0; seg * table.segmentBlocks < table.nblocks; seg++) {
+      const blocks = Math.min(table.segmentBlocks, table.nblocks - seg * table.segmentBlocks);
+      builtOs.port.warm(table.index * FILE_ID_STRIDE + seg, blocks * PAGES_PER_BLOCK);
+    }
+  });
+
+  const scheduler = new Scheduler();
+  /** PostgreSQL 18's io_workers default: 3 I/O worker processes, each with its own open files. */
+  const ioWorkers = new IoWorkers([new Map(), new Map(), new Map()]);
+  const state = new MachineState(machine.cores);
+  const lines: SharedLine[] = [];
+  const queryResults: QueryResult[] = [];
+
+  resolved.queries.forEach((q) => {
+    const spec = q.spec;
+    const table = tables[q.tableIndex]!;
+    const result: QueryResult = {
+      name: spec.name,
+      table: table.name,
+      runs: [],
+      meanDurationS: 0,
+      mibPerS: 0,
+    };
+    queryResults.push(result);
+    const bigTable = !table.temp && table.nblocks > Math.floor(resolved.nbuffers / 4);
+    // Bitmap heap scans never use a ring or synchronize (postgres.md 2.3).
+    const syncscan = bigTable && spec.synchronizeSeqscans && spec.kind === "seqscan";
+    const ringBuffers =
+      bigTable && spec.kind === "seqscan"
+        ? bulkreadRingBuffers({
+            pg: spec.pg,
+            nbuffers: resolved.nbuffers,
+            maxConnections: s.machine.maxConnections,
+            ioCombineLimit: spec.ioCombineLimit ?? 16,
+            effectiveIoConcurrency: spec.effectiveIoConcurrency ?? (Number(spec.pg) >= 18 ? 16 : 1),
+          })
+        : 0;
+
+    for (let c = 0; c < spec.clients; c++) {
+      const leaderOpens: OpenFiles = new Map();
+      let runIndex = 0;
+      const clientStartUs = q.startUs + c * q.clientStaggerUs;
+      const client: Entity = {
+        fire(nowUs: number) {
+          if (runIndex >= spec.runs && q.durationUs === null) return;
+          if (q.durationUs !== null && nowUs >= clientStartUs + q.durationUs) return;
+          const run = runIndex++;
+          const stats = new RunStats();
+          const line = new SharedLine(cpu.spinlockHoldUs, cpu.atomicOpUs);
+          lines.push(line);
+          const record: RunResult = {
+            client: c,
+            run,
+            startS: nowUs / 1e6,
+            durationS: 0,
+            finished: false,
+            blocks: 0,
+            claims: 0,
+            sharedHits: 0,
+            startBlock: 0,
+            participants: stats.perParticipant,
+          };
+          result.runs.push(record);
+          const workers = spec.workers;
+          const participants = workers === 0 ? 1 : workers + (spec.parallelLeaderParticipation ? 1 : 0);
+          let remaining = participants;
+          state.active += participants;
+          const ctx: ScanRunCtx = {
+            machine,
+            table,
+            scheduler,
+            line,
+            syncReport: syncscan,
+            ringBuffers,
+            stats,
+            cpuFactor: () => state.cpuFactor(),
+            participantDone(t: number) {
+              state.active--;
+              if (--remaining > 0) return;
+              record.durationS = t / 1e6 - record.startS;
+              record.finished = true;
+              record.blocks = stats.blocks;
+              record.claims = stats.claims;
+              record.sharedHits = stats.sharedHits;
+              scheduler.schedule(clientId, t);
+            },
+          };
+          const roles: ("leader" | "worker")[] = [];
+          const opens: OpenFiles[] = [];
+          for (let i = 0; i < participants; i++) {
+            const isLeader = workers === 0 || (spec.parallelLeaderParticipation && i === 0);
+            roles.push(isLeader ? "leader" : "worker");
+            opens.push(isLeader ? leaderOpens : new Map());
+          }
+          let allocators: AllocatorParticipant[] | null = null;
+          if (spec.kind === "seqscan") {
+            if (workers === 0) {
+              const start = syncscan ? machine.syncscan.getLocation(table.syncKey, table.nblocks) : 0;
+              record.startBlock = start;
+              allocators = [
+                new SerialAllocation(table.nblocks, start, (sb) => {
+                  if (syncscan) machine.syncscan.report(table.syncKey, sb);
+                }),
+              ];
+            } else {
+              const allocation = models.parallelScan(spec, table.nblocks, syncscan, {
+                getStartBlock: (n) => {
+                  const b = machine.syncscan.getLocation(table.syncKey, n);
+                  record.startBlock = b;
+                  return b;
+                },
+                onScanEnd: (b) => machine.syncscan.report(table.syncKey, b),
+              });
+              allocators = roles.map(() => allocation.join());
+            }
+          }
+          startProcesses(
+            {
+              ctx,
+              spec,
+              machine,
+              allocators,
+              opens,
+              roles,
+              ioWorkers,
+              adaptive: builtOs.adaptive,
+              syncscan,
+            },
+            nowUs,
+          );
+        },
+      };
+      const clientId = scheduler.add(client);
+      scheduler.schedule(clientId, clientStartUs);
+    }
+  });
+
+  scheduler.run(resolved.untilUs ?? Number.POSITIVE_INFINITY, options.shouldStop);
+
+  const simulatedUs = scheduler.nowUs;
+  for (const r of queryResults) {
+    const done = r.runs.filter((x) => x.finished);
+    r.meanDurationS = done.length > 0 ? done.reduce((a, x) => a + x.durationS, 0) / done.length : Number.NaN;
+    const t = tables.find((x) => x.name === r.table)!;
+    r.mibPerS = (t.nblocks * 8192) / 1048576 / r.meanDurationS;
+  }
+  const os = builtOs.stats();
+  const allocatorOps = lines.reduce((a, l) => a + l.ops, 0);
+  return {
+    scenario: s.name,
+    seed: s.seed,
+    simulatedS: simulatedUs / 1e6,
+    queries: queryResults,
+    device: {
+      reads: os.deviceReads,
+      bytes: os.deviceBytes,
+      avgReadKb: os.deviceReads > 0 ? os.deviceBytes / os.deviceReads / 1024 : 0,
+      syncShare: os.deviceReads > 0 ? os.syncReads / os.deviceReads : 0,
+      iops: simulatedUs > 0 ? os.deviceReads / (simulatedUs / 1e6) : 0,
+      utilisation: os.utilisation,
+      meanQueueDepth: os.meanQueueDepth,
+    },
+    os: {
+      requestedBytes: os.requestedBytes,
+      deviceBytes: os.deviceBytes,
+      hitRatio: os.requestedBytes > 0 ? Math.max(0, 1 - os.deviceBytes / os.requestedBytes) : 0,
+      confidence: builtOs.confidence,
+    },
+    sharedBuffers: {
+      hits: sharedBuffers.hits,
+      misses: sharedBuffers.misses,
+      hitRatio:
+        sharedBuffers.hits + sharedBuffers.misses > 0
+          ? sharedBuffers.hits / (sharedBuffers.hits + sharedBuffers.misses)
+          : 0,
+    },
+    allocator: {
+      ops: allocatorOps,
+      waitS: lines.reduce((a, l) => a + l.waitUs, 0) / 1e6,
+      busyS: lines.reduce((a, l) => a + l.busyUs, 0) / 1e6,
+    },
+    series: { deviceMiBps: os.series.points().map((p) => ({ tS: p.tS, perS: p.perS / 1048576 })) },
+    events: scheduler.events,
+  };
+}

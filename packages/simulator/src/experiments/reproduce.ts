@@ -1,0 +1,221 @@
+/**
+ * Running a target: calibrate its one declared unknown on the baseline row
+ * (if it has one), simulate every row, and set the simulated figures beside
+ * the published ones, with the ratios and the "must reproduce" statements.
+ *
+ * Calibration is a root search (regula falsi, Illinois variant) on the
+ * declared unknown so that the baseline row's simulated time equals the
+ * published one. If no value inside the declared bounds reaches it (the row
+ * is limited by something the unknown does not move, e.g. the device), the
+ * search stops at the closer bound and the report says the baseline was not
+ * reached. Every other row is a prediction.
+ */
+import type { SimulationResult } from "../engine/simulate.js";
+import type { ScenarioInput } from "../scenario/schema.js";
+import type { Experiment, ExperimentRow, PublishedFigures, RowMetrics } from "./types.js";
+
+/** The simulated and published figures of one row. */
+export interface RowReport {
+  id: string;
+  label: string;
+  published: PublishedFigures | null;
+  metric: keyof PublishedFigures | null;
+  simulated: RowMetrics;
+  /** simulated / published on the row's metric. */
+  ratio: number | null;
+}
+
+/** A ratio bar of issue 7 and how the model does on it. */
+export interface RatioReport {
+  id: string;
+  label: string;
+  published: number;
+  simulated: number;
+  /** simulated / published - 1. */
+  gap: number;
+  tolerance: number;
+  withinTolerance: boolean;
+}
+
+/** The result of reproducing one target. */
+export interface TargetReport {
+  id: string;
+  title: string;
+  source: string;
+  assumptions: string[];
+  calibration: null | {
+    unknown: string;
+    row: string;
+    value: number;
+    publishedS: number;
+    simulatedS: number;
+    reached: boolean;
+    iterations: number;
+  };
+  rows: RowReport[];
+  ratios: RatioReport[];
+  statements: { id: string; text: string; holds: boolean; detail: string }[];
+  /** Confidence notes the models attach (e.g. the Windows model is low-confidence). */
+  notes: string[];
+}
+
+/** Turns a simulation result into the row metrics the targets compare. */
+export function rowMetrics(result: SimulationResult, scenario: ScenarioInput): RowMetrics {
+  const runs = result.queries.flatMap((q) => q.runs.filter((r) => r.finished));
+  const timeS = runs.length > 0 ? runs.reduce((a, r) => a + r.durationS, 0) / runs.length : Number.NaN;
+  const q0 = scenario.queries[0]!;
+  const t = scenario.tables.find((x) => x.name === q0.table)!;
+  const blocks = t.blocks ?? 0;
+  const claims = runs.reduce((a, r) => a + r.claims, 0);
+  const scanned = runs.reduce((a, r) => a + r.blocks, 0);
+  const readBlocks = runs.length > 0 ? scanned / runs.length : blocks;
+  return {
+    timeS,
+    mbPerS: (readBlocks * 8192) / 1048576 / timeS,
+    avgReadKb: result.device.avgReadKb,
+    syncShare: result.device.syncShare,
+    iops: result.device.iops,
+    osHitRatio: result.os.hitRatio,
+    sharedHitRatio: result.sharedBuffers.hitRatio,
+    meanQueueDepth: result.device.meanQueueDepth,
+    meanRunBlocks: claims > 0 ? scanned / claims : 0,
+  };
+}
+
+/** How a target is run: the simulator entry point is injected so this file stays model-agnostic. */
+export interface ReproduceOptions {
+  simulate(input: ScenarioInput): SimulationResult;
+  /** Skip calibration and use the rows' default unknowns (faster; for quick looks). */
+  noCalibration?: boolean;
+  /** Called before each row runs. */
+  onRow?(experiment: string, rowId: string): void;
+  /** Return true to stop (Ctrl-C): rows not yet run are left out. */
+  shouldStop?(): boolean;
+}
+
+/** Reproduces one target. */
+export function reproduceTarget(exp: Experiment, options: ReproduceOptions): TargetReport {
+  let rows: ExperimentRow[] = exp.rows();
+  let calibration: TargetReport["calibration"] = null;
+  if (exp.calibration && !options.noCalibration) {
+    const cal = exp.calibration;
+    const published = rows.find((r) => r.id === cal.row)?.published?.timeS;
+    if (published === undefined)
+      throw new Error(`${exp.id}: calibration row ${cal.row} has no published time`);
+    const timeAt = (v: number): number => {
+      const row = cal.apply(v).find((r) => r.id === cal.row)!;
+      options.onRow?.(exp.id, `${cal.row} (calibrating)`);
+      return rowMetrics(options.simulate(row.scenario), row.scenario).timeS;
+    };
+    const found = solveMonotone(timeAt, published, cal.bounds[0], cal.bounds[1]);
+    rows = cal.apply(found.value);
+    calibration = {
+      unknown: cal.unknown,
+      row: cal.row,
+      value: found.value,
+      publishedS: published,
+      simulatedS: found.time,
+      reached: found.reached,
+      iterations: found.iterations,
+    };
+  }
+  const metrics = new Map<string, RowMetrics>();
+  const rowReports: RowReport[] = [];
+  const notes = new Set<string>();
+  for (const row of rows) {
+    if (options.shouldStop?.()) break;
+    options.onRow?.(exp.id, row.id);
+    const result = options.simulate(row.scenario);
+    if (result.os.confidence === "low")
+      notes.add(`${row.label}: the OS readahead model is low-confidence (${row.scenario.machine.os}).`);
+    const m = rowMetrics(result, row.scenario);
+    metrics.set(row.id, m);
+    const metric = row.metric ?? null;
+    const pub = metric && row.published ? row.published[metric] : undefined;
+    rowReports.push({
+      id: row.id,
+      label: row.label,
+      published: row.published ?? null,
+      metric,
+      simulated: m,
+      ratio: pub !== undefined && metric ? m[metric] / pub : null,
+    });
+  }
+  const complete = rowReports.length === rows.length;
+  const ratios: RatioReport[] = complete
+    ? exp.ratios.map((r) => {
+        const a = metrics.get(r.numerator)!.timeS;
+        const b = metrics.get(r.denominator)!.timeS;
+        const simulated = r.kind === "speed" ? b / a : a / b;
+        const gap = simulated / r.published - 1;
+        return {
+          id: r.id,
+          label: r.label,
+          published: r.published,
+          simulated,
+          gap,
+          tolerance: r.tolerance,
+          withinTolerance: Math.abs(gap) <= r.tolerance,
+        };
+      })
+    : [];
+  const statements = complete
+    ? exp.statements.map((st) => ({ id: st.id, text: st.text, ...st.check(metrics) }))
+    : [];
+  return {
+    id: exp.id,
+    title: exp.title,
+    source: exp.source,
+    assumptions: exp.assumptions,
+    calibration,
+    rows: rowReports,
+    ratios,
+    statements,
+    notes: [...notes],
+  };
+}
+
+/**
+ * Finds v in [lo, hi] with f(v) = target for an increasing f (regula falsi,
+ * Illinois variant), to 0.5% of the target or 14 evaluations.
+ */
+export function solveMonotone(
+  f: (v: number) => number,
+  target: number,
+  lo: number,
+  hi: number,
+): { value: number; time: number; reached: boolean; iterations: number } {
+  let a = lo;
+  let b = hi;
+  let fa = f(a) - target;
+  let fb = f(b) - target;
+  let iterations = 2;
+  if (fa >= 0) return { value: a, time: fa + target, reached: Math.abs(fa) <= 0.005 * target, iterations };
+  if (fb <= 0) return { value: b, time: fb + target, reached: Math.abs(fb) <= 0.005 * target, iterations };
+  let side = 0;
+  let best = { value: a, err: fa };
+  for (; iterations < 14; iterations++) {
+    const c = (a * fb - b * fa) / (fb - fa);
+    const fc = f(c) - target;
+    if (Math.abs(fc) < Math.abs(best.err)) best = { value: c, err: fc };
+    if (Math.abs(fc) <= 0.005 * target)
+      return { value: c, time: fc + target, reached: true, iterations: iterations + 1 };
+    if (fc > 0) {
+      b = c;
+      fb = fc;
+      if (side === 1) fa /= 2;
+      side = 1;
+    } else {
+      a = c;
+      fa = fc;
+      if (side === -1) fb /= 2;
+      side = -1;
+    }
+  }
+  return {
+    value: best.value,
+    time: best.err + target,
+    reached: Math.abs(best.err) <= 0.005 * target,
+    iterations,
+  };
+}

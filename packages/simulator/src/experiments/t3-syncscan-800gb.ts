@@ -1,0 +1,176 @@
+/**
+ * T3. An 800 GB table, 6 concurrent parallel queries, synchronize_seqscans on/off.
+ *
+ * Seed 000 (David Rowley, June 2020): `pgbench -c 6 -j 6 -T 10800` running
+ * `select * from t where a < 0` (no rows returned) on an 800 GB table with
+ * parallel_workers = 10, so 6 x 11 = 66 busy processes, on the 64 GB
+ * Threadripper of T2. Uncapped chunks are 65,536 blocks (512 MB) for this
+ * table; the cap is 8192; master handed out one block at a time.
+ */
+import type { ScenarioInput } from "../scenario/schema.js";
+import { fmt, rowOf, speedup } from "./checks.js";
+import type { Experiment, ExperimentRow } from "./types.js";
+
+/** 800 GB of 8 kB blocks (targets.md: ~104.9 M blocks). */
+const TABLE_BLOCKS = (800 * 1024 ** 3) / 8192;
+/** Runs per client simulated (pgbench loops; the first run starts all six clients together). */
+export const T3_RUNS_PER_CLIENT = 3;
+
+type Variant = {
+  id: string;
+  label: string;
+  allocator: NonNullable<ScenarioInput["queries"][number]["allocator"]>;
+  pg: "13" | "14";
+};
+const VARIANTS: Variant[] = [
+  {
+    id: "uncapped",
+    label: "patched, no cap (65,536-block chunks)",
+    allocator: { kind: "pg14", maxChunkBlocks: null },
+    pg: "14",
+  },
+  { id: "cap8192", label: "patched, cap 8192", allocator: { kind: "pg14", maxChunkBlocks: 8192 }, pg: "14" },
+  { id: "master", label: "master (1 block at a time)", allocator: { kind: "pg11" }, pg: "13" },
+];
+const PUBLISHED_MS: Record<string, [number, number]> = {
+  uncapped: [372_738, 320_204],
+  cap8192: [321_969, 321_390],
+  master: [1_070_226, 1_085_847],
+};
+
+function scenario(v: Variant, sync: boolean, perTupleUs: number): ScenarioInput {
+  return {
+    name: `T3 ${v.id} sync ${sync ? "on" : "off"}`,
+    machine: {
+      cores: 64,
+      ram: "64GB",
+      sharedBuffers: "128MB",
+      os: "linux-5.4",
+      osOptions: { readAheadKb: 128 },
+      device: "samsung-990-pro-1tb",
+      cpu: { perTupleUs },
+    },
+    tables: [{ name: "t", blocks: TABLE_BLOCKS, tuplesPerPage: 226 }],
+    queries: [
+      {
+        name: "bench",
+        table: "t",
+        pg: v.pg,
+        clients: 6,
+        runs: T3_RUNS_PER_CLIENT,
+        workers: 10,
+        allocator: v.allocator,
+        synchronizeSeqscans: sync,
+      },
+    ],
+  };
+}
+
+function rows(perTupleUs = 0.05): ExperimentRow[] {
+  const out: ExperimentRow[] = [];
+  for (const v of VARIANTS) {
+    for (const sync of [true, false]) {
+      const ms = PUBLISHED_MS[v.id]![sync ? 0 : 1];
+      out.push({
+        id: `${v.id}-${sync ? "on" : "off"}`,
+        label: `${v.label}, synchronize_seqscans ${sync ? "on" : "off"}`,
+        scenario: scenario(v, sync, perTupleUs),
+        published: { timeS: ms / 1000, mbPerS: (800 * 1024) / (ms / 1000) },
+        metric: "timeS",
+      });
+    }
+  }
+  return out;
+}
+
+/** targets.md T3. */
+export const T3: Experiment = {
+  id: "T3",
+  title: "800 GB table, 6 concurrent 11-process queries, synchronize_seqscans on/off",
+  source:
+    "seed 000, D. Rowley, pgsql-hackers, June 2020 (800gb_table_synchronize_seqscans_test.txt not recovered)",
+  assumptions: [
+    "Storage is not named: a PCIe 4.0 NVMe drive (samsung-990-pro-1tb) stands in; read_ahead_kb 128 as in T2.",
+    "A single int column, 226 tuples per page; shared_buffers 128 MB.",
+    `pgbench -T 10800 loops each client; the simulation runs ${T3_RUNS_PER_CLIENT} runs per client and reports the mean latency of all of them, as pgbench does.`,
+    "Master in June 2020 is PG13-era: one block per atomic fetch-add.",
+  ],
+  rows,
+  calibration: {
+    unknown: "CPU cost per tuple (machine.cpu.perTupleUs), from the capped, sync-off run (321.4 s)",
+    row: "cap8192-off",
+    metric: "timeS",
+    bounds: [0.001, 1],
+    apply: (v) => rows(v),
+  },
+  ratios: [
+    {
+      id: "uncapped-on-off",
+      label: "uncapped: sync on vs off, speed",
+      kind: "speed",
+      numerator: "uncapped-on",
+      denominator: "uncapped-off",
+      published: 320_204 / 372_738,
+      tolerance: 0.25,
+    },
+    {
+      id: "capped-on-off",
+      label: "cap 8192: sync on vs off, speed",
+      kind: "speed",
+      numerator: "cap8192-on",
+      denominator: "cap8192-off",
+      published: 321_390 / 321_969,
+      tolerance: 0.25,
+    },
+    {
+      id: "master-slowdown",
+      label: "one block at a time vs cap 8192 (sync on), time",
+      kind: "time",
+      numerator: "master-on",
+      denominator: "cap8192-on",
+      published: 1_070_226 / 321_969,
+      tolerance: 0.25,
+    },
+  ],
+  statements: [
+    {
+      id: "big-chunks-fight-sync",
+      text: "very large chunks (512 MB) conflict with synchronized scans: sync on is slower than off",
+      check: (r) => {
+        const s = speedup(r, "uncapped-on", "uncapped-off");
+        return { holds: s < 0.97, detail: `uncapped on/off speed ${fmt(s, 3)} (published 0.859)` };
+      },
+    },
+    {
+      id: "cap-makes-equal",
+      text: "capping at 8192 blocks makes sync on ~ off",
+      check: (r) => {
+        const s = speedup(r, "cap8192-on", "cap8192-off");
+        return {
+          holds: Math.abs(s - 1) < 0.03,
+          detail: `cap 8192 on/off speed ${fmt(s, 3)} (published 0.998)`,
+        };
+      },
+    },
+    {
+      id: "no-6x",
+      text: "with sync off the 6 queries do not run 6x slower: they share cached pages",
+      check: (r) => {
+        const off = rowOf(r, "cap8192-off");
+        return {
+          holds: off.osHitRatio > 0.5,
+          detail: `OS page cache hit ratio with sync off ${fmt(100 * off.osHitRatio, 1)}%`,
+        };
+      },
+    },
+    {
+      id: "master-slow",
+      text: "master (1-block allocation) is ~3.3x slower whatever the sync setting",
+      check: (r) => {
+        const on = rowOf(r, "master-on").timeS / rowOf(r, "cap8192-on").timeS;
+        const off = rowOf(r, "master-off").timeS / rowOf(r, "cap8192-off").timeS;
+        return { holds: on > 2 && off > 2, detail: `master/capped time: on ${fmt(on)}, off ${fmt(off)}` };
+      },
+    },
+  ],
+};

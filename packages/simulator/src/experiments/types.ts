@@ -1,0 +1,99 @@
+/**
+ * A reproduction target: a published experiment (targets.md), the scenario
+ * that models it, the published figures, and the statements a faithful model
+ * must make true.
+ *
+ * Honesty rules (DESIGN.md "Fidelity rules", targets.md preamble):
+ * - Device profiles come from datasheets; the scenario states every assumption
+ *   the publication leaves open (device, core count, tuples per page...).
+ * - At most one unknown may be calibrated, from the baseline row, and the
+ *   experiment declares which; every other row is a prediction.
+ * - Results print the published figure beside the simulated one with the
+ *   ratio; a statement that does not hold is reported as not holding.
+ */
+import type { ScenarioInput } from "../scenario/schema.js";
+
+/** Figures a publication gives for one row (any may be missing). */
+export interface PublishedFigures {
+  /** Duration of one run of the query, seconds. */
+  timeS?: number;
+  /** Throughput of one query, MB/s as the publication counts it. */
+  mbPerS?: number;
+  /** Average device read size, kB. */
+  avgReadKb?: number;
+}
+
+/** Simulated figures of one row (always all present). */
+export interface RowMetrics {
+  timeS: number;
+  mbPerS: number;
+  avgReadKb: number;
+  /** Share of device reads a process waited for synchronously. */
+  syncShare: number;
+  /** Device reads per second. */
+  iops: number;
+  /** OS page cache hit ratio over the rows's reads (0..1). */
+  osHitRatio: number;
+  /** Shared buffers hit ratio (0..1). */
+  sharedHitRatio: number;
+  /** Mean device queue depth. */
+  meanQueueDepth: number;
+  /** Participants' blocks per allocation claim (mean run length). */
+  meanRunBlocks: number;
+}
+
+/** One row of a target's table. */
+export interface ExperimentRow {
+  id: string;
+  label: string;
+  scenario: ScenarioInput;
+  published?: PublishedFigures;
+  /** Which metric the publication's number for this row should be compared on. */
+  metric?: keyof PublishedFigures;
+}
+
+/** A ratio between two rows that the bars of issue 7 name, e.g. T1 "striding/serial speed 0.53". */
+export interface RatioCheck {
+  id: string;
+  label: string;
+  /** speed ratio = time(den) / time(num); time ratio = time(num) / time(den). */
+  kind: "speed" | "time";
+  numerator: string;
+  denominator: string;
+  published: number;
+  /** Relative tolerance the bar allows (0.25 = within 25%). */
+  tolerance: number;
+}
+
+/** A "must reproduce" statement of targets.md, checked on the simulated rows. */
+export interface Statement {
+  id: string;
+  text: string;
+  check(rows: ReadonlyMap<string, RowMetrics>): { holds: boolean; detail: string };
+}
+
+/** The one unknown a target may calibrate from its baseline row. */
+export interface Calibration {
+  /** What is being calibrated, in words, with the field it sets. */
+  unknown: string;
+  /** The baseline row whose published figure fixes it. */
+  row: string;
+  metric: "timeS";
+  /** Search interval for the unknown. */
+  bounds: [number, number];
+  /** Returns every row's scenario with the unknown set to `value`. */
+  apply(value: number): ExperimentRow[];
+}
+
+/** A reproduction target. */
+export interface Experiment {
+  id: string;
+  title: string;
+  source: string;
+  /** Assumptions the scenario makes where the publication is silent. */
+  assumptions: string[];
+  rows(): ExperimentRow[];
+  calibration?: Calibration;
+  ratios: RatioCheck[];
+  statements: Statement[];
+}

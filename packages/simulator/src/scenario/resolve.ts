@@ -1,0 +1,125 @@
+/**
+ * From a scenario as written (units, defaults, version names) to the numbers
+ * the engine runs on. Validation errors name the field and say what is wrong
+ * in one sentence (ScenarioError).
+ */
+import { ScenarioError } from "../errors.js";
+import { BLOCK_BYTES, parseBytes, parseDurationUs } from "../units.js";
+import { type Scenario, type ScenarioInput, scenarioSchema } from "./schema.js";
+
+/** A validated scenario with every quantity in bytes, blocks or microseconds. */
+export interface ResolvedScenario {
+  scenario: Scenario;
+  ramBytes: number;
+  sharedBuffersBytes: number;
+  nbuffers: number;
+  tables: {
+    name: string;
+    nblocks: number;
+    tuplesPerPage: number;
+    segmentBlocks: number;
+    temp: boolean;
+    cached: "none" | "os";
+  }[];
+  queries: {
+    spec: Scenario["queries"][number];
+    tableIndex: number;
+    startUs: number;
+    durationUs: number | null;
+    clientStaggerUs: number;
+  }[];
+  untilUs: number | null;
+  sampleEveryUs: number | null;
+}
+
+/** Parses a scenario (an object, e.g. from JSON.parse) and resolves its quantities. */
+export function resolveScenario(input: ScenarioInput | unknown, source = "scenario"): ResolvedScenario {
+  const parsed = scenarioSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path.join(".") || "(top level)";
+    throw new ScenarioError(`${source}: field "${field}": ${issue.message}.`, { field });
+  }
+  const s = parsed.data;
+  const ramBytes = parseBytes(s.machine.ram, "machine.ram");
+  const sharedBuffersBytes = parseBytes(s.machine.sharedBuffers, "machine.sharedBuffers");
+  if (sharedBuffersBytes < 16 * BLOCK_BYTES) {
+    throw new ScenarioError(
+      `${source}: field "machine.sharedBuffers": must be at least 128kB (16 buffers).`,
+      {
+        field: "machine.sharedBuffers",
+      },
+    );
+  }
+  if (sharedBuffersBytes >= ramBytes) {
+    throw new ScenarioError(`${source}: field "machine.sharedBuffers": must be smaller than machine.ram.`, {
+      field: "machine.sharedBuffers",
+    });
+  }
+  const names = new Set<string>();
+  const tables = s.tables.map((t, i) => {
+    if (names.has(t.name)) {
+      throw new ScenarioError(`${source}: field "tables.${i}.name": table "${t.name}" is defined twice.`, {
+        field: `tables.${i}.name`,
+      });
+    }
+    names.add(t.name);
+    const nblocks = t.blocks ?? Math.ceil(parseBytes(t.size!, `tables.${i}.size`) / BLOCK_BYTES);
+    if (nblocks > 0xfffffffe) {
+      throw new ScenarioError(
+        `${source}: field "tables.${i}.size": a table holds at most 2^32-2 blocks (32 TB).`,
+        {
+          field: `tables.${i}.size`,
+        },
+      );
+    }
+    return {
+      name: t.name,
+      nblocks,
+      tuplesPerPage: t.tuplesPerPage,
+      segmentBlocks: t.segmentBlocks,
+      temp: t.temp,
+      cached: t.cached,
+    };
+  });
+  const tableNames = tables.map((t) => t.name);
+  const queries = s.queries.map((q, i) => {
+    const tableIndex = tableNames.indexOf(q.table);
+    if (tableIndex < 0) {
+      throw new ScenarioError(
+        `${source}: field "queries.${i}.table": no table named "${q.table}" (tables: ${tableNames.join(", ")}).`,
+        { field: `queries.${i}.table` },
+      );
+    }
+    if (q.kind === "bitmap" && q.bitmap === undefined) {
+      throw new ScenarioError(
+        `${source}: field "queries.${i}.bitmap": a bitmap query needs a bitmap (data set or pgbench).`,
+        {
+          field: `queries.${i}.bitmap`,
+        },
+      );
+    }
+    if (q.workers > 0 && !q.parallelLeaderParticipation && q.workers < 1) {
+      throw new ScenarioError(`${source}: field "queries.${i}.workers": no process would scan.`, {
+        field: `queries.${i}.workers`,
+      });
+    }
+    return {
+      spec: q,
+      tableIndex,
+      startUs: parseDurationUs(q.start, `queries.${i}.start`),
+      durationUs: q.duration === undefined ? null : parseDurationUs(q.duration, `queries.${i}.duration`),
+      clientStaggerUs: parseDurationUs(q.clientStagger, `queries.${i}.clientStagger`),
+    };
+  });
+  return {
+    scenario: s,
+    ramBytes,
+    sharedBuffersBytes,
+    nbuffers: Math.floor(sharedBuffersBytes / BLOCK_BYTES),
+    tables,
+    queries,
+    untilUs: s.until === undefined ? null : parseDurationUs(s.until, "until"),
+    sampleEveryUs: s.sampleEvery === undefined ? null : parseDurationUs(s.sampleEvery, "sampleEvery"),
+  };
+}

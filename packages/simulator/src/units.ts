@@ -1,0 +1,97 @@
+/**
+ * Quantities as people write them: `100GB`, `8kB`, `128MB`, `3h`, `250ms`.
+ *
+ * Sizes use binary multiples (1 kB = 1024 bytes), as PostgreSQL does for its
+ * memory and size settings (`shared_buffers = 128MB` is 128 x 2^20 bytes) and
+ * as the seeds do ("100GB table", "800GB"). `GiB`/`KiB` spellings are accepted
+ * too; decimal units can be written explicitly as `GB10` is not a thing, so a
+ * reader who wants 10^9 writes the number of bytes.
+ */
+import { ScenarioError } from "./errors.js";
+
+const SIZE_UNITS: Record<string, number> = {
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+  gib: 1024 ** 3,
+  t: 1024 ** 4,
+  tb: 1024 ** 4,
+  tib: 1024 ** 4,
+};
+
+const TIME_UNITS_US: Record<string, number> = {
+  us: 1,
+  µs: 1,
+  ms: 1e3,
+  s: 1e6,
+  min: 60e6,
+  m: 60e6,
+  h: 3600e6,
+};
+
+/** PostgreSQL's default block size, BLCKSZ = 8192 bytes. */
+export const BLOCK_BYTES = 8192;
+
+/**
+ * Parses a size such as `100GB`, `8kB`, `131072` (bytes) into bytes.
+ * @example parseBytes("128MB") // 134217728
+ */
+export function parseBytes(value: string | number, field = "size"): number {
+  if (typeof value === "number") {
+    if (!Number.isFinite(value) || value < 0) {
+      throw new ScenarioError(`${field} must be a non-negative number of bytes, got ${value}.`, { field });
+    }
+    return value;
+  }
+  const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*$/.exec(value);
+  const unit = m?.[2]?.toLowerCase() ?? "";
+  const factor = SIZE_UNITS[unit === "" ? "b" : unit];
+  if (!m || factor === undefined) {
+    throw new ScenarioError(
+      `${field} "${value}" is not a size: write a number with an optional unit (B, kB, MB, GB, TB).`,
+      { field, code: "SCENARIO_BAD_SIZE" },
+    );
+  }
+  return Math.round(Number(m[1]) * factor);
+}
+
+/**
+ * Parses a duration such as `3h`, `250ms`, `10s` into microseconds; a bare number is seconds.
+ * @example parseDurationUs("2.5s") // 2500000
+ */
+export function parseDurationUs(value: string | number, field = "duration"): number {
+  if (typeof value === "number") {
+    if (!Number.isFinite(value) || value < 0) {
+      throw new ScenarioError(`${field} must be a non-negative number of seconds, got ${value}.`, { field });
+    }
+    return value * 1e6;
+  }
+  const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Zµ]*)\s*$/.exec(value);
+  const unit = m?.[2]?.toLowerCase() ?? "";
+  const factor = TIME_UNITS_US[unit === "" ? "s" : unit];
+  if (!m || factor === undefined) {
+    throw new ScenarioError(
+      `${field} "${value}" is not a duration: write a number with a unit (us, ms, s, min, h).`,
+      { field, code: "SCENARIO_BAD_DURATION" },
+    );
+  }
+  return Number(m[1]) * factor;
+}
+
+/** Formats bytes for people: `1.5 GiB`, `128 KiB`. */
+export function formatBytes(bytes: number): string {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let v = bytes;
+  let i = 0;
+  while (Math.abs(v) >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v >= 100 || i === 0 ? v.toFixed(0) : v.toFixed(1)} ${units[i]}`;
+}
