@@ -155,8 +155,11 @@ describe("defined results", () => {
     expect(r.bytesAfter).toBe(2000 * B);
     expect(r.blocks).toBe(4000); // every block of the size sampled at the start was attempted once
     expect(r.cover.exact).toBe(true);
-    expect(r.shortReads).toBe(2000); // blocks 2000..3999 read back empty
-    expect(r.bytes).toBe(2000 * B);
+    // Blocks 2000..3999 read after the cut come back empty (all 2000 of them unless the machine was so
+    // busy that the worker passed block 2000 before the main thread's progress timer fired).
+    expect(r.shortReads).toBeGreaterThan(0);
+    expect(r.shortReads).toBeLessThanOrEqual(2000);
+    expect(r.bytes).toBe((4000 - r.shortReads) * B);
     expect(r.warnings.join(" ")).toMatch(/shrank during the scan/);
   });
 });
