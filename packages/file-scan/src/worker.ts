@@ -53,6 +53,38 @@ const INITIAL_RUN_CAPACITY = 1024;
 /** 2^32, for the carry of the 64-bit checksum sum. */
 const TWO_POW_32 = 4294967296;
 
+/** The runs of consecutive blocks one worker read: count and sizes always, starts and lengths when recording. */
+class RunRecorder {
+  count = 0;
+  minBlocks = 0;
+  maxBlocks = 0;
+  starts: Uint32Array | null;
+  lengths: Uint32Array | null;
+
+  constructor(record: boolean) {
+    this.starts = record ? new Uint32Array(INITIAL_RUN_CAPACITY) : null;
+    this.lengths = record ? new Uint32Array(INITIAL_RUN_CAPACITY) : null;
+  }
+
+  push(start: number, blocks: number): void {
+    if (this.count === 0 || blocks < this.minBlocks) this.minBlocks = blocks;
+    if (blocks > this.maxBlocks) this.maxBlocks = blocks;
+    if (this.starts !== null && this.lengths !== null) {
+      if (this.count === this.starts.length) {
+        const s = new Uint32Array(this.count * 2);
+        s.set(this.starts);
+        this.starts = s;
+        const l = new Uint32Array(this.count * 2);
+        l.set(this.lengths);
+        this.lengths = l;
+      }
+      this.starts[this.count] = start;
+      this.lengths[this.count] = blocks;
+    }
+    this.count++;
+  }
+}
+
 function nowUs(): number {
   return Number(process.hrtime.bigint()) / 1000;
 }
@@ -141,32 +173,10 @@ async function main(): Promise<void> {
   const cover = data.cover === null ? null : new Uint8Array(data.cover);
   const lastBlock = nblocks - 1;
 
-  let runStarts = recordRuns ? new Uint32Array(INITIAL_RUN_CAPACITY) : null;
-  let runLengths = recordRuns ? new Uint32Array(INITIAL_RUN_CAPACITY) : null;
-  let runCount = 0;
-  let minRun = 0;
-  let maxRun = 0;
+  const runs = new RunRecorder(recordRuns);
+  // The run being read: kept in locals (not in a closure) so the per-block path touches registers only.
   let curStart = -1;
   let curLen = 0;
-  const closeRun = (): void => {
-    if (curLen === 0) return;
-    if (runCount === 0 || curLen < minRun) minRun = curLen;
-    if (curLen > maxRun) maxRun = curLen;
-    if (runStarts !== null && runLengths !== null) {
-      if (runCount === runStarts.length) {
-        const s = new Uint32Array(runCount * 2);
-        s.set(runStarts);
-        runStarts = s;
-        const l = new Uint32Array(runCount * 2);
-        l.set(runLengths);
-        runLengths = l;
-      }
-      runStarts[runCount] = curStart;
-      runLengths[runCount] = curLen;
-    }
-    runCount++;
-    curLen = 0;
-  };
 
   let blocksRead = 0;
   let bytesRead = 0;
@@ -199,8 +209,9 @@ async function main(): Promise<void> {
       block = run.startBlock;
       const end = block + run.blocks;
       if (block !== curStart + curLen) {
-        closeRun();
+        if (curLen > 0) runs.push(curStart, curLen);
         curStart = block;
+        curLen = 0;
       }
       while (block < end) {
         const seg = Math.floor(block / segmentBlocks);
@@ -263,7 +274,7 @@ async function main(): Promise<void> {
     return;
   }
   const endedAtUs = nowUs();
-  closeRun();
+  if (curLen > 0) runs.push(curStart, curLen);
   for (const fd of fds) closeSync(fd);
 
   let finishValue: unknown;
@@ -280,11 +291,11 @@ async function main(): Promise<void> {
     blocks: blocksRead,
     bytes: bytesRead,
     claims,
-    runCount,
-    minRunBlocks: minRun,
-    maxRunBlocks: maxRun,
-    runStarts,
-    runLengths,
+    runCount: runs.count,
+    minRunBlocks: runs.minBlocks,
+    maxRunBlocks: runs.maxBlocks,
+    runStarts: runs.starts,
+    runLengths: runs.lengths,
     shortReads,
     firstShortBlock,
     startedAtUs,
@@ -298,8 +309,8 @@ async function main(): Promise<void> {
     moduleFinish: finishValue,
   };
   const transfer: ArrayBuffer[] = [];
-  if (runStarts !== null) transfer.push((runStarts as Uint32Array).buffer as ArrayBuffer);
-  if (runLengths !== null) transfer.push((runLengths as Uint32Array).buffer as ArrayBuffer);
+  if (runs.starts !== null) transfer.push(runs.starts.buffer as ArrayBuffer);
+  if (runs.lengths !== null) transfer.push(runs.lengths.buffer as ArrayBuffer);
   post({ type: "done", totals }, transfer);
 }
 
