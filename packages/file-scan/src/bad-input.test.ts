@@ -4,7 +4,7 @@
  * (a partial last block; a file that shrinks while it is being scanned).
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, truncateSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadDist, makeTempDir, readChecksums, writeBlockFile } from "../test/files.js";
@@ -161,5 +161,42 @@ describe("defined results", () => {
     expect(r.shortReads).toBeLessThanOrEqual(2000);
     expect(r.bytes).toBe((4000 - r.shortReads) * B);
     expect(r.warnings.join(" ")).toMatch(/shrank during the scan/);
+  });
+
+  it("a file with no block device underneath (tmpfs): device counters unavailable, with the reason", async () => {
+    const shm = "/dev/shm";
+    if (!existsSync(shm) || statSync(shm, { bigint: true }).dev >> 8n !== 0n) {
+      const reason = "/dev/shm is not an anonymous-device filesystem here";
+      if (REQUIRE_LIVE) throw new Error(reason);
+      console.log(`skipped: ${reason}`);
+      return;
+    }
+    const dir = mkdtempSync(join(shm, "scanlab-file-scan-"));
+    try {
+      const p = join(dir, "in-memory.dat");
+      writeBlockFile(p, 64 * B);
+      const r = await scanFile(p, { workers: 2 });
+      expect(r.device.available).toBe(false);
+      if (!r.device.available) expect(r.device.reason).toMatch(/not a block device/);
+      expect(r.cover.exact).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("an onProgress callback that throws stops the scan and rejects with its error", async () => {
+    const p = join(tmp.dir, "progress.dat");
+    writeBlockFile(p, 2000 * B);
+    const boom = new Error("progress bar broke");
+    await expect(
+      scanFile(p, {
+        workers: 2,
+        work: { module: new URL("../test/sleepy-work.mjs", import.meta.url).href },
+        progressIntervalMs: 5,
+        onProgress: () => {
+          throw boom;
+        },
+      }),
+    ).rejects.toBe(boom);
   });
 });
