@@ -64,7 +64,7 @@ import {
   UNBOUNDED_PAGES,
   wholeReads,
 } from "./model.js";
-import type { PageCache } from "./page-cache.js";
+import type { PageCache, PageState } from "./page-cache.js";
 
 /** FreeBSD lines: "<=12" (classic path, MAXPHYS 128 KiB) or ">=13" (page-cache fast path, maxphys 1 MiB). */
 export type FreeBsdVersion = "<=12" | ">=13";
@@ -293,8 +293,34 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
     return this.walk(pendingRead, nowUs, submit);
   }
 
-  private blockState(of: FreeBsdOpenFile, lbn: number, nowUs: number) {
-    return this.cache.page(of.file, lbn * this.blockPages, nowUs);
+  /**
+   * A buffer is cached (B_CACHE) only if all its pages are: a block with a
+   * page evicted is read again. Returns the block's state, completion time
+   * and first marked page (B_RAM), or -1.
+   */
+  private blockState(
+    of: FreeBsdOpenFile,
+    lbn: number,
+    nowUs: number,
+  ): { state: PageState; readyAtUs: number; markerUnit: number } {
+    const a = lbn * this.blockPages;
+    const b = Math.min(a + this.blockPages, of.sizePages);
+    const cache = this.cache;
+    if (cache.nextMissing(of.file, a, b - a) < b)
+      return { state: "absent", readyAtUs: Number.NaN, markerUnit: -1 };
+    const t = cache.readyAt(of.file, a, b, nowUs);
+    return {
+      state: t > nowUs ? "in-flight" : "valid",
+      readyAtUs: t,
+      markerUnit: cache.markerIn(of.file, a, b),
+    };
+  }
+
+  /** Any page of block `lbn` cached (a partly valid buffer stops a cluster). */
+  private anyPagePresent(of: FreeBsdOpenFile, lbn: number): boolean {
+    const a = lbn * this.blockPages;
+    const b = Math.min(a + this.blockPages, of.sizePages);
+    return this.cache.nextPresent(of.file, a, b) < b;
   }
 
   /** Anything for cluster_read to decide in blocks [from, lastLbn] of this read? */
@@ -421,7 +447,7 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
     let i = 1;
     for (; i < maxra; i++) {
       const b = lbn + i;
-      const st = cache.page(of.file, b * bp, nowUs);
+      const st = this.blockState(of, b, nowUs);
       if (st.state === "absent") break;
       if ((i % this.racluster === this.racluster - 1 || i === maxra - 1) && st.state === "valid") {
         // BUF_LOCK(LK_NOWAIT) succeeds only on a buffer not under I/O.
@@ -505,9 +531,9 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
     const fullBlocks = Math.floor(of.sizePages / bp);
     let n = run;
     while (n > 1 && first + n > fullBlocks) n--;
-    if (!sync && cache.isPresent(of.file, first * bp)) return 1;
+    if (!sync && this.blockState(of, first, nowUs).state !== "absent") return 1;
     let k = 1;
-    while (k < n && !cache.isPresent(of.file, (first + k) * bp)) k++;
+    while (k < n && !this.anyPagePresent(of, first + k)) k++;
     const startPage = first * bp;
     const endPage = Math.min((first + k) * bp, of.sizePages);
     issueRun(cache, submit, tally, of.file, startPage, endPage - startPage, sync, k * bp, nowUs);
@@ -566,6 +592,11 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
     return seq;
   }
 
+  /** Would a read of `len` pages that are all valid take the FreeBSD 13 page-cache fast path? */
+  private fastEligible(len: number): boolean {
+    return this.version === ">=13" && len <= PGCACHE_MAX_PAGES;
+  }
+
   quietRun(
     of: FreeBsdOpenFile,
     page: number,
@@ -575,14 +606,18 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
   ): QuietRun {
     const max = Math.min(maxPages, of.sizePages - page);
     if (max <= 0 || pagesPerRead <= 0) return { pages: 0, readyAtUs: nowUs };
-    const run = this.cache.run(of.file, page, max, nowUs, true);
-    let pages = wholeReads(run.pages, max, pagesPerRead);
-    if (pages === 0) return { pages: 0, readyAtUs: nowUs };
-    const fastOk = this.version === ">=13" && pagesPerRead <= PGCACHE_MAX_PAGES;
-    const firstFast = fastOk && run.readyAtUs <= nowUs;
+    // Reads look at whole blocks: the run must cover every block it touches, from the first
+    // block's start to the last block's end, with one readiness.
     const bp = this.blockPages;
+    const from = Math.floor(page / bp) * bp;
+    const lim = Math.min(Math.ceil((page + max) / bp) * bp, of.sizePages);
+    const run = this.cache.run(of.file, from, lim - from, nowUs, true);
+    let quietEnd = from + run.pages;
+    if (quietEnd < lim) quietEnd = Math.floor(quietEnd / bp) * bp;
+    if (quietEnd <= page) return { pages: 0, readyAtUs: nowUs };
+    let pages = wholeReads(Math.min(quietEnd, page + max) - page, max, pagesPerRead);
+    if (pages === 0) return { pages: 0, readyAtUs: nowUs };
     const nblocks = this.fileBlocks(of);
-    const len0 = Math.min(pagesPerRead, pages);
     /** First marked block (not the last block of the file) overlapping [a, b), as a page, or -1. */
     const firstMark = (a: number, b: number): number => {
       for (let m = this.cache.markerIn(of.file, a, b); m >= 0; m = this.cache.markerIn(of.file, m + bp, b)) {
@@ -591,18 +626,20 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
       }
       return -1;
     };
-    // Read 0: a slow-path read with a positive counter acts on a mark.
-    if (!firstFast && this.peekHeuristic(of, page, len0) > 0 && firstMark(page, page + len0) >= 0) {
+    // Read 0: on the slow path with a positive counter, cluster_read acts on a mark.
+    const len0 = Math.min(pagesPerRead, pages);
+    const fast0 = this.fastEligible(len0) && run.readyAtUs <= nowUs;
+    if (!fast0 && this.peekHeuristic(of, page, len0) > 0 && firstMark(page, page + len0) >= 0) {
       return { pages: 0, readyAtUs: nowUs };
     }
-    // Later reads are sequential; on the slow path their counter is positive
-    // (unless POSIX_FADV_RANDOM or F_READAHEAD 0), so the first mark they touch ends the run.
+    // Later reads find the run valid. Those on the slow path are sequential, so their counter
+    // is positive (unless POSIX_FADV_RANDOM or F_READAHEAD 0): the first mark they touch ends the run.
     const laterSeq = of.random ? 0 : of.fixedSeqcount !== null ? of.fixedSeqcount : 1;
-    if (!fastOk && laterSeq > 0 && pages > len0) {
+    if (!this.fastEligible(pagesPerRead) && laterSeq > 0 && pages > len0) {
       const m = firstMark(page + len0, page + pages);
       if (m >= 0) {
-        const from = Math.max(m, page + len0) - page;
-        pages = Math.floor(from / pagesPerRead) * pagesPerRead;
+        const firstRead = Math.floor((Math.max(m, page + len0) - page) / pagesPerRead);
+        pages = firstRead * pagesPerRead;
       }
     }
     return { pages, readyAtUs: pages > 0 ? run.readyAtUs : nowUs };
@@ -610,16 +647,18 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
 
   skipQuiet(of: FreeBsdOpenFile, page: number, pages: number, pagesPerRead: number, nowUs: number): void {
     if (pages <= 0) return;
-    const fastOk = this.version === ">=13" && pagesPerRead <= PGCACHE_MAX_PAGES;
     const len0 = Math.min(pagesPerRead, pages);
     const run0 = this.cache.run(of.file, page, len0, nowUs, true);
-    const firstFast = fastOk && run0.pages === len0 && run0.readyAtUs <= nowUs;
-    if (!firstFast) this.heuristic(of, page, len0);
+    const fast0 = this.fastEligible(len0) && run0.pages === len0 && run0.readyAtUs <= nowUs;
+    if (!fast0) this.heuristic(of, page, len0);
     const rest = pages - len0;
-    if (rest > 0 && !fastOk && !of.random && of.fixedSeqcount === null) {
+    if (rest > 0 && !of.random && of.fixedSeqcount === null) {
+      // Every later read is sequential and finds its pages valid.
       const full = Math.floor(rest / pagesPerRead);
       const last = rest - full * pagesPerRead;
-      const inc = full * this.seqIncrement(pagesPerRead) + (last > 0 ? this.seqIncrement(last) : 0);
+      let inc = 0;
+      if (!this.fastEligible(pagesPerRead)) inc += full * this.seqIncrement(pagesPerRead);
+      if (last > 0 && !this.fastEligible(last)) inc += this.seqIncrement(last);
       of.seqcount = Math.min(IO_SEQMAX, of.seqcount + inc);
     }
     of.nextOffPages = page + pages;

@@ -1,0 +1,67 @@
+/**
+ * Test helper (not exported): drives a model like a simulator would, with a
+ * fixed-latency device, and records every device read with the time it was
+ * submitted and which read issued it.
+ */
+import type { DeviceRead, OpenFile, ReadaheadModel, ReadOutcome, SubmitIo } from "./model.js";
+
+/** A device read as the test saw it. */
+export interface LoggedIo extends DeviceRead {
+  /** Submission time. */
+  atUs: number;
+  /** Size in KiB. */
+  kib: number;
+  /** Label of the read that issued it. */
+  by: string;
+}
+
+/** A device with latency `baseUs + usPerPage * pages` that logs what it is asked. */
+export class TestDevice {
+  readonly log: LoggedIo[] = [];
+  nowUs = 0;
+  by = "";
+  constructor(
+    readonly baseUs = 100,
+    readonly usPerPage = 4,
+  ) {}
+  readonly submit: SubmitIo = (io) => {
+    this.log.push({ ...io, atUs: this.nowUs, kib: io.pages * 4, by: this.by });
+    return this.nowUs + this.baseUs + this.usPerPage * io.pages;
+  };
+  /** KiB of each logged read, in order. */
+  sizes(): number[] {
+    return this.log.map((l) => l.kib);
+  }
+}
+
+/** One read through `model` at `nowUs`, resumed until done; returns the final outcome (readyAtUs = when the data is there). */
+export function readAll<O extends OpenFile>(
+  model: ReadaheadModel<O>,
+  of: O,
+  page: number,
+  pages: number,
+  nowUs: number,
+  dev: TestDevice,
+  by = "",
+): ReadOutcome {
+  dev.by = by;
+  dev.nowUs = nowUs;
+  let out = model.read(of, page, pages, nowUs, dev.submit);
+  while (out.pending !== null) {
+    dev.nowUs = out.readyAtUs;
+    out = model.resume(out.pending, out.readyAtUs, dev.submit);
+  }
+  return out;
+}
+
+/** One 8 kB PostgreSQL block `block` (pages 2b, 2b+1). */
+export function readBlock<O extends OpenFile>(
+  model: ReadaheadModel<O>,
+  of: O,
+  block: number,
+  nowUs: number,
+  dev: TestDevice,
+  by = "",
+): ReadOutcome {
+  return readAll(model, of, 2 * block, 2, nowUs, dev, by);
+}
