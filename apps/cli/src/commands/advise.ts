@@ -1,0 +1,384 @@
+/**
+ * `scanlab advise`: settings for one table scan on one machine, each backed
+ * by a small simulated sweep against PostgreSQL's defaults.
+ *
+ * 1. parallel workers (max_parallel_workers_per_gather, or the table's
+ *    parallel_workers): workers 0, 1, 2, 4, ... up to cores - 1, against the
+ *    default of 2; the smallest count within 5% of the fastest is recommended
+ *    (more workers than that cost CPU for nothing).
+ * 2. effective_io_concurrency: 0 ... 256 (targets.md T7: on nearly sequential
+ *    bitmap pages 1 can be much slower than 0), against the version's default
+ *    (1 up to PG17, 16 from PG18); the smallest value within 2% of the best.
+ * 3. read_ahead_kb (Linux): 128 kB ... 4 MB, against the device's default;
+ *    the smallest within 2% of the best (T2: more readahead helped "all round").
+ * 4. PG14+'s chunk cap (PARALLEL_SEQSCAN_MAX_CHUNK_SIZE = 8192 blocks): it
+ *    only changes anything above 8192 x 2048 blocks (64 GiB); then capped and
+ *    uncapped are simulated side by side (T3: the cap matters with
+ *    concurrent synchronized scans).
+ *
+ * To stay fast, a table larger than `--sim-size` (default 2 GB) is simulated
+ * scaled down: table, RAM, shared_buffers and the chunk cap all divided by
+ * the same factor, so what fits in which cache, and how many chunks a scan
+ * has, stay as they are; the output says so and gives the full-size command
+ * that shows each finding without scaling.
+ */
+import { createDeviceModel } from "@scanlab/device-profiles";
+import { parseBytes, type RowMetrics, resolveDeviceProfile, type ScenarioInput } from "@scanlab/simulator";
+import type { Ctx } from "../context.js";
+import { toJson } from "../context.js";
+import { EXIT } from "../errors.js";
+import { parseChoice, parseIntFlag, parseSizeFlag } from "../options.js";
+import { gapPct, seconds } from "../output/format.js";
+import { Bars } from "../output/progress.js";
+import { renderTable } from "../output/table.js";
+import {
+  applyScenarioFlags,
+  DEFAULT_SCENARIO,
+  formatFlags,
+  type ParsedFlags,
+  parseScenarioFlags,
+  type ScenarioDraft,
+} from "../scenario-flags.js";
+import { runPool } from "../workers/pool.js";
+import type { SimulateAnswer, SimulateTask } from "../workers/protocol.js";
+import { parseSeed, validateScenario } from "./scenario-input.js";
+
+/** PostgreSQL's default max_parallel_workers_per_gather (guc_tables.c). */
+const DEFAULT_WORKERS = 2;
+/** PARALLEL_SEQSCAN_NCHUNKS and PARALLEL_SEQSCAN_MAX_CHUNK_SIZE (targets.md T12, PG14+ tableam.c). */
+const NCHUNKS = 2048;
+const MAX_CHUNK_BLOCKS = 8192;
+/** Tolerances for "as good as the best": simulated differences below these are noise-level choices (scanlab's choice). */
+const WORKERS_WITHIN = 0.05;
+const SETTING_WITHIN = 0.02;
+const EIC_VALUES = [0, 1, 2, 4, 8, 16, 32, 64, 128, 256];
+const READ_AHEAD_VALUES_KB = [128, 256, 512, 1024, 2048, 4096];
+
+/** Options of `advise`. */
+export interface AdviseFlags extends Record<string, unknown> {
+  device?: string;
+  os?: string;
+  tableSize?: string;
+  workload?: string;
+  pg?: string;
+  simSize?: string;
+  jobs?: string;
+  seed?: string;
+  json?: boolean;
+}
+
+/** One recommendation. */
+export interface Recommendation {
+  setting: string;
+  defaultValue: string;
+  recommended: string;
+  /** time(default) / time(recommended) - 1: +25% means the default takes 25% longer. */
+  gain: number | null;
+  defaultTimeS: number | null;
+  recommendedTimeS: number | null;
+  why: string;
+  sweep: { value: string; timeS: number | null }[];
+  /** The full-size command that shows it. */
+  command: string;
+}
+
+interface Point {
+  label: string;
+  flags: ParsedFlags;
+}
+
+function nextPow2(n: number): number {
+  let p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+/** Picks the first (smallest) value within `within` of the fastest. */
+function pickWithin(times: (number | null)[], within: number): number {
+  const finite = times.map((t) => (t === null || !Number.isFinite(t) ? Number.POSITIVE_INFINITY : t));
+  const best = Math.min(...finite);
+  return finite.findIndex((t) => t <= best * (1 + within));
+}
+
+/** Runs `advise`. */
+export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<number> {
+  const pg = flags.pg === undefined ? "17" : parseChoice(flags.pg, "pg", ["14", "17", "18"] as const);
+  const workload =
+    flags.workload === undefined
+      ? "seqscan"
+      : parseChoice(flags.workload, "workload", ["seqscan", "bitmap"] as const);
+  const simBytes =
+    flags.simSize === undefined ? 2 * 1024 ** 3 : parseSizeFlag(flags.simSize, "sim-size", 64 * 1024 ** 2);
+  const jobs = flags.jobs === undefined ? undefined : parseIntFlag(flags.jobs, "jobs", 1, 256);
+  const seed = parseSeed(flags.seed);
+  const given: Record<string, string> = {};
+  for (const name of [
+    "device",
+    "os",
+    "table-size",
+    "cores",
+    "ram",
+    "shared-buffers",
+    "dataset",
+    "selectivity",
+    "cache",
+    "tuples-per-page",
+    "clients",
+  ]) {
+    const v = flags[name.replace(/-([a-z])/g, (_, ch: string) => ch.toUpperCase())];
+    if (typeof v === "string") given[name] = v;
+  }
+  given.pg = pg;
+  given.workload = workload;
+  const userFlags = parseScenarioFlags(given);
+  const full = applyScenarioFlags(DEFAULT_SCENARIO, userFlags, seed) as unknown as ScenarioDraft;
+  validateScenario(full as unknown as ScenarioInput, "advise flags");
+
+  // Scale down (see the header).
+  const tableBytes = parseBytes(full.tables[0]!.size as string);
+  const factor = Math.max(1, tableBytes / simBytes);
+  const nblocks = Math.ceil(tableBytes / 8192);
+  const base: ScenarioDraft = structuredClone(full);
+  if (factor > 1) {
+    const ram = parseBytes(full.machine.ram as string) / factor;
+    const sb = Math.max(
+      128 * 1024,
+      parseBytes((full.machine.sharedBuffers as string | undefined) ?? "128MB") / factor,
+    );
+    base.machine.ram = Math.round(ram);
+    base.machine.sharedBuffers = Math.round(Math.min(sb, ram / 2));
+    base.tables[0]!.size = Math.round(tableBytes / factor);
+  }
+  const scaledCap = Math.max(1, Math.round(MAX_CHUNK_BLOCKS / factor));
+  const capFlags = (cap: number | null): ParsedFlags =>
+    parseScenarioFlags({ allocator: cap === null ? "pg14:none" : `pg14:${cap}` });
+  // At full size PostgreSQL's own cap applies; scaled, the cap shrinks with the table.
+  const defaultAlloc: ParsedFlags = factor > 1 ? capFlags(scaledCap) : [];
+  const cores = full.machine.cores as number;
+  const deviceDefaultRa = createDeviceModel(
+    resolveDeviceProfile(full.machine.device as string | Record<string, unknown>),
+  ).readAheadKbDefault;
+  const linux = String(full.machine.os).startsWith("linux");
+  const eicDefault = pg === "18" ? 16 : 1;
+  const fullCommand = `scanlab sweep ${formatFlags(userFlags)}`;
+
+  const run = async (points: Point[], label: string): Promise<(RowMetrics | null)[]> => {
+    const tasks: SimulateTask[] = points.map((p) => {
+      const s = applyScenarioFlags(
+        base,
+        [...userFlags, ...defaultAlloc, ...p.flags],
+        seed,
+      ) as ScenarioInput & { name: string };
+      s.name = `advise ${label} ${p.label}`;
+      validateScenario(s, `advise ${label} ${p.label}`);
+      return { kind: "simulate", scenario: s, full: false };
+    });
+    const bars = Bars.start(ctx, `advise: ${label.padEnd(24)} {bar} {value}/{total}`);
+    const update = bars.add(tasks.length, {});
+    let done = 0;
+    ctx.interrupt.catch();
+    try {
+      const answers = (await runPool(tasks, {
+        jobs,
+        flag: ctx.interrupt.flag,
+        onDone: () => update(++done),
+      })) as (SimulateAnswer | undefined)[];
+      return answers.map((a) => (a && !a.interrupted ? a.metrics : null));
+    } finally {
+      bars.stop();
+      ctx.interrupt.release();
+    }
+  };
+  const t = (m: RowMetrics | null) => (m === null ? null : m.timeS * factor);
+  const recs: Recommendation[] = [];
+
+  // 1. workers (seq scans; a bitmap heap scan is run serially here).
+  let workers = 0;
+  if (workload === "seqscan") {
+    const counts = [
+      ...new Set([0, 1, 2, 4, 8, 16, 32, 64].filter((w) => w <= cores - 1).concat(cores - 1)),
+    ].sort((a, b) => a - b);
+    const ms = await run(
+      counts.map((w) => ({ label: `workers=${w}`, flags: parseScenarioFlags({ workers: String(w) }) })),
+      "parallel workers",
+    );
+    const times = ms.map(t);
+    const best = pickWithin(times, WORKERS_WITHIN);
+    workers = counts[best] ?? DEFAULT_WORKERS;
+    const defIdx = counts.indexOf(Math.min(DEFAULT_WORKERS, cores - 1));
+    recs.push({
+      setting: "max_parallel_workers_per_gather (or ALTER TABLE ... SET (parallel_workers = N))",
+      defaultValue: String(DEFAULT_WORKERS),
+      recommended: String(workers),
+      gain: times[defIdx] && times[best] ? times[defIdx]! / times[best]! - 1 : null,
+      defaultTimeS: times[defIdx] ?? null,
+      recommendedTimeS: times[best] ?? null,
+      why: `the fewest workers within ${WORKERS_WITHIN * 100}% of the fastest scan`,
+      sweep: counts.map((w, i) => ({ value: String(w), timeS: times[i] ?? null })),
+      command: `${fullCommand} --vary workers=${counts.join(",")}`,
+    });
+  }
+  if (ctx.interrupt.stopped) return finish();
+  const atWorkers = parseScenarioFlags({ workers: String(workers) });
+
+  // 2. effective_io_concurrency.
+  {
+    const values = workload === "bitmap" ? EIC_VALUES : [0, 1, 16, 64, 256];
+    const ms = await run(
+      values.map((v) => ({
+        label: `eic=${v}`,
+        flags: [...atWorkers, ...parseScenarioFlags({ "effective-io-concurrency": String(v) })],
+      })),
+      "effective_io_concurrency",
+    );
+    const times = ms.map(t);
+    const finite = times.filter((x): x is number => x !== null);
+    const flat = finite.length > 0 && Math.max(...finite) <= Math.min(...finite) * (1 + SETTING_WITHIN);
+    const best = flat ? values.indexOf(eicDefault) : pickWithin(times, SETTING_WITHIN);
+    const defIdx = values.indexOf(eicDefault);
+    recs.push({
+      setting: "effective_io_concurrency",
+      defaultValue: String(eicDefault),
+      recommended: flat ? `${eicDefault} (no effect here)` : String(values[best]),
+      gain: times[defIdx] && times[best] ? times[defIdx]! / times[best]! - 1 : null,
+      defaultTimeS: times[defIdx] ?? null,
+      recommendedTimeS: times[best] ?? null,
+      why: flat
+        ? `every value within ${SETTING_WITHIN * 100}%: this ${workload} does not depend on it`
+        : `the smallest value within ${SETTING_WITHIN * 100}% of the best (targets.md T7: 1 can be slower than 0 on nearly sequential pages)`,
+      sweep: values.map((v, i) => ({ value: String(v), timeS: times[i] ?? null })),
+      command: `${fullCommand} --workers ${workers} --vary effective-io-concurrency=${values.join(",")}`,
+    });
+  }
+  if (ctx.interrupt.stopped) return finish();
+
+  // 3. read_ahead_kb.
+  if (linux) {
+    const values = [...new Set([deviceDefaultRa, ...READ_AHEAD_VALUES_KB])].sort((a, b) => a - b);
+    const ms = await run(
+      values.map((v) => ({
+        label: `read_ahead_kb=${v}`,
+        flags: [...atWorkers, ...parseScenarioFlags({ "read-ahead-kb": String(v) })],
+      })),
+      "read_ahead_kb",
+    );
+    const times = ms.map(t);
+    const best = pickWithin(times, SETTING_WITHIN);
+    const defIdx = values.indexOf(deviceDefaultRa);
+    recs.push({
+      setting: "read_ahead_kb (blockdev --setra = 2 x this)",
+      defaultValue: String(deviceDefaultRa),
+      recommended: String(values[best]),
+      gain: times[defIdx] && times[best] ? times[defIdx]! / times[best]! - 1 : null,
+      defaultTimeS: times[defIdx] ?? null,
+      recommendedTimeS: times[best] ?? null,
+      why: `the smallest readahead within ${SETTING_WITHIN * 100}% of the best (T2: more readahead helped "all round")`,
+      sweep: values.map((v, i) => ({ value: String(v), timeS: times[i] ?? null })),
+      command: `${fullCommand} --workers ${workers} --vary read-ahead-kb=${values.join(",")}`,
+    });
+  }
+  if (ctx.interrupt.stopped) return finish();
+
+  // 4. chunk cap.
+  if (workload === "seqscan" && workers > 0) {
+    const uncapped = nextPow2(Math.max(1, Math.floor(nblocks / NCHUNKS)));
+    if (uncapped <= MAX_CHUNK_BLOCKS) {
+      recs.push({
+        setting: "chunk cap (PARALLEL_SEQSCAN_MAX_CHUNK_SIZE, compiled in)",
+        defaultValue: String(MAX_CHUNK_BLOCKS),
+        recommended: "does not matter",
+        gain: null,
+        defaultTimeS: null,
+        recommendedTimeS: null,
+        why: `chunks of this table are ${uncapped} blocks (nblocks / 2048 rounded up to a power of two), below the cap: it never applies under 64 GiB`,
+        sweep: [],
+        command: `${fullCommand} --workers ${workers} --vary chunk-cap=${MAX_CHUNK_BLOCKS},none`,
+      });
+    } else {
+      const capped = factor > 1 ? scaledCap : MAX_CHUNK_BLOCKS;
+      const none = factor > 1 ? Math.max(1, Math.round(uncapped / factor)) : null;
+      const ms = await run(
+        [
+          { label: "capped", flags: [...atWorkers, ...capFlags(capped)] },
+          { label: "uncapped", flags: [...atWorkers, ...capFlags(none)] },
+        ],
+        "chunk cap",
+      );
+      const [tc, tu] = ms.map(t);
+      const gain = tc && tu ? tu / tc - 1 : null;
+      recs.push({
+        setting: "chunk cap (PARALLEL_SEQSCAN_MAX_CHUNK_SIZE, compiled in)",
+        defaultValue: String(MAX_CHUNK_BLOCKS),
+        recommended:
+          gain !== null && Math.abs(gain) > SETTING_WITHIN
+            ? gain > 0
+              ? "keep the cap"
+              : "uncapped is faster here"
+            : "makes no difference here",
+        gain,
+        defaultTimeS: tu ?? null,
+        recommendedTimeS: tc ?? null,
+        why: `uncapped chunks would be ${uncapped} blocks; gain = uncapped time / capped time - 1 (T3: the cap matters most with concurrent synchronized scans; try --clients)`,
+        sweep: [
+          { value: String(MAX_CHUNK_BLOCKS), timeS: tc ?? null },
+          { value: `none (${uncapped})`, timeS: tu ?? null },
+        ],
+        command: `${fullCommand} --workers ${workers} --vary chunk-cap=${MAX_CHUNK_BLOCKS},none`,
+      });
+    }
+  }
+  return finish();
+
+  function finish(): number {
+    const interrupted = ctx.interrupt.stopped;
+    const scale =
+      factor > 1
+        ? {
+            factor,
+            simulatedTableBytes: base.tables[0]!.size as number,
+            simulatedRamBytes: base.machine.ram as number,
+            simulatedSharedBuffersBytes: base.machine.sharedBuffers as number,
+            simulatedChunkCapBlocks: scaledCap,
+          }
+        : null;
+    if (ctx.json) {
+      ctx.out(toJson({ scenario: full, scale, interrupted, recommendations: recs }));
+      return interrupted ? EXIT.interrupted : EXIT.ok;
+    }
+    const { c } = ctx;
+    ctx.out(
+      c.bold(
+        `Advice for a ${workload} of ${full.tables[0]!.size} on ${formatFlags(userFlags.filter((f) => ["device", "os"].includes(f.flag.name)))}, PostgreSQL ${pg}`,
+      ),
+    );
+    if (scale !== null) {
+      ctx.out(
+        c.yellow(
+          `Simulated scaled down ${factor.toFixed(1)}x to stay fast: a ${(scale.simulatedTableBytes / 1024 ** 3).toFixed(2)} GiB table with RAM, shared_buffers and the chunk cap scaled by the same factor; times are scaled back up. Run the listed commands for full-size evidence.`,
+        ),
+      );
+    }
+    ctx.out(
+      renderTable(
+        ctx,
+        ["setting", "default", "recommended", "gain vs default", "time default -> recommended"],
+        recs.map((r) => [
+          r.setting,
+          r.defaultValue,
+          c.bold(r.recommended),
+          r.gain === null ? "-" : gapPct(r.gain),
+          r.defaultTimeS === null ? "-" : `${seconds(r.defaultTimeS)} -> ${seconds(r.recommendedTimeS)}`,
+        ]),
+        ["left", "right", "right", "right", "right"],
+      ),
+    );
+    for (const r of recs) {
+      ctx.out(`${c.bold(r.setting)}: ${r.why}.`);
+      if (r.sweep.length > 0)
+        ctx.out(c.dim(`  simulated: ${r.sweep.map((s) => `${s.value} ${seconds(s.timeS)}`).join(", ")}`));
+      ctx.out(c.dim(`  shows it: ${r.command}`));
+    }
+    if (interrupted) ctx.out(c.yellow("Interrupted: only the settings finished before Ctrl-C are listed."));
+    return interrupted ? EXIT.interrupted : EXIT.ok;
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * `scanlab calibrate PATH`: measure the device that holds PATH
+ * (@scanlab/device-profiles `calibrate`: fio when installed, else Node's own
+ * positioned reads) and the kernel's readahead on that file system
+ * (@scanlab/readahead's kernel measurement: cold ramps and access patterns
+ * against /proc/diskstats, with the `linux` model beside them), then write a
+ * device profile that `--device FILE` accepts everywhere. The readahead
+ * findings (read_ahead_kb, max_sectors_kb, kernel line) are printed as the
+ * flags to pass to `simulate`, and recorded in the profile's note.
+ */
+import { existsSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import type { FlashProfile } from "@scanlab/device-profiles";
+import { calibrate, readDeviceProfileFile, writeDeviceProfileFile } from "@scanlab/device-profiles/node";
+import { type KernelMeasurement, measureKernelReadahead } from "@scanlab/readahead/node";
+import type { Ctx } from "../context.js";
+import { progressOn, toJson } from "../context.js";
+import { CliError, EXIT, isUserError } from "../errors.js";
+import { parseChoice, parseIntFlag } from "../options.js";
+import { fixed, gapPct, grouped } from "../output/format.js";
+import { renderTable } from "../output/table.js";
+import { linuxLine } from "./scan.js";
+import { parseSeed } from "./scenario-input.js";
+
+/** Options of `calibrate`. */
+export interface CalibrateFlags {
+  out?: string;
+  method?: string;
+  phaseMs?: string;
+  name?: string;
+  readahead?: boolean;
+  readaheadMib?: string;
+  seed?: string;
+  json?: boolean;
+}
+
+/** Runs `calibrate`. */
+export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateFlags): Promise<number> {
+  const method =
+    flags.method === undefined
+      ? "auto"
+      : parseChoice(flags.method, "method", ["auto", "fio", "node"] as const);
+  const phaseMs =
+    flags.phaseMs === undefined ? undefined : parseIntFlag(flags.phaseMs, "phase-ms", 100, 600_000);
+  const fileMiB =
+    flags.readaheadMib === undefined ? 256 : parseIntFlag(flags.readaheadMib, "readahead-mib", 16, 65536);
+  const seed = parseSeed(flags.seed);
+  if (flags.name !== undefined && !/^[a-z0-9][a-z0-9._-]*$/.test(flags.name)) {
+    throw new CliError(
+      "CLI_BAD_NAME",
+      `--name "${flags.name}" is not a profile name: use lower-case letters, digits, '.', '_' and '-'.`,
+    );
+  }
+  const out = flags.out === undefined ? null : resolve(flags.out);
+  if (out !== null) {
+    if (existsSync(out) && statSync(out).isDirectory()) {
+      throw new CliError(
+        "CLI_OUT_IS_DIRECTORY",
+        `--out ${flags.out} is a directory: give a file name such as my-disk.json.`,
+      );
+    }
+    if (!existsSync(dirname(out))) {
+      throw new CliError(
+        "CLI_OUT_DIR_MISSING",
+        `--out ${flags.out}: the directory ${dirname(out)} does not exist.`,
+      );
+    }
+  }
+  const log = (line: string) => {
+    if (progressOn(ctx)) ctx.err(ctx.c.dim(line));
+  };
+  log(
+    `calibrate: measuring reads of ${path} (${method === "auto" ? "fio if installed, else Node" : method}) ...`,
+  );
+  const profile: FlashProfile = await calibrate(path, {
+    method,
+    ...(phaseMs === undefined ? {} : { phaseMs }),
+    ...(flags.name === undefined ? {} : { name: flags.name }),
+    ...(seed === undefined ? {} : { seed }),
+  });
+
+  let kernel: KernelMeasurement | null = null;
+  let kernelSkipped: string | null = null;
+  if (flags.readahead === false) {
+    kernelSkipped = "skipped (--no-readahead)";
+  } else {
+    log(`calibrate: measuring the kernel's readahead with a ${fileMiB} MiB test file beside ${path} ...`);
+    try {
+      kernel = await measureKernelReadahead({ dir: dirname(resolve(path)), fileMiB, log });
+    } catch (e) {
+      if (!isUserError(e)) throw e;
+      kernelSkipped = `not measured: ${e.message}`;
+    }
+  }
+  const written: FlashProfile = kernel
+    ? {
+        ...profile,
+        note: `${profile.note} Kernel readahead measured by scanlab calibrate on ${kernel.measuredAt}: Linux ${kernel.machine.kernelRelease}, ${kernel.device.name} ${kernel.machine.fsType}, read_ahead_kb ${kernel.machine.readAheadKb}, max_sectors_kb ${kernel.machine.maxSectorsKb}.`.trim(),
+      }
+    : profile;
+  if (out !== null) {
+    writeDeviceProfileFile(out, written);
+    readDeviceProfileFile(out); // what --device FILE will do: fail here, not later
+  }
+  const simulateFlags = kernel
+    ? `--device ${flags.out ?? "<profile.json>"} --os ${linuxLine(kernel.machine.kernelRelease)} --read-ahead-kb ${kernel.machine.readAheadKb} --max-sectors-kb ${kernel.machine.maxSectorsKb}`
+    : `--device ${flags.out ?? "<profile.json>"}`;
+
+  if (ctx.json) {
+    ctx.out(
+      toJson({
+        profile: written,
+        out,
+        kernelReadahead: kernel,
+        kernelReadaheadSkipped: kernelSkipped,
+        simulateFlags,
+      }),
+    );
+    return EXIT.ok;
+  }
+  const { c } = ctx;
+  ctx.out(c.bold(`Device profile ${written.name}`) + c.dim(` (${written.measuredWith ?? written.basis})`));
+  ctx.out(
+    renderTable(
+      ctx,
+      ["QD1 read latency", "sequential read", "random read IOPS", "at queue depth", "largest I/O"],
+      [
+        [
+          `${fixed(written.readLatencyQd1Us, 0)} us`,
+          `${fixed(written.sequentialReadBytesPerSecond / 1e6, 0)} MB/s`,
+          grouped(written.randomReadIops),
+          String(written.randomReadQueueDepth),
+          `${(written.maxIoBytes / 1024).toFixed(0)} KiB`,
+        ],
+      ],
+      Array(5).fill("right"),
+    ),
+  );
+  const points = written.measurements ?? [];
+  if (points.length > 0) {
+    ctx.out(
+      renderTable(
+        ctx,
+        ["read size", "queue depth", "IOPS", "MB/s", "mean latency"],
+        points.map((m) => [
+          `${(m.blockBytes / 1024).toFixed(0)} KiB`,
+          String(m.queueDepth),
+          grouped(m.iops),
+          fixed(m.bytesPerSecond / 1e6, 0),
+          `${fixed(m.meanLatencyUs, 0)} us`,
+        ]),
+      ),
+    );
+  }
+  ctx.out("");
+  ctx.out(c.bold("Kernel readahead"));
+  if (kernel === null) {
+    ctx.out(`  ${kernelSkipped}`);
+  } else {
+    const m = kernel.machine;
+    ctx.out(
+      `  Linux ${m.kernelRelease} (${m.version}), ${kernel.device.name} ${m.fsType}: read_ahead_kb ${m.readAheadKb}, max_sectors_kb ${m.maxSectorsKb}, large folios ${m.largeFolios ? "yes" : "no"}`,
+    );
+    ctx.out(
+      renderTable(
+        ctx,
+        ["pattern", "kernel requests", "kernel avg KiB", "model avg KiB", "gap"],
+        kernel.patterns.map((p) => [
+          p.name,
+          grouped(p.kernel.requests),
+          fixed(p.kernel.avgKiB, 1),
+          fixed(p.model.avgKiB, 1),
+          gapPct(p.gap),
+        ]),
+      ),
+    );
+    for (const r of kernel.ramps) {
+      ctx.out(
+        `  cold ramp from block ${r.startBlock}: model and kernel ${r.identical ? c.green("identical") : c.yellow("differ")}`,
+      );
+    }
+  }
+  ctx.out("");
+  ctx.out(out === null ? "Not saved: add --out FILE to write the profile." : `Profile written to ${out}.`);
+  ctx.out(`Simulate this machine with: scanlab simulate ${simulateFlags} ...`);
+  return EXIT.ok;
+}

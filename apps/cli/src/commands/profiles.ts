@@ -1,0 +1,135 @@
+/**
+ * `scanlab profiles [list | show NAME|FILE]`: the built-in device profiles
+ * (datasheet figures, with their sources) and what the device model makes of
+ * them under three fixed workloads, so profiles of different kinds (flash,
+ * disk, RAID0, cloud volume) can be compared on one table.
+ */
+import { builtinProfiles, type DeviceProfile, throughputAt } from "@scanlab/device-profiles";
+import type { Ctx } from "../context.js";
+import { toJson } from "../context.js";
+import { resolveDeviceArg } from "../device-arg.js";
+import { CliError, EXIT } from "../errors.js";
+import { fixed, grouped } from "../output/format.js";
+import { renderTable } from "../output/table.js";
+
+/** What the device model does with a profile under three fixed workloads. */
+export interface ModelledFigures {
+  /** 8 KiB random reads, one at a time: mean latency in microseconds. */
+  random8kQd1LatencyUs: number;
+  /** 8 KiB random reads, 32 in flight: reads per second. */
+  random8kQd32Iops: number;
+  /** 128 KiB sequential reads (Linux's default readahead size), 8 in flight: MB/s. */
+  sequential128kQd8MBps: number;
+}
+
+/** Runs the three workloads through the device model. */
+export function modelledFigures(p: DeviceProfile): ModelledFigures {
+  const q1 = throughputAt(p, { queueDepth: 1, requestBytes: 8192 });
+  const q32 = throughputAt(p, { queueDepth: 32, requestBytes: 8192 });
+  const seq = throughputAt(p, { queueDepth: 8, requestBytes: 131072, pattern: "sequential" });
+  return {
+    random8kQd1LatencyUs: q1.meanLatencyUs,
+    random8kQd32Iops: q32.iops,
+    sequential128kQd8MBps: seq.bytesPerSecond / 1e6,
+  };
+}
+
+/** Runs `profiles list` / `profiles show`. */
+export async function profilesCommand(
+  ctx: Ctx,
+  action: string | undefined,
+  name: string | undefined,
+  _flags: { json?: boolean },
+): Promise<number> {
+  const what = action ?? "list";
+  if (what === "list") {
+    if (name !== undefined)
+      throw new CliError("CLI_BAD_USAGE", `"profiles list" takes no name: use "profiles show ${name}".`);
+    const rows = builtinProfiles().map((p) => ({ profile: p, modelled: modelledFigures(p) }));
+    if (ctx.json) {
+      ctx.out(
+        toJson(
+          rows.map((r) => ({
+            name: r.profile.name,
+            kind: r.profile.kind,
+            title: r.profile.title,
+            basis: r.profile.basis,
+            modelled: r.modelled,
+          })),
+        ),
+      );
+      return EXIT.ok;
+    }
+    ctx.out(
+      renderTable(
+        ctx,
+        ["name", "kind", "basis", "8k random QD1 us", "8k random QD32 IOPS", "128k seq QD8 MB/s", "title"],
+        rows.map(({ profile: p, modelled: m }) => [
+          p.name,
+          p.kind,
+          p.basis,
+          fixed(m.random8kQd1LatencyUs, 0),
+          grouped(m.random8kQd32Iops),
+          fixed(m.sequential128kQd8MBps, 0),
+          p.title,
+        ]),
+        ["left", "left", "left", "right", "right", "right", "left"],
+      ),
+    );
+    ctx.out(
+      ctx.c.dim(
+        "Figures are what the device model gives for these workloads; `scanlab profiles show NAME` lists the datasheet sources.",
+      ),
+    );
+    return EXIT.ok;
+  }
+  if (what !== "show") {
+    throw new CliError(
+      "CLI_BAD_USAGE",
+      `"profiles ${what}" is not a profiles action: use "profiles list" or "profiles show NAME".`,
+    );
+  }
+  if (name === undefined)
+    throw new CliError(
+      "CLI_BAD_USAGE",
+      `"profiles show" needs a profile name or file: e.g. profiles show intel-ssd-320-120gb.`,
+    );
+  const { profile, file } = resolveDeviceArg(name, "profiles show");
+  if (ctx.json) {
+    ctx.out(toJson(profile));
+    return EXIT.ok;
+  }
+  const m = modelledFigures(profile);
+  const { c } = ctx;
+  ctx.out(c.bold(`${profile.name}: ${profile.title}`) + c.dim(file ? ` (from ${file})` : " (built-in)"));
+  ctx.out(
+    `kind ${profile.kind}, basis ${profile.basis}${profile.measuredWith ? `, measured with ${profile.measuredWith}` : ""}`,
+  );
+  const fields = Object.entries(profile).filter(
+    ([k, v]) =>
+      !["name", "title", "kind", "basis", "sources", "note", "measuredWith", "measurements"].includes(k) &&
+      v !== undefined,
+  );
+  ctx.out(
+    renderTable(
+      ctx,
+      ["field", "value"],
+      fields.map(([k, v]) => [k, typeof v === "object" ? JSON.stringify(v) : String(v)]),
+      ["left", "left"],
+    ),
+  );
+  ctx.out(
+    `Model: 8k random QD1 ${fixed(m.random8kQd1LatencyUs, 0)} us, 8k random QD32 ${grouped(m.random8kQd32Iops)} IOPS, 128k sequential QD8 ${fixed(m.sequential128kQd8MBps, 0)} MB/s.`,
+  );
+  ctx.out(c.bold("Sources"));
+  for (const s of profile.sources) ctx.out(`  - ${s}`);
+  if (profile.note) {
+    ctx.out(c.bold("Note"));
+    ctx.out(`  ${profile.note}`);
+  }
+  if (profile.basis === "placeholder")
+    ctx.out(
+      c.yellow("This profile is a placeholder: its figures are not from a datasheet or a measurement."),
+    );
+  return EXIT.ok;
+}

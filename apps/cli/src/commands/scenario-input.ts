@@ -1,0 +1,82 @@
+/**
+ * The scenario a command runs: a scenario file (optional) with the scenario
+ * flags applied over it, checked by the simulator before anything runs, so
+ * a bad value is reported once, in the main thread, as a user error.
+ */
+import {
+  type ResolvedScenario,
+  resolveDeviceProfile,
+  resolveScenario,
+  type ScenarioInput,
+} from "@scanlab/simulator";
+import type { Command } from "commander";
+import { readJsonObject } from "../input-file.js";
+import { parseIntFlag } from "../options.js";
+import {
+  applyScenarioFlags,
+  DEFAULT_SCENARIO,
+  type ParsedFlags,
+  parseScenarioFlags,
+  SCENARIO_FLAGS,
+  type ScenarioDraft,
+} from "../scenario-flags.js";
+
+/** commander's camelCase key of a flag name. */
+export function optionKey(name: string): string {
+  return name.replace(/-([a-z])/g, (_, ch: string) => ch.toUpperCase());
+}
+
+/** Adds every scenario flag to a command. */
+export function addScenarioFlags(cmd: Command): Command {
+  for (const f of SCENARIO_FLAGS) cmd.option(`--${f.name} <${f.arg}>`, f.help);
+  return cmd;
+}
+
+/** The raw scenario flag values commander collected (flag name -> string). */
+export function rawScenarioFlags(
+  opts: Record<string, unknown>,
+  except: readonly string[] = [],
+): Record<string, string> {
+  const raw: Record<string, string> = {};
+  for (const f of SCENARIO_FLAGS) {
+    if (except.includes(f.name)) continue;
+    const v = opts[optionKey(f.name)];
+    if (typeof v === "string") raw[f.name] = v;
+  }
+  return raw;
+}
+
+/** The scenario file, or the defaults when there is none. */
+export function loadBase(file: string | undefined): ScenarioDraft {
+  if (file === undefined) return structuredClone(DEFAULT_SCENARIO);
+  const obj = readJsonObject(file, "scenario file") as unknown as ScenarioDraft;
+  // Validate the file as written first, so its own mistakes are named as the file's.
+  validateScenario(obj as unknown as ScenarioInput, file);
+  return obj;
+}
+
+/** Validates a scenario the way the simulator will read it (fields, units, device). */
+export function validateScenario(s: ScenarioInput, source: string): ResolvedScenario {
+  const resolved = resolveScenario(s, source);
+  resolveDeviceProfile(resolved.scenario.machine.device);
+  return resolved;
+}
+
+/** Parses `--seed`. */
+export function parseSeed(raw: string | undefined): number | undefined {
+  return raw === undefined ? undefined : parseIntFlag(raw, "seed", 0, 2 ** 31 - 1);
+}
+
+/** File + flags + seed -> a checked scenario. */
+export function buildScenario(
+  file: string | undefined,
+  opts: Record<string, unknown>,
+  except: readonly string[] = [],
+): { base: ScenarioDraft; flags: ParsedFlags; scenario: ScenarioInput; seed: number | undefined } {
+  const flags = parseScenarioFlags(rawScenarioFlags(opts, except));
+  const base = loadBase(file);
+  const seed = parseSeed(opts.seed as string | undefined);
+  const scenario = applyScenarioFlags(base, flags, seed);
+  validateScenario(scenario, file === undefined ? "flags" : `${file} with flags`);
+  return { base, flags, scenario, seed };
+}

@@ -1,0 +1,158 @@
+/**
+ * `scanlab simulate [scenario.json] [flags]`: one scenario through the
+ * simulator, from a file, from flags named after PostgreSQL settings, or a
+ * file with flags over it. Runs in a worker thread so Ctrl-C is heard.
+ */
+import {
+  formatBytes,
+  type ResolvedScenario,
+  type ScenarioInput,
+  type SimulationResult,
+} from "@scanlab/simulator";
+import type { Ctx } from "../context.js";
+import { toJson } from "../context.js";
+import { EXIT } from "../errors.js";
+import { fixed, grouped, pct, seconds } from "../output/format.js";
+import { Bars } from "../output/progress.js";
+import { renderTable } from "../output/table.js";
+import { runPool } from "../workers/pool.js";
+import type { SimulateAnswer } from "../workers/protocol.js";
+import { buildScenario, validateScenario } from "./scenario-input.js";
+
+/** Describes a resolved scenario in a few lines. */
+export function describeScenario(r: ResolvedScenario): string[] {
+  const m = r.scenario.machine;
+  const device =
+    typeof m.device === "string"
+      ? m.device
+      : String((m.device as { name?: unknown }).name ?? "inline profile");
+  const ra = m.osOptions.readAheadKb === undefined ? "" : `, read_ahead_kb ${m.osOptions.readAheadKb}`;
+  const lines = [
+    `machine: ${m.cores} cores, ${formatBytes(r.ramBytes)} RAM, shared_buffers ${formatBytes(r.sharedBuffersBytes)}, ${m.os}${ra}, ${device}`,
+  ];
+  for (const t of r.tables) {
+    lines.push(
+      `table ${t.name}: ${formatBytes(t.nblocks * 8192)} (${grouped(t.nblocks)} blocks), ${t.tuplesPerPage} tuples/page, ${t.cached === "os" ? "warm (OS cache)" : "cold"}`,
+    );
+  }
+  for (const q of r.queries) {
+    const s = q.spec;
+    const alloc = s.allocator ? ` allocator ${s.allocator.kind}` : "";
+    const bitmap =
+      s.kind === "bitmap" && s.bitmap
+        ? ` (${"pgbench" in s.bitmap ? "pgbench seed 004" : `${s.bitmap.dataset}, ${(s.bitmap.selectivity * 100).toFixed(1)}%`})`
+        : "";
+    const eic =
+      s.effectiveIoConcurrency === undefined ? "" : `, effective_io_concurrency ${s.effectiveIoConcurrency}`;
+    lines.push(
+      `query ${s.name}: PG ${s.pg}, ${s.kind}${bitmap} on ${s.table}, ${s.workers} workers${s.workers > 0 && s.parallelLeaderParticipation ? " + leader" : ""},${alloc} synchronize_seqscans ${s.synchronizeSeqscans ? "on" : "off"}${eic}, ${s.clients} client(s) x ${q.durationUs === null ? `${s.runs} run(s)` : `${q.durationUs / 1e6} s`}`,
+    );
+  }
+  return lines;
+}
+
+/** Prints a simulation result. */
+export function printSimulation(ctx: Ctx, r: SimulationResult): void {
+  ctx.out(
+    renderTable(
+      ctx,
+      ["query", "runs finished", "mean time", "MiB/s", "blocks per claim"],
+      r.queries.map((q) => {
+        const fin = q.runs.filter((x) => x.finished);
+        const claims = fin.reduce((a, x) => a + x.claims, 0);
+        const blocks = fin.reduce((a, x) => a + x.blocks, 0);
+        return [
+          q.name,
+          `${fin.length} / ${q.runs.length}`,
+          seconds(q.meanDurationS),
+          fixed(q.mibPerS, 0),
+          claims > 0 ? fixed(blocks / claims, 1) : "-",
+        ];
+      }),
+    ),
+  );
+  const d = r.device;
+  ctx.out(
+    renderTable(
+      ctx,
+      [
+        "device reads",
+        "avg read kB",
+        "IOPS",
+        "utilisation",
+        "queue depth",
+        "waited-for reads",
+        "OS cache hits",
+        "shared_buffers hits",
+      ],
+      [
+        [
+          grouped(d.reads),
+          fixed(d.avgReadKb, 1),
+          grouped(d.iops),
+          pct(d.utilisation),
+          fixed(d.meanQueueDepth, 2),
+          pct(d.syncShare),
+          pct(r.os.hitRatio),
+          pct(r.sharedBuffers.hitRatio),
+        ],
+      ],
+      Array(8).fill("right"),
+    ),
+  );
+  ctx.out(
+    ctx.c.dim(
+      `allocator: ${grouped(r.allocator.ops)} operations, ${seconds(r.allocator.waitS)} waiting; simulated ${seconds(r.simulatedS)} in ${grouped(r.events)} events; seed ${r.seed}` +
+        (r.os.confidence === "low" ? "; the OS readahead model is low-confidence for this OS" : ""),
+    ),
+  );
+}
+
+/** Options of `simulate`. */
+export interface SimulateFlags extends Record<string, unknown> {
+  json?: boolean;
+  seed?: string;
+  printScenario?: boolean;
+}
+
+/** Runs `simulate`. */
+export async function simulateCommand(
+  ctx: Ctx,
+  file: string | undefined,
+  flags: SimulateFlags,
+): Promise<number> {
+  const { scenario } = buildScenario(file, flags);
+  if (flags.printScenario) {
+    ctx.out(toJson(scenario));
+    return EXIT.ok;
+  }
+  const resolved = validateScenario(scenario, file ?? "flags");
+  if (!ctx.json) {
+    ctx.out(ctx.c.bold(`Scenario: ${resolved.scenario.name}`));
+    for (const l of describeScenario(resolved)) ctx.out(`  ${l}`);
+    ctx.out("");
+  }
+  const bars = Bars.start(ctx, "simulating {bar} {step}");
+  const tick = bars.add(1, { step: "" });
+  tick(0, { step: "running" });
+  ctx.interrupt.catch();
+  let answer: SimulateAnswer | undefined;
+  try {
+    [answer] = (await runPool([{ kind: "simulate", scenario: scenario as ScenarioInput, full: true }], {
+      jobs: 1,
+      flag: ctx.interrupt.flag,
+    })) as (SimulateAnswer | undefined)[];
+  } finally {
+    bars.stop();
+    ctx.interrupt.release();
+  }
+  if (answer === undefined || answer.result === null) return EXIT.interrupted;
+  if (ctx.json) {
+    ctx.out(toJson({ scenario, interrupted: answer.interrupted, result: answer.result }));
+  } else {
+    if (answer.interrupted)
+      ctx.out(ctx.c.yellow("Interrupted: the figures below cover the simulated time before Ctrl-C."));
+    printSimulation(ctx, answer.result);
+  }
+  return answer.interrupted ? EXIT.interrupted : EXIT.ok;
+}

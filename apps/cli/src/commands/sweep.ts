@@ -1,0 +1,274 @@
+/**
+ * `scanlab sweep --vary NAME=V1,V2,... [--vary NAME2=...]`: one scenario
+ * (file and/or flags) simulated at every combination of one or two varied
+ * settings, spread over the machine's cores with worker threads, printed as
+ * seed 004's table: a time per cell and the percentage of a baseline column
+ * (the first value of the first varied setting, or `--baseline`), green when
+ * faster and red when slower on a terminal. `--report DIR` adds a chart.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { RowMetrics, ScenarioInput } from "@scanlab/simulator";
+import type { Ctx } from "../context.js";
+import { toJson } from "../context.js";
+import { CliError, EXIT } from "../errors.js";
+import { parseIntFlag, splitList } from "../options.js";
+import { fixed, pct, seconds } from "../output/format.js";
+import { Bars } from "../output/progress.js";
+import { renderTable } from "../output/table.js";
+import { sweepChart } from "../report/charts.js";
+import { esc, htmlChart, htmlPage, htmlTable } from "../report/html.js";
+import { prepareReportDir, writeChart } from "../report/report-dir.js";
+import {
+  applyScenarioFlags,
+  type ParsedFlags,
+  SCENARIO_FLAGS,
+  type ScenarioFlag,
+  scenarioFlag,
+} from "../scenario-flags.js";
+import { runPool } from "../workers/pool.js";
+import type { SimulateAnswer, SimulateTask } from "../workers/protocol.js";
+import { buildScenario, validateScenario } from "./scenario-input.js";
+
+/** One varied setting. */
+export interface Vary {
+  flag: ScenarioFlag;
+  raw: string[];
+  values: unknown[];
+  labels: string[];
+}
+
+/** Parses `NAME=V1,V2,...` (NAME is a scenario flag name, with or without `--`). */
+export function parseVary(spec: string): Vary {
+  const eq = spec.indexOf("=");
+  if (eq <= 0) {
+    throw new CliError(
+      "CLI_BAD_VARY",
+      `--vary "${spec}" is not NAME=V1,V2,...: e.g. --vary effective-io-concurrency=0,1,16.`,
+    );
+  }
+  const name = spec.slice(0, eq).trim().replace(/^--/, "");
+  const flag = scenarioFlag(name);
+  if (flag === undefined) {
+    throw new CliError(
+      "CLI_BAD_VARY",
+      `--vary: "${name}" is not a scenario setting: use one of ${SCENARIO_FLAGS.map((f) => f.name).join(", ")}.`,
+    );
+  }
+  const raw = splitList(spec.slice(eq + 1), `vary ${name}`);
+  const values = raw.map((r) => flag.parse(r));
+  const labels = values.map((v) => flag.format(v));
+  if (new Set(labels).size !== labels.length) {
+    throw new CliError("CLI_BAD_VARY", `--vary ${name} lists a value twice: give each value once.`);
+  }
+  return { flag, raw, values, labels };
+}
+
+/** One simulated point of a sweep. */
+export interface SweepPoint {
+  /** Index of the value of each varied setting. */
+  at: number[];
+  /** The values as printed (`{ "effective-io-concurrency": "16" }`). */
+  values: Record<string, string>;
+  metrics: RowMetrics | null;
+  /** time / time of the baseline column in the same row. */
+  ofBaseline: number | null;
+}
+
+/** Options of `sweep`. */
+export interface SweepFlags extends Record<string, unknown> {
+  vary?: string[];
+  baseline?: string;
+  jobs?: string;
+  report?: string;
+  json?: boolean;
+  seed?: string;
+}
+
+/** Colours a percentage of the baseline: faster green, slower red. */
+function colourPct(ctx: Ctx, ratio: number | null): string {
+  if (ratio === null || !Number.isFinite(ratio)) return "-";
+  const text = `${(ratio * 100).toFixed(0)}%`;
+  if (ratio < 0.995) return ctx.c.green(text);
+  if (ratio > 1.005) return ctx.c.red(text);
+  return text;
+}
+
+/** Runs `sweep`. */
+export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: SweepFlags): Promise<number> {
+  const specs = flags.vary ?? [];
+  if (specs.length === 0) {
+    throw new CliError(
+      "CLI_MISSING_VARY",
+      "sweep needs --vary NAME=V1,V2,... (one or two of them): e.g. --vary workers=0,1,2,4.",
+    );
+  }
+  if (specs.length > 2)
+    throw new CliError("CLI_BAD_VARY", `sweep varies one or two settings, got ${specs.length} --vary flags.`);
+  const varies = specs.map(parseVary);
+  if (varies.length === 2 && varies[0]!.flag.name === varies[1]!.flag.name) {
+    throw new CliError(
+      "CLI_BAD_VARY",
+      `--vary ${varies[0]!.flag.name} is given twice: list all its values in one --vary.`,
+    );
+  }
+  for (const v of varies) {
+    if (typeof flags[v.flag.name.replace(/-([a-z])/g, (_, ch: string) => ch.toUpperCase())] === "string") {
+      throw new CliError(
+        "CLI_CONFLICT",
+        `--${v.flag.name} is both fixed and varied: drop --${v.flag.name} or its --vary.`,
+      );
+    }
+  }
+  const jobs = flags.jobs === undefined ? undefined : parseIntFlag(flags.jobs, "jobs", 1, 256);
+  const { base, flags: fixedFlags, seed } = buildScenario(file, flags);
+  const cols = varies[0]!;
+  const rowsVary = varies[1] ?? null;
+  let baselineIndex = 0;
+  if (flags.baseline !== undefined) {
+    const label = cols.flag.format(cols.flag.parse(flags.baseline));
+    baselineIndex = cols.labels.indexOf(label);
+    if (baselineIndex < 0) {
+      throw new CliError(
+        "CLI_BAD_BASELINE",
+        `--baseline ${flags.baseline} is not one of the --vary ${cols.flag.name} values (${cols.labels.join(", ")}).`,
+      );
+    }
+  }
+  const reportDir = flags.report === undefined ? null : prepareReportDir(flags.report);
+
+  // Every combination, row-major (rows: the second setting), each checked before anything runs.
+  const points: SweepPoint[] = [];
+  const tasks: SimulateTask[] = [];
+  const nrows = rowsVary?.values.length ?? 1;
+  for (let r = 0; r < nrows; r++) {
+    for (let c = 0; c < cols.values.length; c++) {
+      const extra: ParsedFlags = [{ flag: cols.flag, raw: cols.raw[c]!, value: cols.values[c] }];
+      const values: Record<string, string> = { [cols.flag.name]: cols.labels[c]! };
+      if (rowsVary) {
+        extra.push({ flag: rowsVary.flag, raw: rowsVary.raw[r]!, value: rowsVary.values[r] });
+        values[rowsVary.flag.name] = rowsVary.labels[r]!;
+      }
+      const scenario = applyScenarioFlags(base, [...fixedFlags, ...extra], seed) as ScenarioInput & {
+        name: string;
+      };
+      scenario.name = `${scenario.name} [${Object.entries(values)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(", ")}]`;
+      validateScenario(
+        scenario,
+        `sweep point ${Object.entries(values)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(", ")}`,
+      );
+      points.push({ at: rowsVary ? [c, r] : [c], values, metrics: null, ofBaseline: null });
+      tasks.push({ kind: "simulate", scenario, full: false });
+    }
+  }
+
+  const bars = Bars.start(ctx, "sweep {bar} {value}/{total} points");
+  const update = bars.add(tasks.length, {});
+  let done = 0;
+  ctx.interrupt.catch();
+  let answers: (SimulateAnswer | undefined)[];
+  try {
+    answers = (await runPool(tasks, {
+      jobs,
+      flag: ctx.interrupt.flag,
+      onDone: () => update(++done),
+    })) as (SimulateAnswer | undefined)[];
+  } finally {
+    bars.stop();
+    ctx.interrupt.release();
+  }
+  answers.forEach((a, i) => {
+    if (a !== undefined && !a.interrupted) points[i]!.metrics = a.metrics;
+  });
+  for (let r = 0; r < nrows; r++) {
+    const rowPoints = points.slice(r * cols.values.length, (r + 1) * cols.values.length);
+    const baseTime = rowPoints[baselineIndex]?.metrics?.timeS;
+    for (const p of rowPoints) {
+      p.ofBaseline = p.metrics && baseTime !== undefined ? p.metrics.timeS / baseTime : null;
+    }
+  }
+  const interrupted = points.some((p) => p.metrics === null);
+  const baselineLabel = `${cols.flag.name}=${cols.labels[baselineIndex]}`;
+  const json = {
+    scenario: applyScenarioFlags(base, fixedFlags, seed),
+    vary: varies.map((v) => ({ name: v.flag.name, values: v.labels })),
+    baseline: baselineLabel,
+    interrupted,
+    points: points.map((p) => ({
+      values: p.values,
+      ofBaseline: p.ofBaseline,
+      ...(p.metrics ?? { timeS: null }),
+    })),
+  };
+
+  const head = [
+    cols.flag.name,
+    ...(rowsVary ? cols.labels : ["time", `% of ${baselineLabel}`, "MiB/s", "avg read kB", "OS hit"]),
+  ];
+  const tableRows = buildRows((r) => colourPct(ctx, r));
+  function buildRows(pctText: (ratio: number | null) => string): string[][] {
+    let tableRows: string[][];
+    if (rowsVary === null) {
+      tableRows = points.map((p, i) => [
+        cols.labels[i]!,
+        p.metrics ? seconds(p.metrics.timeS) : "-",
+        pctText(p.ofBaseline),
+        p.metrics ? fixed(p.metrics.mbPerS, 0) : "-",
+        p.metrics ? fixed(p.metrics.avgReadKb, 0) : "-",
+        p.metrics ? pct(p.metrics.osHitRatio) : "-",
+      ]);
+    } else {
+      tableRows = [];
+      for (let r = 0; r < nrows; r++) {
+        const rowPoints = points.slice(r * cols.values.length, (r + 1) * cols.values.length);
+        tableRows.push([
+          `${rowsVary.flag.name}=${rowsVary.labels[r]}`,
+          ...rowPoints.map((p) => (p.metrics ? seconds(p.metrics.timeS) : "-")),
+        ]);
+        tableRows.push([`  % of ${baselineLabel}`, ...rowPoints.map((p) => pctText(p.ofBaseline))]);
+      }
+    }
+    return tableRows;
+  }
+  if (reportDir !== null) {
+    const title = rowsVary
+      ? `time vs ${cols.flag.name}, by ${rowsVary.flag.name}`
+      : `time vs ${cols.flag.name}`;
+    const spec = sweepChart(
+      title,
+      cols.flag.name,
+      rowsVary?.flag.name ?? null,
+      points.map((p) => ({
+        x: p.values[cols.flag.name]!,
+        series: rowsVary ? p.values[rowsVary.flag.name]! : "",
+        timeS: p.metrics?.timeS ?? Number.NaN,
+      })),
+      cols.labels,
+    );
+    const svg = await writeChart(reportDir, "sweep", spec);
+    const plainHead = head;
+    const plainRows = buildRows((r) =>
+      r === null || !Number.isFinite(r) ? "-" : `${(r * 100).toFixed(0)}%`,
+    );
+    writeFileSync(
+      join(reportDir, "sweep.html"),
+      htmlPage(
+        "scanlab sweep",
+        `<h1>scanlab sweep</h1><p>${esc(title)}; baseline ${esc(baselineLabel)}.</p>${htmlTable(plainHead, plainRows)}${htmlChart(svg)}<h3>Scenario</h3><pre>${esc(toJson(json.scenario))}</pre>`,
+      ),
+    );
+    writeFileSync(join(reportDir, "sweep.json"), `${toJson(json)}\n`);
+  }
+  if (ctx.json) {
+    ctx.out(toJson(json));
+  } else {
+    if (interrupted) ctx.out(ctx.c.yellow("Interrupted: points not finished before Ctrl-C show as -."));
+    ctx.out(renderTable(ctx, head, tableRows));
+    if (reportDir !== null) ctx.out(`Chart: ${reportDir}/sweep.svg, sweep.png, sweep.html`);
+  }
+  return interrupted ? EXIT.interrupted : EXIT.ok;
+}

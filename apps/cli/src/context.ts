@@ -1,0 +1,52 @@
+/**
+ * What every command gets: where to write, whether colour and progress bars
+ * are on, whether the output is JSON, and the Ctrl-C state.
+ */
+
+import type { Interrupt } from "./interrupt.js";
+import type { Colours } from "./output/colour.js";
+
+/** Output streams a command writes to (process.stdout / stderr, or a test's). */
+export interface CliStreams {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+/** The per-invocation context of a command. */
+export interface Ctx {
+  streams: CliStreams;
+  /** Colour functions (identity when colour is off). */
+  c: Colours;
+  /** stdout is a terminal: progress bars may be drawn (on stderr), unless --json. */
+  tty: boolean;
+  /** --json: one JSON document on stdout, nothing else. */
+  json: boolean;
+  /** --debug: stack traces on errors. */
+  debug: boolean;
+  /** Ctrl-C state for commands that stop cleanly. */
+  interrupt: Interrupt;
+  /** Writes a line to stdout. */
+  out(line?: string): void;
+  /** Writes a line to stderr. */
+  err(line: string): void;
+}
+
+/** Progress bars are drawn only on a terminal and never with --json. */
+export function progressOn(ctx: Ctx): boolean {
+  return ctx.tty && !ctx.json && ctx.streams.stderr.isTTY === true;
+}
+
+/** JSON with NaN and infinities as null (JSON has no such numbers), bigints as strings, typed arrays as arrays. */
+export function toJson(value: unknown): string {
+  return JSON.stringify(
+    value,
+    (_k, v) => {
+      if (typeof v === "number" && !Number.isFinite(v)) return null;
+      if (typeof v === "bigint") return v.toString();
+      if (ArrayBuffer.isView(v) && !(v instanceof DataView))
+        return Array.from(v as unknown as ArrayLike<number>);
+      return v;
+    },
+    2,
+  );
+}

@@ -1,0 +1,57 @@
+/**
+ * `--device NAME|FILE`: a built-in profile of @scanlab/device-profiles by
+ * name, or a profile file (what `scanlab calibrate --out` writes, or
+ * `scanlab profiles show NAME --json` prints).
+ */
+import { existsSync } from "node:fs";
+import { type DeviceProfile, getBuiltinProfile } from "@scanlab/device-profiles";
+import { readDeviceProfileFile } from "@scanlab/device-profiles/node";
+import { CliError } from "./errors.js";
+
+/** A resolved `--device` value. */
+export interface DeviceArg {
+  /** The built-in name, or the profile's name from the file. */
+  label: string;
+  /** What a scenario's `machine.device` takes: the built-in name, or the file's profile inline. */
+  device: string | Record<string, unknown>;
+  /** The profile itself. */
+  profile: DeviceProfile;
+  /** The file it came from, or null for a built-in. */
+  file: string | null;
+}
+
+/** Resolves a `--device` value (a built-in name or a profile file). */
+export function resolveDeviceArg(raw: string, flag = "device"): DeviceArg {
+  const value = raw.trim();
+  if (value === "")
+    throw new CliError(
+      "CLI_BAD_DEVICE",
+      `--${flag} is empty: give a built-in profile name or a profile file.`,
+    );
+  let builtin: DeviceProfile | undefined;
+  try {
+    builtin = getBuiltinProfile(value);
+  } catch {
+    builtin = undefined;
+  }
+  if (builtin !== undefined) return { label: value, device: value, profile: builtin, file: null };
+  if (existsSync(value) || value.includes("/") || value.endsWith(".json")) {
+    if (!existsSync(value)) {
+      throw new CliError(
+        "CLI_FILE_NOT_FOUND",
+        `--${flag} file ${value} does not exist: give a built-in profile name (scanlab profiles list) or a profile file (scanlab calibrate --out).`,
+      );
+    }
+    const profile = readDeviceProfileFile(value);
+    return {
+      label: profile.name,
+      device: JSON.parse(JSON.stringify(profile)) as Record<string, unknown>,
+      profile,
+      file: value,
+    };
+  }
+  throw new CliError(
+    "CLI_UNKNOWN_DEVICE",
+    `--${flag} "${value}" is neither a built-in profile nor a file: run "scanlab profiles list" for the names, or give a profile file.`,
+  );
+}

@@ -1,0 +1,28 @@
+/**
+ * @packageDocumentation
+ * The `scanlab` command line as a small programmatic API: run it in-process
+ * ({@link runCli}), build scenarios from the same PostgreSQL-named flags
+ * ({@link SCENARIO_FLAGS}, {@link parseScenarioFlags}, {@link applyScenarioFlags}),
+ * and read traces of real scans ({@link parseStraceLog}, {@link parseBlkparse},
+ * {@link summariseReads}). Node-only.
+ */
+export { formatAllocator, parseAllocator } from "./allocator-arg.js";
+export { type DeviceArg, resolveDeviceArg } from "./device-arg.js";
+export { type BrandedUserError, CliError, EXIT, isUserError } from "./errors.js";
+export { type RunOptions, runCli } from "./run.js";
+export {
+  applyScenarioFlags,
+  CONFLICTING_FLAGS,
+  DEFAULT_SCENARIO,
+  formatFlags,
+  type ParsedFlags,
+  parseScenarioFlags,
+  SCENARIO_FLAGS,
+  type ScenarioDraft,
+  type ScenarioFlag,
+  scenarioFlag,
+} from "./scenario-flags.js";
+export { type BlkparseParse, looksLikeBlkparse, parseBlkparse } from "./trace/blkparse-text.js";
+export { type ProcessReads, summariseReads, type TraceRead } from "./trace/read-runs.js";
+export { looksLikeStrace, parseStraceLog, type StraceParse } from "./trace/strace-log.js";
+export { VERSION } from "./version.js";

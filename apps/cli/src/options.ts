@@ -1,0 +1,111 @@
+/**
+ * Parsing flag values: numbers, sizes, durations, on/off, names from a list.
+ *
+ * Every parser throws a {@link CliError} whose one sentence names the flag,
+ * quotes the bad value and says what to write instead. Sizes use binary
+ * multiples (1 kB = 1024 bytes) exactly as PostgreSQL's settings and the
+ * simulator's scenario files do (`@scanlab/simulator` `parseBytes`).
+ */
+import { parseBytes, parseDurationUs } from "@scanlab/simulator";
+import { CliError } from "./errors.js";
+
+/** Parses an integer flag value in [min, max]. */
+export function parseIntFlag(raw: string, flag: string, min: number, max: number): number {
+  const text = raw.trim();
+  const n = /^[+-]?\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new CliError(
+      "CLI_BAD_NUMBER",
+      `--${flag} "${raw}" is not valid: write a whole number from ${min} to ${max}.`,
+    );
+  }
+  return n;
+}
+
+/** Parses a number flag value in [min, max] (decimals allowed). */
+export function parseNumberFlag(raw: string, flag: string, min: number, max: number): number {
+  const text = raw.trim();
+  const n = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isFinite(n) || n < min || n > max) {
+    throw new CliError(
+      "CLI_BAD_NUMBER",
+      `--${flag} "${raw}" is not valid: write a number from ${min} to ${max}.`,
+    );
+  }
+  return n;
+}
+
+/** Parses a size (`100GB`, `8kB`, `131072` bytes) into bytes; at least `minBytes`. */
+export function parseSizeFlag(raw: string, flag: string, minBytes = 1): number {
+  let bytes: number;
+  try {
+    bytes = parseBytes(raw.trim(), `--${flag}`);
+  } catch {
+    throw new CliError(
+      "CLI_BAD_SIZE",
+      `--${flag} "${raw}" is not a size: write a number with a unit (B, kB, MB, GB, TB), e.g. 100GB.`,
+    );
+  }
+  if (bytes < minBytes) {
+    throw new CliError(
+      "CLI_BAD_SIZE",
+      `--${flag} "${raw}" is too small: it must be at least ${minBytes} bytes.`,
+    );
+  }
+  return bytes;
+}
+
+/** Checks a duration (`10s`, `250ms`, `3h`; a bare number is seconds) and returns it as written. */
+export function parseDurationFlag(raw: string, flag: string): string {
+  try {
+    parseDurationUs(raw.trim(), `--${flag}`);
+  } catch {
+    throw new CliError(
+      "CLI_BAD_DURATION",
+      `--${flag} "${raw}" is not a duration: write a number with a unit (us, ms, s, min, h), e.g. 10s.`,
+    );
+  }
+  return raw.trim();
+}
+
+/** Parses PostgreSQL's boolean spellings (on/off, true/false, yes/no, 1/0). */
+export function parseOnOff(raw: string, flag: string): boolean {
+  const v = raw.trim().toLowerCase();
+  if (["on", "true", "yes", "1"].includes(v)) return true;
+  if (["off", "false", "no", "0"].includes(v)) return false;
+  throw new CliError("CLI_BAD_BOOLEAN", `--${flag} "${raw}" is not valid: write on or off.`);
+}
+
+/** Parses one of a fixed list of names (case-insensitive). */
+export function parseChoice<T extends string>(raw: string, flag: string, choices: readonly T[]): T {
+  const v = raw.trim().toLowerCase();
+  const hit = choices.find((c) => c.toLowerCase() === v);
+  if (hit === undefined) {
+    throw new CliError(
+      "CLI_UNKNOWN_NAME",
+      `--${flag} "${raw}" is not known: use one of ${choices.join(", ")}.`,
+    );
+  }
+  return hit;
+}
+
+/** Parses a fraction written as `0.05` or `5%`, in (0, 1]. */
+export function parseFraction(raw: string, flag: string): number {
+  const text = raw.trim();
+  const pct = text.endsWith("%");
+  const n = parseNumberFlag(pct ? text.slice(0, -1) : text, flag, 0, pct ? 100 : 1) / (pct ? 100 : 1);
+  if (n <= 0) throw new CliError("CLI_BAD_NUMBER", `--${flag} "${raw}" must be above 0 (e.g. 0.05 or 5%).`);
+  return n;
+}
+
+/** Splits a comma-separated list, refusing empty items. */
+export function splitList(raw: string, flag: string): string[] {
+  const items = raw.split(",").map((s) => s.trim());
+  if (items.length === 0 || items.some((s) => s === "")) {
+    throw new CliError(
+      "CLI_BAD_LIST",
+      `--${flag} "${raw}" has an empty item: write values separated by commas, e.g. 1,2,4.`,
+    );
+  }
+  return items;
+}

@@ -1,0 +1,275 @@
+/**
+ * The `scanlab` command line: commander 14 commands with examples in every
+ * `--help`, `--json` everywhere, and one place (run.ts) that turns errors
+ * into exit codes.
+ */
+import { Command, Option } from "commander";
+import { adviseCommand } from "./commands/advise.js";
+import { calibrateCommand } from "./commands/calibrate.js";
+import { profilesCommand } from "./commands/profiles.js";
+import { reproduceCommand } from "./commands/reproduce.js";
+import { scanCommand } from "./commands/scan.js";
+import { addScenarioFlags } from "./commands/scenario-input.js";
+import { simulateCommand } from "./commands/simulate.js";
+import { sweepCommand } from "./commands/sweep.js";
+import { traceImportCommand } from "./commands/trace.js";
+import type { Ctx } from "./context.js";
+import { VERSION } from "./version.js";
+
+function examples(lines: string[]): string {
+  return ` Examples: ${lines.map((l) => (l.startsWith("#") ? `  ${l}` : `  $ ${l}`)).join(" ")} `;
+}
+
+const json = () => new Option("--json", "print one JSON document on stdout (machine output)");
+const seed = () => new Option("--seed <N>", "seed of every random choice (same seed, same output)");
+const jobs = () => new Option("--jobs <N>", "simulations at once (default: the machine's cores)");
+
+/** Builds the program; `ctxFor` makes the context once the command's options are known, `done` receives its exit code. */
+export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number) => void): Command {
+  const program = new Command("scanlab")
+    .description(
+      "A laboratory for table-scan I/O: reproduce the pgsql-hackers scan experiments, simulate and sweep scans, scan real files, calibrate a device, and get settings advice.",
+    )
+    .version(VERSION, "-V, --version", "print the version")
+    .option("--debug", "print stack traces on errors")
+    .helpOption("-h, --help", "show help")
+    .showSuggestionAfterError(true)
+    .addHelpText(
+      "after",
+      examples([
+        "scanlab reproduce                       # every published experiment, simulated",
+        "scanlab simulate --table-size 100GB --workers 4 --device intel-ssd-320-120gb",
+        "scanlab sweep --device raid0-6x-intel-s3600-100gb --workload bitmap --dataset sequential --vary effective-io-concurrency=0,1,4,16",
+        "scanlab scan /data/big.file --workers 4 --cold --compare pg11,pg14",
+        "scanlab advise --device intel-ssd-320-120gb --os linux-5.4 --table-size 100GB",
+      ]),
+    );
+
+  program
+    .command("reproduce")
+    .summary("run the built-in reproductions of the published experiments (targets.md)")
+    .description(
+      'Run the built-in reproduction targets: per target its assumptions, the calibration of its one unknown, published vs simulated figures with the ratio, the ratio checks and the "must reproduce" statements.',
+    )
+    .argument("[targets...]", "target ids (T1 T2 T3 T4 T5 T7) or all", [])
+    .option("--report <DIR>", "write SVG and PNG charts and one self-contained report.html into DIR")
+    .option(
+      "--no-calibration",
+      "skip calibration: run every row with the scenario's default unknowns (faster)",
+    )
+    .option("--rows <IDS>", "only these rows of a single target (comma-separated), for a quick look")
+    .option("--strict", "exit 1 when a statement does not hold or a ratio is outside its tolerance")
+    .addOption(jobs())
+    .addOption(seed())
+    .addOption(json())
+    .addHelpText(
+      "after",
+      examples([
+        "scanlab reproduce",
+        "scanlab reproduce T1 T3 --report out/",
+        "scanlab reproduce T7 --no-calibration --json > t7.json",
+        "scanlab reproduce T1 --rows serial,stride-1 --no-calibration",
+      ]),
+    )
+    .action(async (targets: string[], opts) =>
+      done(await reproduceCommand(ctxFor(!!opts.json), targets, opts)),
+    );
+
+  addScenarioFlags(
+    program
+      .command("simulate")
+      .summary("simulate one scenario, from a file or from PostgreSQL-named flags")
+      .description(
+        "Simulate one scenario: from a scenario file, from flags named after PostgreSQL settings, or a file with flags over it (table flags apply to every table, query flags to every query).",
+      )
+      .argument("[scenario]", "scenario JSON file (see the README for the format)"),
+  )
+    .option("--print-scenario", "print the scenario (file + flags) as JSON and stop; save it to re-run it")
+    .addOption(seed())
+    .addOption(json())
+    .addHelpText(
+      "after",
+      examples([
+        "scanlab simulate --table-size 100GB --workers 4 --allocator pg14 --os linux-5.4 --device intel-ssd-320-120gb",
+        "scanlab simulate --table-size 800GB --clients 6 --workers 10 --synchronize-seqscans off --ram 64GB",
+        "scanlab simulate --workload bitmap --dataset sequential --selectivity 10% --effective-io-concurrency 1",
+        "scanlab simulate my-scenario.json --synchronize-seqscans off --json",
+        "scanlab simulate --table-size 10GB --print-scenario > s.json",
+      ]),
+    )
+    .action(async (file: string | undefined, opts) =>
+      done(await simulateCommand(ctxFor(!!opts.json), file, opts)),
+    );
+
+  addScenarioFlags(
+    program
+      .command("sweep")
+      .summary("simulate a scenario over one or two varied settings (seed 004's table)")
+      .description(
+        "Simulate a scenario at every value of one or two settings, in parallel worker threads, and print time and % of a baseline column (the first value, or --baseline); --report adds a chart. NAME is any scenario flag of `scanlab simulate` (without the dashes).",
+      )
+      .argument("[scenario]", "scenario JSON file (optional; flags alone work too)"),
+  )
+    .option(
+      "--vary <NAME=V1,V2,...>",
+      "a setting and its values (give once or twice)",
+      (v: string, prev: string[]) => [...prev, v],
+      [] as string[],
+    )
+    .option("--baseline <VALUE>", "the column the percentages are of (default: the first value)")
+    .option("--report <DIR>", "write the chart (SVG, PNG), sweep.html and sweep.json into DIR")
+    .addOption(jobs())
+    .addOption(seed())
+    .addOption(json())
+    .addHelpText(
+      "after",
+      examples([
+        "# seed 004 (b): eic on a single SSD and on a RAID0, nearly sequential bitmap pages",
+        "scanlab sweep --workload bitmap --dataset sequential --selectivity 17% --table-size 4GB --ram 1GB --vary effective-io-concurrency=0,1,2,4,8,16,32,64 --vary device=intel-ssd-320-120gb,raid0-6x-intel-s3600-100gb",
+        "scanlab sweep --table-size 20GB --vary workers=0,1,2,4,8 --vary allocator=pg11,pg14 --report out/",
+        "scanlab sweep t.json --vary read-ahead-kb=128,512,2048 --json",
+      ]),
+    )
+    .action(async (file: string | undefined, opts) =>
+      done(await sweepCommand(ctxFor(!!opts.json), file, opts)),
+    );
+
+  program
+    .command("scan")
+    .summary("scan a real file with worker threads and PostgreSQL's allocators")
+    .description(
+      "Scan a real file (or a PostgreSQL relation's segment files) with worker threads taking blocks from PostgreSQL's allocator in shared memory; report MB/s, device reads and their average size, cold or warm.",
+    )
+    .argument("<path>", "file, or a relation's first segment file")
+    .option("--workers <N>", "worker threads (every one scans; default 1)")
+    .option("--allocator <KIND>", "pg96, pg11, batch[:N], munro2020[:N], pg14[:CAP|none] (default pg14)")
+    .option("--compare <KINDS>", "run these allocators back to back (comma-separated), e.g. pg11,pg14")
+    .option("--cold", "drop the file from the page cache before each run")
+    .option(
+      "--device <NAME|FILE>",
+      "device profile for the simulator's prediction beside each run (scanlab calibrate)",
+    )
+    .option("--block-size <SIZE>", "block size (default 8kB, PostgreSQL's BLCKSZ)")
+    .option("--work <KIND>", "per-block work: none, checksum, count-bytes (default none)")
+    .addOption(seed())
+    .addOption(json())
+    .addHelpText(
+      "after",
+      examples([
+        "scanlab scan /data/big.file --workers 4 --cold",
+        "# seed 001 on your own disk: striding (pg11) vs 64-block ranges vs PG14 chunks",
+        "scanlab scan /data/big.file --workers 2 --cold --compare pg11,munro2020,pg14 --device my-disk.json",
+        "scanlab scan /var/lib/postgresql/15/main/base/5/16384 --workers 3 --json",
+      ]),
+    )
+    .action(async (path: string, opts) => done(await scanCommand(ctxFor(!!opts.json), path, opts)));
+
+  program
+    .command("calibrate")
+    .summary("measure the device and the kernel's readahead; write a device profile")
+    .description(
+      "Measure the device holding PATH (fio when installed, else Node reads) and the kernel's readahead on that file system, and write a device profile that --device FILE accepts.",
+    )
+    .argument("<path>", "an existing file of at least 1 MiB on the device to measure (bigger is better)")
+    .option("--out <FILE>", "write the profile here")
+    .option("--method <NAME>", "auto, fio or node (default auto)")
+    .option("--phase-ms <MS>", "duration of each measurement phase")
+    .option("--name <NAME>", "profile name (default calibrated-<file name>)")
+    .option("--no-readahead", "skip the kernel readahead measurement")
+    .option("--readahead-mib <MIB>", "size of the readahead test file written beside PATH (default 256)")
+    .addOption(seed())
+    .addOption(json())
+    .addHelpText(
+      "after",
+      examples([
+        "scanlab calibrate /data/big.file --out my-disk.json",
+        "scanlab simulate --device my-disk.json --table-size 50GB --workers 4",
+        "scanlab calibrate /data/big.file --method node --no-readahead --json",
+      ]),
+    )
+    .action(async (path: string, opts) => done(await calibrateCommand(ctxFor(!!opts.json), path, opts)));
+
+  program
+    .command("advise")
+    .summary("recommend eic, parallel workers, read_ahead_kb and the chunk cap, with simulated gains")
+    .description(
+      "Recommend effective_io_concurrency, parallel workers, read_ahead_kb and (PG14+) whether the chunk cap matters, each with its simulated gain against the defaults and the command that shows it.",
+    )
+    .requiredOption("--device <NAME|FILE>", "built-in profile or profile file")
+    .requiredOption("--os <NAME>", "linux-5.4, linux-6.10, freebsd-12, freebsd-13, windows")
+    .requiredOption("--table-size <SIZE>", "size of the table, e.g. 100GB")
+    .option("--workload <KIND>", "seqscan or bitmap (default seqscan)")
+    .option("--pg <VERSION>", "14, 17 or 18 (default 17)")
+    .option("--cores <N>", "CPU cores (default 8)")
+    .option("--ram <SIZE>", "memory (default 16GB)")
+    .option("--shared-buffers <SIZE>", "shared_buffers (default 128MB)")
+    .option("--cache <cold|warm>", "where the table starts (default cold)")
+    .option("--tuples-per-page <N>", "heap tuples per page (default 226)")
+    .option("--dataset <NAME>", "bitmap pages: random, random-8, random-32, sequential (default random)")
+    .option("--selectivity <FRACTION>", "bitmap: share of pages read (default 5%)")
+    .option("--clients <N>", "concurrent identical queries (default 1)")
+    .option("--sim-size <SIZE>", "simulate tables larger than this scaled down (default 2GB)")
+    .addOption(jobs())
+    .addOption(seed())
+    .addOption(json())
+    .addHelpText(
+      "after",
+      examples([
+        "scanlab advise --device intel-ssd-320-120gb --os linux-5.4 --table-size 100GB",
+        "scanlab advise --device raid0-6x-intel-s3600-100gb --os linux-5.4 --table-size 38GB --workload bitmap --dataset sequential --pg 18",
+        "scanlab advise --device my-disk.json --os linux-6.10 --table-size 800GB --clients 6 --json",
+      ]),
+    )
+    .action(async (opts) => done(await adviseCommand(ctxFor(!!opts.json), opts)));
+
+  program
+    .command("profiles")
+    .summary("list the built-in device profiles, or show one")
+    .description(
+      "List the built-in device profiles with what the device model makes of them, or show one with its sources.",
+    )
+    .argument("[action]", "list (default) or show")
+    .argument("[name]", "profile name or profile file (for show)")
+    .addOption(json())
+    .addHelpText(
+      "after",
+      examples([
+        "scanlab profiles",
+        "scanlab profiles show intel-ssd-320-120gb",
+        "scanlab profiles show hdd-7200rpm --json > my-disk.json   # a starting point for your own profile",
+      ]),
+    )
+    .action(async (action: string | undefined, name: string | undefined, opts) =>
+      done(await profilesCommand(ctxFor(!!opts.json), action, name, opts)),
+    );
+
+  const trace = program
+    .command("trace")
+    .summary("read traces of real scans (strace pread64 logs, blkparse output)")
+    .description("Read traces of real scans.")
+    .addHelpText("after", examples(["scanlab trace import scan.strace"]));
+  trace
+    .command("import")
+    .summary("per-process runs and request sizes from an strace log or blkparse output")
+    .description(
+      "Read an `strace -f -e pread64` log of a PostgreSQL scan (preadv too; -y paths, -t timestamps and unfinished/resumed calls understood) or blkparse text output, and report per-process reads, request sizes and runs of consecutive reads.",
+    )
+    .argument("<file>", "the trace")
+    .option("--format <NAME>", "auto, strace or blkparse (default auto)")
+    .option(
+      "--path <TEXT>",
+      "strace -y logs: only reads of files whose path contains TEXT (e.g. the relfilenode)",
+    )
+    .addOption(json())
+    .addHelpText(
+      "after",
+      examples([
+        "strace -f -y -e trace=pread64 -o scan.strace -p $(head -1 $PGDATA/postmaster.pid)",
+        "scanlab trace import scan.strace --path base/5/16384",
+        "blktrace -d /dev/nvme0n1 -o - | blkparse -i - > scan.blk; scanlab trace import scan.blk --json",
+      ]),
+    )
+    .action(async (file: string, opts) => done(await traceImportCommand(ctxFor(!!opts.json), file, opts)));
+
+  return program;
+}

@@ -1,0 +1,104 @@
+/**
+ * Running the command line: build the context, parse, run, and turn every
+ * outcome into an exit code (errors.ts): commander's usage errors and any
+ * scanlab package's user errors (`userError === true`) are one line on stderr
+ * and exit 2; Ctrl-C is 130; anything else is an internal error, exit 1,
+ * with the stack under `--debug`.
+ */
+import { CommanderError } from "commander";
+import type { CliStreams, Ctx } from "./context.js";
+import { EXIT, isUserError, oneLine } from "./errors.js";
+import { Interrupt } from "./interrupt.js";
+import { colourEnabled, colours } from "./output/colour.js";
+import { buildProgram } from "./program.js";
+
+/** Options of {@link runCli}. */
+export interface RunOptions {
+  /** Where to write (default process.stdout / process.stderr). */
+  streams?: CliStreams;
+  /** Environment for NO_COLOR / FORCE_COLOR (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The command name as commander reports it in an error (for the "see --help" hint). */
+function commandPath(argv: readonly string[]): string {
+  const names = ["reproduce", "simulate", "sweep", "scan", "calibrate", "advise", "profiles", "trace"];
+  const first = argv.find((a) => !a.startsWith("-"));
+  if (first === undefined || !names.includes(first)) return "scanlab";
+  if (first === "trace" && argv.includes("import")) return "scanlab trace import";
+  return `scanlab ${first}`;
+}
+
+/**
+ * Runs `scanlab` with the given arguments (without `node` and the script) and
+ * resolves with the exit code; never throws and never calls process.exit.
+ *
+ * @example
+ * ```ts
+ * import { runCli } from "scanlab";
+ * const code = await runCli(["profiles", "list", "--json"]);
+ * ```
+ */
+export async function runCli(argv: readonly string[], options: RunOptions = {}): Promise<number> {
+  const streams: CliStreams = options.streams ?? { stdout: process.stdout, stderr: process.stderr };
+  const env = options.env ?? process.env;
+  const debug = argv.includes("--debug");
+  const interrupt = new Interrupt();
+  const tty = streams.stdout.isTTY === true;
+  const makeCtx = (json: boolean): Ctx => ({
+    streams,
+    c: colours(colourEnabled(env, tty) && !json),
+    tty,
+    json,
+    debug,
+    interrupt,
+    out: (line = "") => {
+      streams.stdout.write(`${line}\n`);
+    },
+    err: (line) => {
+      streams.stderr.write(`${line}\n`);
+    },
+  });
+  const errCtx = makeCtx(false);
+  let code: number = EXIT.ok;
+  const program = buildProgram(makeCtx, (c) => {
+    code = c;
+  });
+  const configure = (cmd: typeof program) => {
+    cmd.exitOverride();
+    cmd.configureOutput({
+      writeOut: (s) => streams.stdout.write(s),
+      writeErr: (s) => streams.stderr.write(s),
+      outputError: () => {},
+    });
+    for (const sub of cmd.commands) configure(sub as typeof program);
+  };
+  configure(program);
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return code;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === "commander.helpDisplayed" || e.code === "commander.version") return EXIT.ok;
+      if (e.code === "commander.help" || e.code === "commander.executeSubCommandAsync") return EXIT.usage;
+      const message = oneLine(e.message.replace(/^error:\s*/i, ""));
+      errCtx.err(
+        `${commandPath(argv)}: ${message}${/[.?)]$/.test(message) ? "" : "."} Run "${commandPath(argv)} --help" for the options.`,
+      );
+      return EXIT.usage;
+    }
+    if (isUserError(e)) {
+      errCtx.err(`${commandPath(argv)}: ${oneLine(e.message)}`);
+      if (debug && e.stack) errCtx.err(e.stack);
+      return EXIT.usage;
+    }
+    const err = e instanceof Error ? e : new Error(String(e));
+    errCtx.err(
+      `${commandPath(argv)}: internal error: ${oneLine(err.message)}${debug ? "" : " (run with --debug for the stack trace)"}`,
+    );
+    if (debug && err.stack) errCtx.err(err.stack);
+    return EXIT.failed;
+  } finally {
+    interrupt.release();
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Messages between the CLI's main thread and its simulator worker threads.
+ *
+ * Simulations are synchronous and can run for seconds to minutes, so they run
+ * in worker_threads: several at once on a multi-core machine (sweeps, the
+ * targets of `reproduce`), and always off the main thread so that Ctrl-C is
+ * heard while they run. The main thread shares one Int32Array stop flag with
+ * every worker; a worker's simulation polls it (the simulator's `shouldStop`,
+ * every 65,536 events) and a target's reproduction checks it between rows.
+ */
+import type { RowMetrics, ScenarioInput, SimulationResult, TargetReport } from "@scanlab/simulator";
+
+/** Run one scenario. */
+export interface SimulateTask {
+  kind: "simulate";
+  scenario: ScenarioInput;
+  /** Keep the full SimulationResult in the answer (simulate --json); sweeps only need the metrics. */
+  full: boolean;
+}
+
+/** Reproduce one target. */
+export interface ReproduceTask {
+  kind: "reproduce";
+  target: string;
+  noCalibration: boolean;
+  seed: number | undefined;
+  /** Only these rows (and the ratios and statements they allow); undefined = every row. */
+  rows: string[] | undefined;
+}
+
+/** A task for a worker. */
+export type Task = SimulateTask | ReproduceTask;
+
+/** The answer to a SimulateTask. */
+export interface SimulateAnswer {
+  kind: "simulate";
+  metrics: RowMetrics;
+  result: SimulationResult | null;
+  /** The stop flag rose during the run: the figures are partial and must not be shown as a result. */
+  interrupted: boolean;
+  /** Wall time of the simulation in milliseconds. */
+  wallMs: number;
+}
+
+/** The answer to a ReproduceTask. */
+export interface ReproduceAnswer {
+  kind: "reproduce";
+  report: TargetReport;
+  /** The stop flag rose: the report holds only the rows finished before it. */
+  interrupted: boolean;
+  wallMs: number;
+}
+
+/** An answer from a worker. */
+export type Answer = SimulateAnswer | ReproduceAnswer;
+
+/** An error crossing the thread boundary, with the user-error brand kept. */
+export interface WireError {
+  name: string;
+  message: string;
+  stack: string | undefined;
+  userError: boolean;
+  code: string | undefined;
+}
+
+/** Worker -> main. */
+export type WorkerMessage =
+  | { type: "progress"; task: number; step: string }
+  | { type: "done"; task: number; answer: Answer }
+  | { type: "error"; task: number; error: WireError };
+
+/** Main -> worker. */
+export interface TaskMessage {
+  task: number;
+  payload: Task;
+}
