@@ -7,7 +7,10 @@
  *    T s" (process start-up excluded), scanFile's `wallUs` (worker start-up
  *    excluded, reported separately as `setupUs`). Each side runs ROUNDS
  *    times, interleaved, and the best round of each is compared: on a shared,
- *    noisy 2-core machine the best round is the one least disturbed.
+ *    noisy 2-core machine the best round is the one least disturbed. A bare
+ *    loop of the same fs.readSync calls on this thread (no allocator, worker
+ *    or counters) runs in the same rounds: it is the floor for any scanner
+ *    built on fs.readSync, and separates Node's per-call cost from ours.
  * 2. Cold cache (evicted before every round), pg14, 2 workers against 1
  *    worker. Bar: 2 workers not slower (ratio >= 1.0, same best-of rule).
  *    Every cold round prints the measured residency before it, so a round
