@@ -16,7 +16,7 @@
  *   spinlock; 11-13: one block per atomic; 14+: chunks).
  * - Syncscan: @scanlab/syncscan `InProcessSyncScanTracker`.
  */
-import { type AllocatorPolicy, createParallelScan } from "@scanlab/block-allocator";
+import { type AllocatorPolicy, createParallelScan, INVALID_BLOCK } from "@scanlab/block-allocator";
 import {
   createDeviceModel,
   type DeviceProfile,
@@ -128,6 +128,14 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
       now = nowUs;
       model.fadvise(of as OpenFile, "willneed", page, pages, nowUs, submit);
     },
+    cacheRun(file, page, maxPages, nowUs) {
+      const r = cache.run(file, page, maxPages, nowUs);
+      return { pages: r.pages, readyAtUs: r.readyAtUs };
+    },
+    cachedReadsAreQuiet: m.os !== "windows",
+    touch(file, page, pages) {
+      if (pages > 0) cache.touch(file, page, pages);
+    },
     isResident(file, page) {
       return cache.isPresent(file, page);
     },
@@ -197,7 +205,21 @@ function parallelScan(
 ): ScanAllocation {
   const policy = (spec.allocator ?? defaultAllocator(spec.pg)) as AllocatorPolicy;
   const scan = createParallelScan(policy, { nblocks, syncscan: sync, hooks });
+  const fixed = policy.kind === "pg96" || policy.kind === "pg11" || policy.kind === "batch";
   return {
+    striding: fixed
+      ? {
+          claimBlocks: policy.kind === "batch" ? policy.blocksPerClaim : 1,
+          op: policy.kind === "pg11" ? "atomic" : "lock",
+          position: () => {
+            const start = scan.startBlock;
+            return start === INVALID_BLOCK
+              ? null
+              : { counter: scan.counter, startBlock: start, nblocks: scan.nblocks };
+          },
+          fastForward: (blocks) => scan.fastForward(blocks),
+        }
+      : undefined,
     join() {
       const p = scan.join();
       return {

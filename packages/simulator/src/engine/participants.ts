@@ -27,11 +27,12 @@ import type { QuerySpec } from "../scenario/schema.js";
 import { BitmapScanParticipant } from "./bitmap-participant.js";
 import { preadUs } from "./cpu-costs.js";
 import type { MachineRt } from "./machine.js";
-import type { AllocatorParticipant } from "./ports.js";
+import type { AllocatorParticipant, ScanAllocation } from "./ports.js";
 import { type CostSink, type IoWorkers, ReadStreamParticipant } from "./read-stream-participant.js";
 import type { OpenFiles, ScanRunCtx } from "./scan-run.js";
 import { SeqScanParticipant } from "./seqscan-participant.js";
 import { BufferRing } from "./shared-buffers.js";
+import { StridingGang } from "./striding-gang.js";
 
 /** What the adaptive bitmap policy needs to know about the machine (physical figures, not fitted ones). */
 export interface AdaptiveInputs {
@@ -84,6 +85,8 @@ export interface RunSetup {
   ioWorkers: IoWorkers;
   adaptive: AdaptiveInputs;
   syncscan: boolean;
+  /** The allocation's fixed-size-claim interface, when it has one (pg96, pg11, batch). */
+  striding?: ScanAllocation["striding"];
 }
 
 /** Creates and starts the run's processes at `nowUs`. */
@@ -92,6 +95,13 @@ export function startProcesses(setup: RunSetup, nowUs: number): void {
   const pg = Number(spec.pg);
   const n = setup.roles.length;
   if (spec.kind === "seqscan") {
+    if (pg < 17 && setup.striding !== undefined && n > 1) {
+      const members = setup.allocators!.map(
+        (a, i) => new SeqScanParticipant(ctx, a, setup.opens[i]!, setup.roles[i]!),
+      );
+      new StridingGang(ctx, members, setup.striding).start(nowUs);
+      return;
+    }
     for (let i = 0; i < n; i++) {
       const alloc = setup.allocators![i]!;
       if (pg < 17) {

@@ -25,6 +25,18 @@ export interface AllocatorParticipant {
 /** One scan's shared allocation state. */
 export interface ScanAllocation {
   join(): AllocatorParticipant;
+  /**
+   * For fixed-size policies (pg96, pg11, batch): blocks per claim, where the
+   * next claim starts, and a way to hand out a stretch in bulk (the striding
+   * gang's fast path). Absent for chunked policies.
+   */
+  striding?: {
+    claimBlocks: number;
+    op: "lock" | "atomic";
+    /** Counter position, start block and size, or null before the start block is set. */
+    position(): { counter: number; startBlock: number; nblocks: number } | null;
+    fastForward(blocks: number): void;
+  };
 }
 
 /** Where scans of a table start, and where they report (syncscan). */
@@ -52,6 +64,17 @@ export interface OsPort {
   skipQuiet(of: OsOpenFile, page: number, pages: number, pagesPerRead: number, nowUs: number): void;
   /** posix_fadvise(WILLNEED). */
   willneed(of: OsOpenFile, page: number, pages: number, nowUs: number): void;
+  /**
+   * The run of pages from `page` that are present and carry no readahead
+   * marker, with one readiness time: what any opener could read without the
+   * OS deciding anything (for Linux, FreeBSD and direct I/O; not Windows,
+   * whose per-handle pattern detection reacts to reads of cached pages).
+   */
+  cacheRun(file: number, page: number, maxPages: number, nowUs: number): { pages: number; readyAtUs: number };
+  /** False when reading cached, unmarked pages can still make the OS act (Windows). */
+  readonly cachedReadsAreQuiet: boolean;
+  /** Refreshes pages in the LRU (reads the engine accounted for in bulk). */
+  touch(file: number, page: number, pages: number): void;
   /** Whether a page is resident (valid or in flight) — for statistics only. */
   isResident(file: number, page: number): boolean;
   /** Makes `pages` pages of `file` valid from page 0 (a warm cache at the start). */

@@ -39,19 +39,27 @@ const NO_RUN = { pages: 0, readyAtUs: 0 };
 
 export class SeqScanParticipant implements Entity {
   readonly id: number;
-  private cur = 0;
-  private remaining = 0;
-  private pendingReport = -1;
-  private done = false;
-  private readonly ring: BufferRing | null;
-  private readonly missUs: number;
+  /** Next block of the current claim. */
+  cur = 0;
+  /** Blocks left in the current claim (0: the next step claims). */
+  remaining = 0;
+  /** A syncscan report waiting for the next wake-up (-1: none). */
+  pendingReport = -1;
+  /** True once the allocator had nothing left for this process. */
+  done = false;
+  /** This process's BAS_BULKREAD ring, or null. */
+  readonly ring: BufferRing | null;
+  /** CPU per block read from the OS page cache (pread + page work), before CPU sharing. */
+  readonly missUs: number;
   private readonly hitUs: number;
-  private readonly index: number;
+  /** Index of this process in the run's per-participant statistics. */
+  readonly index: number;
 
   constructor(
     private readonly ctx: ScanRunCtx,
     private readonly alloc: AllocatorParticipant,
-    private readonly opens: OpenFiles,
+    /** The process's open segment files. */
+    readonly opens: OpenFiles,
     role: "leader" | "worker",
   ) {
     this.id = ctx.scheduler.add(this);
@@ -84,7 +92,7 @@ export class SeqScanParticipant implements Entity {
   }
 
   /** One wake-up's worth of work from `nowUs` (see the header); returns when to continue, or -1 when done. */
-  private step(nowUs: number): number {
+  step(nowUs: number): number {
     if (this.done) return -1;
     const ctx = this.ctx;
     const table = ctx.table;
@@ -171,7 +179,8 @@ export class SeqScanParticipant implements Entity {
     return t;
   }
 
-  private openFile(segment: number) {
+  /** The process's open file of `segment` (opened on first use, as PostgreSQL's md.c does). */
+  openFile(segment: number) {
     let of = this.opens.get(segment);
     if (of === undefined) {
       of = this.ctx.machine.os.open(fileIdOf(this.ctx.table, segment));

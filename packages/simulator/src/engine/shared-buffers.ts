@@ -30,6 +30,7 @@
  * in the OS page cache instead (a small cost difference, documented here as
  * the approximation it is).
  */
+import { BufferMap } from "./buffer-map.js";
 
 /** BM_MAX_USAGE_COUNT (src/include/storage/buf_internals.h). */
 export const BM_MAX_USAGE_COUNT = 5;
@@ -76,7 +77,7 @@ export class SharedBuffers {
   readonly nbuffers: number;
   private readonly tag: Float64Array; // key = table * 2^32 + block, or -1
   private readonly usage: Uint8Array;
-  private readonly map = new Map<number, number>();
+  private readonly map: BufferMap;
   private readonly residentBits: Uint32Array[] = [];
   private hand = 0;
   /** Counters for results. */
@@ -88,6 +89,7 @@ export class SharedBuffers {
     this.nbuffers = Math.max(16, Math.floor(nbuffers));
     this.tag = new Float64Array(this.nbuffers).fill(-1);
     this.usage = new Uint8Array(this.nbuffers);
+    this.map = new BufferMap(this.nbuffers);
     for (const blocks of tableBlocks) this.residentBits.push(new Uint32Array(Math.ceil(blocks / 32) + 1));
   }
 
@@ -115,8 +117,8 @@ export class SharedBuffers {
 
   /** Records a hit on a resident block; a strategy hit raises the usage count only from 0 to 1. */
   hit(table: number, block: number, viaRing: boolean): void {
-    const id = this.map.get(table * 4294967296 + block);
-    if (id === undefined) return;
+    const id = this.map.get(table, block);
+    if (id < 0) return;
     this.hits++;
     const u = this.usage[id]!;
     if (viaRing) {
@@ -147,23 +149,23 @@ export class SharedBuffers {
   /** Number of buffers currently holding a block of `table`. */
   residentCount(table: number): number {
     let n = 0;
-    for (const key of this.map.keys()) if (Math.floor(key / 4294967296) === table) n++;
+    for (const key of this.tag) if (key >= 0 && Math.floor(key / 4294967296) === table) n++;
     return n;
   }
 
   private install(table: number, block: number, id: number): void {
     const old = this.tag[id]!;
     if (old >= 0) {
-      this.map.delete(old);
       const t = Math.floor(old / 4294967296);
       const b = old - t * 4294967296;
+      this.map.delete(t, b);
       this.residentBits[t]![b >>> 5]! &= ~(1 << (b & 31));
       this.evictions++;
     }
     const key = table * 4294967296 + block;
     this.tag[id] = key;
     this.usage[id] = 1;
-    this.map.set(key, id);
+    this.map.set(table, block, id);
     this.residentBits[table]![block >>> 5]! |= 1 << (block & 31);
   }
 

@@ -28,7 +28,8 @@ export type SharedOpKind = "lock" | "atomic" | "none";
 
 /** One contended cache line: a FIFO single server. */
 export class SharedLine {
-  private freeAtUs = 0;
+  /** When the line is next free. */
+  freeAtUs = 0;
   /** Total time the line was held, for utilisation. */
   busyUs = 0;
   /** Total time participants waited for it. */
@@ -40,6 +41,19 @@ export class SharedLine {
     private readonly lockHoldUs: number,
     private readonly atomicHoldUs: number,
   ) {}
+
+  /** Hold time of one operation of `op`'s kind. */
+  holdUs(op: "lock" | "atomic"): number {
+    return op === "lock" ? this.lockHoldUs : this.atomicHoldUs;
+  }
+
+  /** Accounts for operations a caller served in bulk (the striding gang's emulation). */
+  addBulk(ops: number, holdUs: number, waitUs: number, freeAtUs: number): void {
+    this.ops += ops;
+    this.busyUs += ops * holdUs;
+    this.waitUs += waitUs;
+    this.freeAtUs = freeAtUs;
+  }
 
   /** Performs one operation arriving at `nowUs`; returns when the caller may continue. */
   acquire(op: SharedOpKind, nowUs: number): number {

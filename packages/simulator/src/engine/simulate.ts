@@ -263,6 +263,7 @@ export function simulateWith(
             opens.push(isLeader ? leaderOpens : new Map());
           }
           let allocators: AllocatorParticipant[] | null = null;
+          let striding: ScanAllocation["striding"];
           if (spec.kind === "seqscan") {
             if (workers === 0) {
               const start = syncscan ? machine.syncscan.getLocation(table.syncKey, table.nblocks) : 0;
@@ -282,6 +283,7 @@ export function simulateWith(
                 onScanEnd: (b) => machine.syncscan.report(table.syncKey, b),
               });
               allocators = roles.map(() => allocation.join());
+              striding = allocation.striding;
             }
           }
           startProcesses(
@@ -295,6 +297,7 @@ export function simulateWith(
               ioWorkers,
               adaptive: builtOs.adaptive,
               syncscan,
+              striding,
             },
             nowUs,
           );

@@ -76,6 +76,7 @@ export function rowMetrics(result: SimulationResult, scenario: ScenarioInput): R
     syncShare: result.device.syncShare,
     iops: result.device.iops,
     osHitRatio: result.os.hitRatio,
+    cacheHitRatio: scanned > 0 ? Math.max(0, 1 - result.device.bytes / (scanned * 8192)) : 0,
     sharedHitRatio: result.sharedBuffers.hitRatio,
     meanQueueDepth: result.device.meanQueueDepth,
     meanRunBlocks: claims > 0 ? scanned / claims : 0,

@@ -32,8 +32,10 @@ export interface RowMetrics {
   syncShare: number;
   /** Device reads per second. */
   iops: number;
-  /** OS page cache hit ratio over the rows's reads (0..1). */
+  /** OS page cache hit ratio: 1 - device bytes / bytes asked of the OS (0..1). */
   osHitRatio: number;
+  /** Both caches together: 1 - device bytes / bytes the scans processed (0..1). */
+  cacheHitRatio: number;
   /** Shared buffers hit ratio (0..1). */
   sharedHitRatio: number;
   /** Mean device queue depth. */

@@ -1,0 +1,297 @@
+/**
+ * The processes of one parallel scan whose allocator hands out fixed-size
+ * claims (PG 9.6's spinlock, PG11-13's atomic counter, the 2017 batching
+ * patch), run as one entity so that long striding stretches do not cost one
+ * heap event per 8 kB block.
+ *
+ * With one block per claim, N processes take turns on the shared counter and
+ * each reads every N-th block (postgres.md 1.2, 1.3): T4 hands out 107 M
+ * blocks to 72 processes, T3's master 105 M blocks per query to 11. Each
+ * claim is exact when something can happen: the gang always lets the process
+ * with the earliest clock act next, through the very same step as a lone
+ * SeqScanParticipant (claim, shared-memory line, shared buffers, the OS).
+ *
+ * Bulk emulation. When every process is between claims and the next blocks
+ * to be handed out lie in a stretch that no reader can make the OS decide
+ * anything about (the pages are present in the page cache with no readahead
+ * marker and one readiness time, none is in shared buffers, no segment end,
+ * wrap or end of scan inside), the gang emulates the claims in a tight loop:
+ * earliest process first, FIFO on the shared line (wait for it, hold it for
+ * the lock or atomic time), wait for the data's readiness, spend the block's
+ * CPU. That is the same arithmetic the exact path performs, minus the lookups
+ * that are known to find nothing. When the claims become periodic (every
+ * process claimed once per round and two consecutive rounds moved every clock
+ * by the same amount), whole rounds are skipped at once, up to the end of the
+ * stretch. The allocator is then moved forward in one step (fastForward), and
+ * each process's own state catches up lazily, before its next exact step: the
+ * OS sees its last two reads (enough for Linux's prev_pos and FreeBSD's
+ * sequential heuristic, which two non-sequential reads take to zero), its
+ * ring keeps its last block, and the stretch is refreshed in the page-cache
+ * LRU. Syncscan gets the stretch's last multiple of 16.
+ *
+ * Approximations, stated: within a stretch the gang may run ahead of other
+ * queries' events in simulated time (nothing it does there is visible to them
+ * except the LRU refresh and the syncscan report, which it makes at the
+ * stretch's start); the ring holds each process's last block rather than its
+ * last 32; the CPU-sharing factor is taken once per stretch.
+ */
+
+import { fileIdOf, PAGES_PER_BLOCK } from "./machine.js";
+import type { ScanAllocation } from "./ports.js";
+import type { ScanRunCtx } from "./scan-run.js";
+import type { Entity } from "./scheduler.js";
+import type { SeqScanParticipant } from "./seqscan-participant.js";
+
+const REPORT_INTERVAL = 16;
+/** Relative tolerance for "two rounds moved every clock by the same amount". */
+const PERIOD_EPSILON = 1e-9;
+
+export class StridingGang implements Entity {
+  readonly id: number;
+  private readonly n: number;
+  private readonly clock: Float64Array;
+  /** Blocks a process read in bulk since its last exact step: last and second-to-last (-1: none). */
+  private readonly last1: Float64Array;
+  private readonly last2: Float64Array;
+  private readonly lastTime: Float64Array;
+  private readonly bulkClaims: Float64Array;
+  private nextBulkTry = 0;
+  private steps = 0;
+  /** Claims emulated in bulk and claims skipped by periodic jumps (for the benchmark). */
+  emulatedClaims = 0;
+  jumpedClaims = 0;
+
+  constructor(
+    private readonly ctx: ScanRunCtx,
+    private readonly members: SeqScanParticipant[],
+    private readonly striding: NonNullable<ScanAllocation["striding"]>,
+  ) {
+    this.id = ctx.scheduler.add(this);
+    this.n = members.length;
+    this.clock = new Float64Array(this.n);
+    this.last1 = new Float64Array(this.n).fill(-1);
+    this.last2 = new Float64Array(this.n).fill(-1);
+    this.lastTime = new Float64Array(this.n);
+    this.bulkClaims = new Float64Array(this.n);
+  }
+
+  start(nowUs: number): void {
+    this.clock.fill(nowUs);
+    this.ctx.scheduler.schedule(this.id, nowUs);
+  }
+
+  fire(nowUs: number): void {
+    const scheduler = this.ctx.scheduler;
+    const members = this.members;
+    const clock = this.clock;
+    for (;;) {
+      let k = -1;
+      let t = Number.POSITIVE_INFINITY;
+      for (let i = 0; i < this.n; i++) {
+        if (clock[i]! < t) {
+          t = clock[i]!;
+          k = i;
+        }
+      }
+      if (k < 0) return;
+      if (t > nowUs && !scheduler.canContinue(t)) {
+        scheduler.schedule(this.id, t);
+        return;
+      }
+      scheduler.advanceTo(t);
+      nowUs = t;
+      if (this.steps >= this.nextBulkTry && this.tryBulk(t)) continue;
+      this.flush(k);
+      const next = members[k]!.step(t);
+      clock[k] = next < 0 ? Number.POSITIVE_INFINITY : next;
+      this.steps++;
+    }
+  }
+
+  /** Brings process k's own state up to date with what it read in bulk. */
+  private flush(k: number): void {
+    const b1 = this.last1[k]!;
+    if (b1 < 0) return;
+    const m = this.members[k]!;
+    const table = this.ctx.table;
+    const os = this.ctx.machine.os;
+    const t = this.lastTime[k]!;
+    for (const b of [this.last2[k]!, b1]) {
+      if (b < 0) continue;
+      const seg = Math.floor(b / table.segmentBlocks);
+      os.skipQuiet(
+        m.openFile(seg),
+        (b - seg * table.segmentBlocks) * PAGES_PER_BLOCK,
+        PAGES_PER_BLOCK,
+        PAGES_PER_BLOCK,
+        t,
+      );
+    }
+    this.ctx.machine.sharedBuffers.installRun(table.index, b1, 1, m.ring);
+    const stats = this.ctx.stats.perParticipant[m.index]!;
+    stats.blocks += this.bulkClaims[k]! * this.striding.claimBlocks;
+    stats.claims += this.bulkClaims[k]!;
+    this.bulkClaims[k] = 0;
+    this.last1[k] = -1;
+    this.last2[k] = -1;
+  }
+
+  /** Emulates the claims of a quiet stretch (see the header); false when the stretch is not there. */
+  private tryBulk(t: number): boolean {
+    const ctx = this.ctx;
+    const n = this.n;
+    const members = this.members;
+    for (let i = 0; i < n; i++) if (members[i]!.done) return false;
+    const pos = this.striding.position();
+    if (pos === null) return false;
+    const cb = this.striding.claimBlocks;
+    const { counter, startBlock, nblocks } = pos;
+    const b0 = (counter + startBlock) % nblocks;
+    const table = ctx.table;
+    const segStart = Math.floor(b0 / table.segmentBlocks) * table.segmentBlocks;
+    const file = fileIdOf(table, segStart / table.segmentBlocks);
+    let room = Math.min(
+      nblocks - counter - 1,
+      b0 >= startBlock ? nblocks - b0 - 1 : startBlock - b0 - 1,
+      segStart + table.segmentBlocks - b0,
+    );
+    room -= room % cb;
+    if (room < 2 * cb) return this.backOff();
+    const resident = ctx.machine.sharedBuffers.firstResident(table.index, b0, b0 + room);
+    if (resident >= 0) room = resident - b0;
+    const os = ctx.machine.os;
+    if (!os.cachedReadsAreQuiet) return this.backOff(1 << 30);
+    const run = os.cacheRun(file, (b0 - segStart) * PAGES_PER_BLOCK, room * PAGES_PER_BLOCK, t);
+    room = Math.min(room, Math.floor(run.pages / PAGES_PER_BLOCK));
+    room -= room % cb;
+    if (room < 2 * cb) return this.backOff();
+
+    // Processes that already hold a claim (they got the line and have not read yet) finish it
+    // first, if it is quiet too; otherwise no bulk this time.
+    const os0 = ctx.machine.os;
+    const sb = ctx.machine.sharedBuffers;
+    const held: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const m = members[i]!;
+      if (m.remaining === 0) continue;
+      const c = m.cur;
+      const cSeg = Math.floor(c / table.segmentBlocks);
+      if (cSeg * table.segmentBlocks !== segStart || c + m.remaining > segStart + table.segmentBlocks)
+        return this.backOff();
+      if (sb.firstResident(table.index, c, c + m.remaining) >= 0) return this.backOff();
+      const r = os0.cacheRun(file, (c - segStart) * PAGES_PER_BLOCK, m.remaining * PAGES_PER_BLOCK, t);
+      if (r.pages < m.remaining * PAGES_PER_BLOCK) return this.backOff();
+      held.push(i, r.readyAtUs);
+    }
+    const workPerBlockUs = members[0]!.missUs * ctx.cpuFactor();
+    for (let j = 0; j < held.length; j += 2) {
+      const i = held[j]!;
+      const m = members[i]!;
+      const dataAt = Math.max(this.clock[i]!, held[j + 1]!);
+      this.clock[i] = dataAt + m.remaining * workPerBlockUs;
+      this.last2[i] = this.last1[i]!;
+      this.last1[i] = m.cur + m.remaining - 1;
+      this.lastTime[i] = dataAt;
+      ctx.stats.blocks += m.remaining;
+      ctx.stats.osBlocks += m.remaining;
+      ctx.stats.perParticipant[m.index]!.blocks += m.remaining;
+      m.cur += m.remaining;
+      m.remaining = 0;
+    }
+
+    // Flush pending syncscan reports (they belong to the blocks before the stretch).
+    for (let i = 0; i < n; i++) {
+      const m = members[i]!;
+      if (m.pendingReport >= 0) {
+        ctx.machine.syncscan.report(table.syncKey, m.pendingReport);
+        m.pendingReport = -1;
+      }
+    }
+
+    const hold = ctx.line.holdUs(this.striding.op);
+    const ready = run.readyAtUs;
+    const workUs = cb * workPerBlockUs;
+    const clock = this.clock;
+    let lineFree = ctx.line.freeAtUs;
+    let handed = 0;
+    let claims = 0;
+    let waitUs = 0;
+    const snap = new Float64Array(n);
+    const perRound = new Int32Array(n);
+    snap.set(clock);
+    let prevDelta = Number.NaN;
+    let waitAtSnap = 0;
+    while (handed + cb <= room) {
+      let k = 0;
+      let tk = clock[0]!;
+      for (let i = 1; i < n; i++) {
+        if (clock[i]! < tk) {
+          tk = clock[i]!;
+          k = i;
+        }
+      }
+      const start = tk > lineFree ? tk : lineFree;
+      waitUs += start - tk;
+      lineFree = start + hold;
+      const dataAt = lineFree > ready ? lineFree : ready;
+      clock[k] = dataAt + workUs;
+      this.last2[k] = this.last1[k]!;
+      this.last1[k] = b0 + handed + cb - 1;
+      this.lastTime[k] = dataAt;
+      this.bulkClaims[k]!++;
+      perRound[k]!++;
+      handed += cb;
+      claims++;
+      if (claims % n === 0) {
+        // A round: did every process claim once, and did every clock move by the same amount as last round?
+        let periodic = true;
+        const d0 = clock[0]! - snap[0]!;
+        for (let i = 0; i < n; i++) {
+          if (perRound[i] !== 1 || Math.abs(clock[i]! - snap[i]! - d0) > PERIOD_EPSILON * d0)
+            periodic = false;
+        }
+        if (periodic && Math.abs(d0 - prevDelta) <= PERIOD_EPSILON * d0) {
+          const rounds = Math.floor((room - handed) / (n * cb)) - 1;
+          if (rounds > 0) {
+            const roundWait = waitUs - waitAtSnap;
+            const shiftBlocks = rounds * n * cb;
+            for (let i = 0; i < n; i++) {
+              clock[i]! += rounds * d0;
+              this.last1[i]! += shiftBlocks;
+              if (this.last2[i]! >= 0) this.last2[i]! += shiftBlocks;
+              this.lastTime[i]! += rounds * d0;
+              this.bulkClaims[i]! += rounds;
+            }
+            lineFree += rounds * d0;
+            waitUs += rounds * roundWait;
+            handed += shiftBlocks;
+            claims += rounds * n;
+            this.jumpedClaims += rounds * n;
+          }
+        }
+        prevDelta = d0;
+        snap.set(clock);
+        perRound.fill(0);
+        waitAtSnap = waitUs;
+      }
+    }
+    this.emulatedClaims += claims;
+    this.striding.fastForward(handed);
+    ctx.line.addBulk(claims, hold, waitUs, lineFree);
+    ctx.stats.blocks += handed;
+    ctx.stats.claims += claims;
+    ctx.stats.osBlocks += handed;
+    os.touch(file, (b0 - segStart) * PAGES_PER_BLOCK, handed * PAGES_PER_BLOCK);
+    if (ctx.syncReport) {
+      const last = b0 + handed - 1;
+      const m16 = last - (last % REPORT_INTERVAL);
+      if (m16 >= b0) ctx.machine.syncscan.report(table.syncKey, m16);
+    }
+    return true;
+  }
+
+  private backOff(steps = this.n): boolean {
+    this.nextBulkTry = this.steps + steps;
+    return false;
+  }
+}
