@@ -1,0 +1,49 @@
+/**
+ * publint on what npm would actually publish: each package's tarball from
+ * `npm pack` (see pack.global-setup.ts), at the strictest level (every
+ * suggestion counts, warnings are errors). Clean means no message at all:
+ * exports that point at missing files, types not reachable under `exports`,
+ * CommonJS where ESM is declared, unpublished entry files, a bin that is not
+ * executable, and the rest of publint's rules.
+ */
+import { readFileSync } from "node:fs";
+import { publint } from "publint";
+import { formatMessage } from "publint/utils";
+import { describe, expect, inject, it } from "vitest";
+import { publishedPackages } from "./workspace.js";
+
+const tarballs = inject("tarballs");
+
+describe("publint is clean on every published tarball", () => {
+  for (const pkg of publishedPackages()) {
+    const name = pkg.manifest.name;
+    it(name, async () => {
+      const tarball = tarballs[name];
+      expect(tarball, `${name} was packed`).toBeDefined();
+      const bytes = readFileSync(tarball!);
+      const { messages, pkg: manifest } = await publint({
+        pack: { tarball: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) },
+        level: "suggestion",
+        strict: true,
+      });
+      expect(messages.map((m) => `${m.type}: ${formatMessage(m, manifest, { color: false })}`)).toEqual([]);
+    });
+  }
+});
+
+describe("the tarballs hold the build, not the sources", () => {
+  const files = inject("tarballFiles");
+  for (const pkg of publishedPackages()) {
+    const name = pkg.manifest.name;
+    it(name, () => {
+      const list = files[name] ?? [];
+      expect(list).toContain("package.json");
+      expect(list).toContain("README.md");
+      expect(list.some((f) => f.startsWith("dist/") && f.endsWith(".d.ts"))).toBe(true);
+      // No sources, tests or fixtures: users install dist/ only.
+      expect(
+        list.filter((f) => /^(src|test|bench|fixtures)\//.test(f) || /\.test\.[cm]?[jt]s$/.test(f)),
+      ).toEqual([]);
+    });
+  }
+});
