@@ -121,6 +121,8 @@ export interface SimulationResult {
 export interface SimulateOptions {
   /** Polled every 65536 events; return true to stop early (results are then partial). */
   shouldStop?: () => boolean;
+  /** Process striding scans claim by claim, without the gang's bulk emulation (for tests). */
+  exactStriding?: boolean;
 }
 
 class MachineState {
@@ -297,7 +299,7 @@ export function simulateWith(
               ioWorkers,
               adaptive: builtOs.adaptive,
               syncscan,
-              striding,
+              striding: options.exactStriding ? undefined : striding,
             },
             nowUs,
           );
