@@ -151,6 +151,10 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
     )
     .option("--block-size <SIZE>", "block size (default 8kB, PostgreSQL's BLCKSZ)")
     .option("--work <KIND>", "per-block work: none, checksum, count-bytes (default none)")
+    .option(
+      "--work-module <FILE>",
+      "per-block work of your own: an ES module whose default export gets (bytes, block)",
+    )
     .addOption(seed())
     .addOption(json())
     .addHelpText(
@@ -208,7 +212,7 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
     .option("--dataset <NAME>", "bitmap pages: random, random-8, random-32, sequential (default random)")
     .option("--selectivity <FRACTION>", "bitmap: share of pages read (default 5%)")
     .option("--clients <N>", "concurrent identical queries (default 1)")
-    .option("--sim-size <SIZE>", "simulate tables larger than this scaled down (default 2GB)")
+    .option("--sim-size <SIZE>", "simulate tables larger than this scaled down (default 1GB)")
     .addOption(jobs())
     .addOption(seed())
     .addOption(json())

@@ -16,7 +16,7 @@
  *    uncapped are simulated side by side (T3: the cap matters with
  *    concurrent synchronized scans).
  *
- * To stay fast, a table larger than `--sim-size` (default 2 GB) is simulated
+ * To stay fast, a table larger than `--sim-size` (default 1 GB) is simulated
  * scaled down: table, RAM, shared_buffers and the chunk cap all divided by
  * the same factor, so what fits in which cache, and how many chunks a scan
  * has, stay as they are; the output says so and gives the full-size command
@@ -41,6 +41,7 @@ import {
 } from "../scenario-flags.js";
 import { runPool } from "../workers/pool.js";
 import type { SimulateAnswer, SimulateTask } from "../workers/protocol.js";
+import { modelledFigures } from "./profiles.js";
 import { parseSeed, validateScenario } from "./scenario-input.js";
 
 /** PostgreSQL's default max_parallel_workers_per_gather (guc_tables.c). */
@@ -108,7 +109,7 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
       ? "seqscan"
       : parseChoice(flags.workload, "workload", ["seqscan", "bitmap"] as const);
   const simBytes =
-    flags.simSize === undefined ? 2 * 1024 ** 3 : parseSizeFlag(flags.simSize, "sim-size", 64 * 1024 ** 2);
+    flags.simSize === undefined ? 1024 ** 3 : parseSizeFlag(flags.simSize, "sim-size", 64 * 1024 ** 2);
   const jobs = flags.jobs === undefined ? undefined : parseIntFlag(flags.jobs, "jobs", 1, 256);
   const seed = parseSeed(flags.seed);
   const given: Record<string, string> = {};
@@ -164,11 +165,9 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
 
   const run = async (points: Point[], label: string): Promise<(RowMetrics | null)[]> => {
     const tasks: SimulateTask[] = points.map((p) => {
-      const s = applyScenarioFlags(
-        base,
-        [...userFlags, ...defaultAlloc, ...p.flags],
-        seed,
-      ) as ScenarioInput & { name: string };
+      const s = applyScenarioFlags(base, [...defaultAlloc, ...p.flags], seed) as ScenarioInput & {
+        name: string;
+      };
       s.name = `advise ${label} ${p.label}`;
       validateScenario(s, `advise ${label} ${p.label}`);
       return { kind: "simulate", scenario: s, full: false };
@@ -191,6 +190,8 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
   };
   const t = (m: RowMetrics | null) => (m === null ? null : m.timeS * factor);
   const recs: Recommendation[] = [];
+  /** The scan at PostgreSQL's defaults (first sweep), for the "device-bound" note. */
+  let atDefaults: RowMetrics | null = null;
 
   // 1. workers (seq scans; a bitmap heap scan is run serially here).
   let workers = 0;
@@ -203,6 +204,7 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
       "parallel workers",
     );
     const times = ms.map(t);
+    atDefaults = ms[counts.indexOf(Math.min(DEFAULT_WORKERS, cores - 1))] ?? null;
     const best = pickWithin(times, WORKERS_WITHIN);
     workers = counts[best] ?? DEFAULT_WORKERS;
     const defIdx = counts.indexOf(Math.min(DEFAULT_WORKERS, cores - 1));
@@ -280,7 +282,8 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
   if (ctx.interrupt.stopped) return finish();
 
   // 4. chunk cap.
-  if (workload === "seqscan" && workers > 0) {
+  const capWorkers = Math.max(workers, Math.min(DEFAULT_WORKERS, cores - 1));
+  if (workload === "seqscan" && capWorkers > 0) {
     const uncapped = nextPow2(Math.max(1, Math.floor(nblocks / NCHUNKS)));
     if (uncapped <= MAX_CHUNK_BLOCKS) {
       recs.push({
@@ -290,17 +293,23 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
         gain: null,
         defaultTimeS: null,
         recommendedTimeS: null,
-        why: `chunks of this table are ${uncapped} blocks (nblocks / 2048 rounded up to a power of two), below the cap: it never applies under 64 GiB`,
+        why: `chunks of this table are ${uncapped} blocks (nblocks / 2048 rounded up to a power of two), at or below the cap: it never applies under 64 GiB`,
         sweep: [],
-        command: `${fullCommand} --workers ${workers} --vary chunk-cap=${MAX_CHUNK_BLOCKS},none`,
+        command: `${fullCommand} --workers ${capWorkers} --vary chunk-cap=${MAX_CHUNK_BLOCKS},none`,
       });
     } else {
       const capped = factor > 1 ? scaledCap : MAX_CHUNK_BLOCKS;
       const none = factor > 1 ? Math.max(1, Math.round(uncapped / factor)) : null;
       const ms = await run(
         [
-          { label: "capped", flags: [...atWorkers, ...capFlags(capped)] },
-          { label: "uncapped", flags: [...atWorkers, ...capFlags(none)] },
+          {
+            label: "capped",
+            flags: [...parseScenarioFlags({ workers: String(capWorkers) }), ...capFlags(capped)],
+          },
+          {
+            label: "uncapped",
+            flags: [...parseScenarioFlags({ workers: String(capWorkers) }), ...capFlags(none)],
+          },
         ],
         "chunk cap",
       );
@@ -323,7 +332,7 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
           { value: String(MAX_CHUNK_BLOCKS), timeS: tc ?? null },
           { value: `none (${uncapped})`, timeS: tu ?? null },
         ],
-        command: `${fullCommand} --workers ${workers} --vary chunk-cap=${MAX_CHUNK_BLOCKS},none`,
+        command: `${fullCommand} --workers ${capWorkers} --vary chunk-cap=${MAX_CHUNK_BLOCKS},none`,
       });
     }
   }
@@ -348,7 +357,10 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
     const { c } = ctx;
     ctx.out(
       c.bold(
-        `Advice for a ${workload} of ${full.tables[0]!.size} on ${formatFlags(userFlags.filter((f) => ["device", "os"].includes(f.flag.name)))}, PostgreSQL ${pg}`,
+        `Advice for a ${workload} of ${full.tables[0]!.size} on ${userFlags
+          .filter((f) => ["os", "device"].includes(f.flag.name))
+          .map((f) => f.flag.format(f.value))
+          .join(", ")}, PostgreSQL ${pg}`,
       ),
     );
     if (scale !== null) {
@@ -377,6 +389,18 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
       if (r.sweep.length > 0)
         ctx.out(c.dim(`  simulated: ${r.sweep.map((s) => `${s.value} ${seconds(s.timeS)}`).join(", ")}`));
       ctx.out(c.dim(`  shows it: ${r.command}`));
+    }
+    if (atDefaults !== null) {
+      const seq = modelledFigures(
+        resolveDeviceProfile(full.machine.device as string | Record<string, unknown>),
+      );
+      const mbps = (atDefaults.mbPerS * 1048576) / 1e6;
+      ctx.out(
+        `At the defaults the scan reads ${mbps.toFixed(0)} MB/s; the device model's sequential rate (128 kB reads, 8 in flight) is ${seq.sequential128kQd8MBps.toFixed(0)} MB/s` +
+          (mbps >= 0.9 * seq.sequential128kQd8MBps
+            ? ": the scan is device-bound, and no setting here makes it much faster."
+            : "."),
+      );
     }
     if (interrupted) ctx.out(c.yellow("Interrupted: only the settings finished before Ctrl-C are listed."));
     return interrupted ? EXIT.interrupted : EXIT.ok;

@@ -85,10 +85,11 @@ export async function reproduceCommand(ctx: Ctx, names: string[], flags: Reprodu
     rows = splitList(flags.rows, "rows");
     for (const r of rows) {
       if (!known.includes(r)) {
-        throw new CliError(
-          "CLI_UNKNOWN_ROW",
-          `${ids[0]} has no row "${r}": its rows are ${known.join(", ")}.`,
-        );
+        const list =
+          known.length > 12
+            ? `${known.slice(0, 12).join(", ")} and ${known.length - 12} more`
+            : known.join(", ");
+        throw new CliError("CLI_UNKNOWN_ROW", `${ids[0]} has no row "${r}": its rows are ${list}.`);
       }
     }
   }

@@ -13,7 +13,7 @@
  */
 import { availableParallelism, release, totalmem } from "node:os";
 import type { AllocatorPolicy } from "@scanlab/block-allocator";
-import { type ScanResult, scanFile } from "@scanlab/file-scan";
+import { type BlockWork, type ScanResult, scanFile } from "@scanlab/file-scan";
 import { resolveBlockDevice } from "@scanlab/readahead/node";
 import type { RowMetrics, ScenarioInput } from "@scanlab/simulator";
 import { formatAllocator, parseAllocator } from "../allocator-arg.js";
@@ -38,6 +38,7 @@ export interface ScanFlags {
   device?: string;
   blockSize?: string;
   work?: string;
+  workModule?: string;
   seed?: string;
   json?: boolean;
 }
@@ -123,10 +124,18 @@ export async function scanCommand(ctx: Ctx, path: string, flags: ScanFlags): Pro
             : parseAllocator(flags.allocator),
         ];
   const blockBytes = flags.blockSize === undefined ? 8192 : parseSizeFlag(flags.blockSize, "block-size", 512);
-  const work =
-    flags.work === undefined
-      ? "none"
-      : parseChoice(flags.work, "work", ["none", "checksum", "count-bytes"] as const);
+  if (flags.work !== undefined && flags.workModule !== undefined) {
+    throw new CliError(
+      "CLI_CONFLICT",
+      "--work and --work-module cannot be given together: keep one of them.",
+    );
+  }
+  const work: BlockWork =
+    flags.workModule !== undefined
+      ? { module: flags.workModule }
+      : flags.work === undefined
+        ? "none"
+        : parseChoice(flags.work, "work", ["none", "checksum", "count-bytes"] as const);
   const device = flags.device === undefined ? null : resolveDeviceArg(flags.device);
   const seed = parseSeed(flags.seed);
   const cold = flags.cold === true;

@@ -77,6 +77,6 @@ export function buildScenario(
   const base = loadBase(file);
   const seed = parseSeed(opts.seed as string | undefined);
   const scenario = applyScenarioFlags(base, flags, seed);
-  validateScenario(scenario, file === undefined ? "flags" : `${file} with flags`);
+  validateScenario(scenario, file === undefined ? "the command line" : `${file} with the command line`);
   return { base, flags, scenario, seed };
 }

@@ -74,6 +74,7 @@ function processTable(ctx: Ctx, procs: ProcessReads[], withName: boolean): strin
       fixed(p.longestRunBytes / 1024, 0),
       runShape(p),
     ]),
+    head.map((h) => (["process", "request sizes", "shape"].includes(h) ? "left" : "right")),
   );
 }
 

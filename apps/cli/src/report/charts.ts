@@ -38,18 +38,12 @@ export function rowsCharts(report: TargetReport): { metric: string; spec: VegaLi
       title: `${report.id}: published vs simulated, ${METRIC_LABEL[metric] ?? metric}`,
       data: { values: values.filter((v) => Number.isFinite(v.value)) },
       mark: "bar",
-      width: { step: 14 },
-      height: 220,
+      width: 420,
+      height: { step: 12 },
       encoding: {
-        x: {
-          field: "row",
-          type: "nominal",
-          sort: null,
-          title: null,
-          axis: { labelAngle: -40, labelLimit: 220 },
-        },
-        xOffset: { field: "source", type: "nominal" },
-        y: { field: "value", type: "quantitative", title: METRIC_LABEL[metric] ?? metric },
+        y: { field: "row", type: "nominal", sort: null, title: null, axis: { labelLimit: 320 } },
+        yOffset: { field: "source", type: "nominal" },
+        x: { field: "value", type: "quantitative", title: METRIC_LABEL[metric] ?? metric },
         color: {
           field: "source",
           type: "nominal",

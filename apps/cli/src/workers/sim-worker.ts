@@ -36,6 +36,7 @@ const SKIPPED = "\u0000skipped";
 export function restrictRows(
   exp: Experiment,
   ids: readonly string[] | undefined,
+  noCalibration = false,
 ): { exp: Experiment; note: string | null } {
   if (ids === undefined) return { exp, note: null };
   const keep = <T extends { id: string }>(rows: T[]) => rows.filter((r) => ids.includes(r.id));
@@ -59,7 +60,7 @@ export function restrictRows(
       })),
     },
     note:
-      cal !== undefined && !calKept
+      cal !== undefined && !calKept && !noCalibration
         ? `--rows leaves out the calibration row ${cal.row}: rows run with the scenario's default for the unknown.`
         : null,
   };
@@ -81,7 +82,7 @@ function run(msg: TaskMessage): Answer {
   }
   const found = getTarget(p.target);
   if (found === undefined) throw new Error(`unknown target ${p.target}`);
-  const { exp, note } = restrictRows(found, p.rows);
+  const { exp, note } = restrictRows(found, p.rows, p.noCalibration);
   let currentRow = "";
   let interruptedRow: string | null = null;
   let calibrationInterrupted = false;

@@ -1,0 +1,111 @@
+/**
+ * `reproduce --json` is deterministic for a seed and matches the committed
+ * golden files. The full run takes many minutes on a shared 2-core machine,
+ * so the golden runs are quick subsets chosen with --rows:
+ *
+ * - T4, the three Q2 rows (int table), with calibration: small in-memory scans.
+ * - T7 (c), random 1% and sequential 10% at eic 0 and 1, without calibration.
+ *
+ * Regenerate the golden files with `UPDATE_GOLDEN=1 npx vitest run src/e2e/reproduce.test.ts`
+ * after a deliberate model change, and say why in the commit.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { PKG, runBin } from "./run-bin.js";
+
+const GOLDEN = join(PKG, "test", "fixtures", "golden");
+const update = process.env.UPDATE_GOLDEN === "1";
+
+const subsets: [string, string[]][] = [
+  [
+    "reproduce-T4-q2.json",
+    ["reproduce", "T4", "--rows", "int-spinlock,int-atomics,int-batch10", "--seed", "7", "--json"],
+  ],
+  [
+    "reproduce-T7-c-quick.json",
+    [
+      "reproduce",
+      "T7",
+      "--rows",
+      "c-ssd-random-1-0,c-ssd-random-1-1,c-ssd-sequential-10-0,c-ssd-sequential-10-1",
+      "--no-calibration",
+      "--seed",
+      "7",
+      "--json",
+    ],
+  ],
+];
+
+describe("reproduce --json", () => {
+  for (const [golden, args] of subsets) {
+    it(`${args.slice(1, 2).join(" ")} is deterministic and matches ${golden}`, async () => {
+      const a = await runBin(args);
+      const b = await runBin(args);
+      expect(a.stderr).toBe("");
+      expect(a.code).toBe(0);
+      expect(b.stdout).toBe(a.stdout);
+      const path = join(GOLDEN, golden);
+      if (update) writeFileSync(path, a.stdout);
+      expect(existsSync(path), `${path} is missing: run with UPDATE_GOLDEN=1 once`).toBe(true);
+      expect(a.stdout).toBe(readFileSync(path, "utf8"));
+    });
+  }
+
+  it("carries the published figures of targets.md and what the rows say", async () => {
+    const r = await runBin(subsets[0]![1]);
+    const json = JSON.parse(r.stdout);
+    const t4 = json.targets[0];
+    // targets.md T4, Q2 runs: 5 854 / 5 926 / 5 859 ms (spinlock), 5 826 / 5 849 / 5 816 (atomics), 5 789 / 5 837 / 5 821 (batch-10): means.
+    const pub = Object.fromEntries(
+      t4.rows.map((x: { id: string; published: { timeS: number } }) => [x.id, x.published.timeS]),
+    );
+    expect(pub["int-spinlock"]).toBeCloseTo((5.854 + 5.926 + 5.859) / 3, 2);
+    expect(pub["int-atomics"]).toBeCloseTo((5.826 + 5.849 + 5.816) / 3, 2);
+    expect(pub["int-batch10"]).toBeCloseTo((5.789 + 5.837 + 5.821) / 3, 2);
+    expect(json.seed).toBe(7);
+    expect(json.interrupted).toBe(false);
+    expect(json.summary.statements).toBe(t4.statements.length);
+  });
+
+  it("T7 (c): prefetching one page ahead helps scattered pages and hurts sequential ones (targets.md T7)", async () => {
+    const r = await runBin(subsets[1]![1]);
+    const rows = Object.fromEntries(
+      JSON.parse(r.stdout).targets[0].rows.map((x: { id: string; simulated: { timeS: number } }) => [
+        x.id,
+        x.simulated.timeS,
+      ]),
+    );
+    expect(rows["c-ssd-sequential-10-1"]).toBeGreaterThan(rows["c-ssd-sequential-10-0"]);
+    expect(rows["c-ssd-random-1-1"]).toBeLessThan(rows["c-ssd-random-1-0"]);
+  });
+
+  it("writes SVG and PNG charts and a self-contained HTML report with --report", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "scanlab-report-"));
+    try {
+      const r = await runBin([
+        "reproduce",
+        "T4",
+        "--rows",
+        "int-spinlock,int-atomics,int-batch10",
+        "--report",
+        dir,
+      ]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`${dir}/report.html`);
+      const png = readFileSync(join(dir, "T4-rows-timeS.png"));
+      expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+      expect(readFileSync(join(dir, "T4-ratios.svg"), "utf8")).toMatch(/^<svg/);
+      const html = readFileSync(join(dir, "report.html"), "utf8");
+      expect(html).toContain("<svg");
+      expect(html).toContain("Must reproduce");
+      // Self-contained: no scripts, style sheets, images or fonts fetched from anywhere.
+      expect(html).not.toMatch(/<script|<link|<img|@import|url\(/i);
+      expect(html).not.toMatch(/(src|href)="(https?:)?\/\//i);
+      expect(JSON.parse(readFileSync(join(dir, "report.json"), "utf8")).targets[0].id).toBe("T4");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

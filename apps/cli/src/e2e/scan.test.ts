@@ -1,0 +1,116 @@
+/**
+ * `scan` on a real temporary file, as a user runs it: every block read
+ * exactly once, the per-worker run shapes each allocator should give
+ * (targets.md T1: pg11 hands out one block per call, so two workers read
+ * runs of about one block; PG14 chunks give long runs), the simulator's
+ * prediction beside each run with --device, and Ctrl-C: exit 130 with the
+ * blocks read so far.
+ */
+import type { ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runBin } from "./run-bin.js";
+
+// A real file system, not tmpfs, when one is at hand (eviction and device counters then mean something).
+const base = existsSync("/var/tmp") ? "/var/tmp" : tmpdir();
+const dir = mkdtempSync(join(base, "scanlab-cli-scan-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const MiB = 1024 * 1024;
+const file = join(dir, "table.dat");
+const data = Buffer.alloc(16 * MiB);
+for (let i = 0; i < data.length; i += 4096) data[i] = (i / 4096) & 0xff;
+writeFileSync(file, data);
+const NBLOCKS = (16 * MiB) / 8192;
+
+describe("scan", () => {
+  it("reads every block once and reports the result", async () => {
+    const r = await runBin(["scan", file, "--workers", "2", "--json"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.stdout);
+    const run = json.runs[0];
+    expect(run.policy).toBe("pg14");
+    expect(run.result.blocks).toBe(NBLOCKS);
+    expect(run.result.cover.exact).toBe(true);
+    expect(run.result.perWorker).toHaveLength(2);
+    expect(run.result.aborted).toBe(false);
+  });
+
+  it("--compare runs the policies back to back, with the prediction for a device beside each", async () => {
+    const r = await runBin([
+      "scan",
+      file,
+      "--workers",
+      "2",
+      "--cold",
+      "--compare",
+      "pg11,munro2020",
+      "--device",
+      "intel-ssd-320-120gb",
+      "--json",
+    ]);
+    expect(r.code).toBe(0);
+    const runs = JSON.parse(r.stdout).runs;
+    expect(runs.map((x: { policy: string }) => x.policy)).toEqual(["pg11", "munro2020"]);
+    const blocksPerClaim = (x: { result: { perWorker: { blocks: number; claims: number }[] } }) =>
+      x.result.perWorker.reduce((a, w) => a + w.blocks, 0) /
+      x.result.perWorker.reduce((a, w) => a + w.claims, 0);
+    // targets.md T12: PG11-13 hand out 1 block per request; Munro's 2020 prototype ranges of up to 64 (T1).
+    expect(blocksPerClaim(runs[0])).toBe(1);
+    expect(blocksPerClaim(runs[1])).toBeGreaterThan(2);
+    expect(blocksPerClaim(runs[1])).toBeLessThanOrEqual(64);
+    for (const x of runs) {
+      expect(x.result.cover.exact).toBe(true);
+      expect(x.result.blocks).toBe(NBLOCKS);
+      expect(x.prediction.timeS).toBeGreaterThan(0);
+    }
+  });
+
+  it("prints the result table on stdout", async () => {
+    const r = await runBin(["scan", file, "--workers", "2", "--allocator", "munro2020"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("munro2020");
+    expect(r.stdout).toMatch(/MB\/s/);
+    expect(r.stdout).toMatch(/w1/);
+  });
+
+  it("Ctrl-C (SIGINT) stops cleanly: exit 130 and the blocks read so far", async () => {
+    const marker = join(dir, "started");
+    const slow = join(dir, "slow-work.mjs");
+    // 2 ms of work per block: 2048 blocks over 2 workers take about 2 s.
+    writeFileSync(
+      slow,
+      `import { writeFileSync, existsSync } from "node:fs";
+export default function () {
+  if (!existsSync(${JSON.stringify(marker)})) writeFileSync(${JSON.stringify(marker)}, "1");
+  const t = performance.now();
+  while (performance.now() - t < 2) {}
+  return 1;
+}
+`,
+    );
+    let child: ChildProcess | undefined;
+    const waitAndInterrupt = async () => {
+      for (let i = 0; i < 600 && !existsSync(marker); i++) await new Promise((r) => setTimeout(r, 25));
+      await new Promise((r) => setTimeout(r, 200));
+      child!.kill("SIGINT");
+    };
+    const result = runBin(["scan", file, "--workers", "2", "--work-module", slow, "--json"], {
+      onSpawn: (c) => {
+        child = c;
+      },
+    });
+    await waitAndInterrupt();
+    const r = await result;
+    expect(r.code).toBe(130);
+    const json = JSON.parse(r.stdout);
+    expect(json.interrupted).toBe(true);
+    const scan = json.runs[0].result;
+    expect(scan.aborted).toBe(true);
+    expect(scan.blocks).toBeGreaterThan(0);
+    expect(scan.blocks).toBeLessThan(NBLOCKS);
+    expect(r.stderr).toContain("interrupted");
+  });
+});
