@@ -55,6 +55,7 @@ import {
   type BitmapScanPolicy,
   emptyPrefetchStats,
   type PrefetchEnv,
+  restOfPageByTuples,
   runWholePage,
 } from "./bitmap-scan-policy.js";
 import { INVALID_BLOCK_NUMBER } from "./constants.js";
@@ -206,6 +207,14 @@ export class AdaptiveBitmapPrefetcher implements BitmapScanPolicy {
   /** All iterations of one page. */
   nextPage(env: PrefetchEnv): BitmapHeapScanStep | null {
     return runWholePage(this, env);
+  }
+
+  /** The page's remaining tuple iterations at once; see {@link BitmapScanPolicy.restOfPage}. */
+  restOfPage(env: PrefetchEnv): AdviceCall[] {
+    const page = this.current;
+    if (page === null || this.iterationsDone === 0)
+      throw new Error("restOfPage without a page that was read");
+    return restOfPageByTuples(this, page.tuples + 1 - this.iterationsDone, env);
   }
 
   private retireReached(page: number): void {

@@ -110,8 +110,26 @@ export interface BitmapScanPolicy {
   nextTuple(env: PrefetchEnv): AdviceCall[];
   /** All steps of one page at once; null at the end of the bitmap. */
   nextPage(env: PrefetchEnv): BitmapHeapScanStep | null;
+  /**
+   * All remaining tuple-fetch iterations of the current page at once (the
+   * `nextTuple` calls left), returning their advice in order: the same result
+   * as calling `nextTuple` that many times, but free once nothing more can
+   * happen on the page (a simulator's fast path).
+   */
+  restOfPage(env: PrefetchEnv): AdviceCall[];
   /** Counters so far. */
   readonly stats: Readonly<BitmapPrefetchStats>;
+}
+
+/** Shared implementation of {@link BitmapScanPolicy.restOfPage}: `nextTuple` until the page is done. @internal */
+export function restOfPageByTuples(
+  policy: BitmapScanPolicy,
+  remaining: number,
+  env: PrefetchEnv,
+): AdviceCall[] {
+  const out: AdviceCall[] = [];
+  for (let i = 0; i < remaining; i++) for (const a of policy.nextTuple(env)) out.push(a);
+  return out;
 }
 
 /** Shared implementation of {@link BitmapScanPolicy.nextPage}. @internal */

@@ -269,3 +269,34 @@ describe("parallel bitmap heap scan (reference 3.3)", () => {
     expect(workers.every((w) => w.prefetchTarget === 16)).toBe(true);
   });
 });
+
+describe("restOfPage", () => {
+  it("gives the same advice, in the same order, as calling nextTuple for each remaining tuple", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 500 }), { minLength: 1, maxLength: 80 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.integer({ min: 0, max: 3 }),
+        (pages, eic, tuplesSeed) => {
+          const sorted = [...pages].sort((a, b) => a - b);
+          const bitmap = HeapBitmap.fromPages(501, sorted, { tuples: tuplesSeed });
+          const a = new BitmapHeapScanPrefetcher(bitmap, { effectiveIoConcurrency: eic });
+          const b = new BitmapHeapScanPrefetcher(bitmap, { effectiveIoConcurrency: eic });
+          const env = { isBuffered: (x: number) => x % 7 === 3 };
+          for (;;) {
+            const pa = a.beginPage();
+            const pb = b.beginPage();
+            expect(pb).toEqual(pa);
+            if (pa === null) break;
+            const adviceA = [...a.pageRead(env)];
+            for (let i = 0; i < pa.tuples; i++) adviceA.push(...a.nextTuple(env));
+            const adviceB = [...b.pageRead(env), ...b.restOfPage(env)];
+            expect(adviceB).toEqual(adviceA);
+            expect(b.prefetchTarget).toBe(a.prefetchTarget);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});

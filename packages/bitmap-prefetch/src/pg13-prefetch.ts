@@ -199,6 +199,34 @@ export abstract class Pg13ScanBase implements BitmapScanPolicy {
     return runWholePage(this, env);
   }
 
+  /**
+   * The page's remaining tuple iterations at once; see {@link BitmapScanPolicy.restOfPage}.
+   * Once prefetch_target is at its maximum and the prefetch iterator is that
+   * far ahead (or gone), an iteration changes nothing, so the rest is skipped.
+   */
+  restOfPage(env: PrefetchEnv): AdviceCall[] {
+    const page = this.current;
+    if (page === null || this.iterationsDone === 0)
+      throw new Error("restOfPage without a page that was read");
+    const s = this.shared;
+    const out: AdviceCall[] = [];
+    while (this.iterationsDone <= page.tuples) {
+      if (
+        s.prefetchTarget >= s.maximum &&
+        (this.prefetchIterator === null || s.prefetchPages >= s.prefetchTarget)
+      ) {
+        this.iterationsDone = page.tuples + 1;
+        break;
+      }
+      const afterTuples = this.iterationsDone++;
+      if (s.prefetchTarget < s.maximum) s.prefetchTarget++;
+      if (s.prefetchTarget > this.counters.maxPrefetchTarget)
+        this.counters.maxPrefetchTarget = s.prefetchTarget;
+      this.prefetch(env, afterTuples, out);
+    }
+    return out;
+  }
+
   private adjustPrefetchTarget(): void {
     const s = this.shared;
     s.prefetchTarget = adjustPrefetchTarget(s.prefetchTarget, s.maximum);

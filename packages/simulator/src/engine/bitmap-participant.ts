@@ -90,11 +90,8 @@ export class BitmapScanParticipant implements Entity {
       }
       // The page is read: prefetch, then the tuples.
       const factor = ctx.cpuFactor();
-      let advice = this.policy.pageRead(this.env);
-      for (let i = 0; i <= this.tuples; i++) {
-        for (const a of advice) t = this.advise(a.firstBlock, a.blocks, t, factor);
-        if (i < this.tuples) advice = this.policy.nextTuple(this.env);
-      }
+      for (const a of this.policy.pageRead(this.env)) t = this.advise(a.firstBlock, a.blocks, t, factor);
+      for (const a of this.policy.restOfPage(this.env)) t = this.advise(a.firstBlock, a.blocks, t, factor);
       t += pageWorkUs(cpu, this.tuples) * factor;
       ctx.stats.blocks++;
       ctx.stats.perParticipant[this.index]!.blocks++;

@@ -83,7 +83,9 @@ describe("invariants", () => {
     it(`${kind} striding: the gang's bulk emulation agrees with claim-by-claim processing`, () => {
       const s = scenario({
         tables: [{ name: "t", blocks: 40_000, tuplesPerPage: 60, cached: "os" }],
-        queries: [{ name: "q", table: "t", pg: kind === "pg96" ? "9.6" : "11", workers: 5, allocator: { kind } }],
+        queries: [
+          { name: "q", table: "t", pg: kind === "pg96" ? "9.6" : "11", workers: 5, allocator: { kind } },
+        ],
       });
       const fast = run(s);
       const exact = run(s, { exactStriding: true });
@@ -113,10 +115,14 @@ describe("bad scenarios", () => {
   });
   it("an unknown table in a query is named with the tables that exist", () => {
     expect(() => run(scenario({ queries: [{ name: "q", table: "nope" }] }))).toThrow(ScenarioError);
-    expect(() => run(scenario({ queries: [{ name: "q", table: "nope" }] }))).toThrow(/queries.0.table.*tables: t/);
+    expect(() => run(scenario({ queries: [{ name: "q", table: "nope" }] }))).toThrow(
+      /queries.0.table.*tables: t/,
+    );
   });
   it("a bad size says what a size looks like", () => {
-    expect(() => run(scenario({ tables: [{ name: "t", size: "12 parsecs", tuplesPerPage: 1 }] }))).toThrow(/not a size/);
+    expect(() => run(scenario({ tables: [{ name: "t", size: "12 parsecs", tuplesPerPage: 1 }] }))).toThrow(
+      /not a size/,
+    );
   });
   it("an unknown device is a user error", () => {
     try {
@@ -127,8 +133,12 @@ describe("bad scenarios", () => {
     }
   });
   it("shared_buffers must fit in RAM", () => {
-    expect(() => run(scenario({ machine: { cores: 1, ram: "1GB", sharedBuffers: "2GB", os: "none", device: "intel-ssd-320-120gb" } }))).toThrow(
-      /machine.sharedBuffers/,
-    );
+    expect(() =>
+      run(
+        scenario({
+          machine: { cores: 1, ram: "1GB", sharedBuffers: "2GB", os: "none", device: "intel-ssd-320-120gb" },
+        }),
+      ),
+    ).toThrow(/machine.sharedBuffers/);
   });
 });

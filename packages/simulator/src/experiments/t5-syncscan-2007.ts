@@ -118,7 +118,7 @@ export const T5: Experiment = {
     },
     {
       id: "nosync-worse",
-      text: "without sync scans the concurrent scans re-read the table (much slower, low hit ratio)",
+      text: "without sync scans the concurrent scans are much slower (each reads on its own)",
       check: (r) => {
         const a = rowOf(r, "five-nosync");
         const b = rowOf(r, "five-sync");
