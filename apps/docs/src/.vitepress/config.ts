@@ -10,6 +10,13 @@ export default defineConfig({
   description:
     "A laboratory for table-scan I/O: parallel seq scans, readahead, synchronized scans, bitmap prefetch.",
   outDir: "../dist",
+  head: [["link", { rel: "icon", type: "image/svg+xml", href: "/favicon.svg" }]],
+  // src/generated/ holds Markdown fragments the guides include, not pages.
+  srcExclude: ["generated/**"],
+  vite: {
+    // The playground's simulator runs in a module worker.
+    worker: { format: "es" },
+  },
   cleanUrls: false,
   lastUpdated: false,
   // /api/ is written by TypeDoc after VitePress has run.

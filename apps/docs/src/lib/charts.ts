@@ -1,0 +1,208 @@
+/**
+ * Small SVG charts as strings, with no dependency and no DOM, so the same
+ * code draws the guides' figures at build time (in Node) and the
+ * playground's charts in the browser. Output is deterministic: the same
+ * data gives byte-identical SVG.
+ *
+ * Two kinds are enough for the site: grouped horizontal bars (published vs
+ * simulated, one group per row) and line charts (a time series, or a sweep).
+ */
+
+/** One series of a bar chart: a value per category (NaN or null = missing). */
+export interface BarSeries {
+  name: string;
+  values: (number | null)[];
+  color?: string;
+}
+
+/** A grouped horizontal bar chart. */
+export interface BarChart {
+  title: string;
+  categories: string[];
+  series: BarSeries[];
+  /** Axis label, with the unit. */
+  xLabel: string;
+  /** Digits after the decimal point on the value labels. */
+  digits?: number;
+  width?: number;
+}
+
+/** One line of a line chart. */
+export interface LineSeries {
+  name: string;
+  points: { x: number; y: number }[];
+  color?: string;
+}
+
+/** A line chart. */
+export interface LineChart {
+  title: string;
+  series: LineSeries[];
+  xLabel: string;
+  yLabel: string;
+  /** Log-2 x axis (for sweeps over 1, 2, 4, ... ). Points with x <= 0 are drawn at the left edge. */
+  xLog2?: boolean;
+  width?: number;
+  height?: number;
+}
+
+/** Colours that stay readable on the light and dark VitePress themes. */
+export const PALETTE = [
+  "#1f77b4",
+  "#9e9e9e",
+  "#ff7f0e",
+  "#2ca02c",
+  "#d62728",
+  "#9467bd",
+  "#8c564b",
+  "#e377c2",
+];
+
+function esc(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+/** Rounds coordinates so the SVG text does not depend on float noise. */
+function r1(v: number): string {
+  return (Math.round(v * 10) / 10).toString();
+}
+
+/** A "nice" upper bound and tick step for an axis from 0 to max. */
+export function niceScale(max: number, ticks = 5): { max: number; step: number } {
+  if (!(max > 0) || !Number.isFinite(max)) return { max: 1, step: 0.2 };
+  const raw = max / ticks;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const norm = raw / mag;
+  const step = (norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 2.5 ? 2.5 : norm <= 5 ? 5 : 10) * mag;
+  return { max: Math.ceil(max / step - 1e-9) * step, step };
+}
+
+/** Formats a tick or value label. */
+export function formatNumber(v: number, digits?: number): string {
+  if (!Number.isFinite(v)) return "-";
+  if (digits !== undefined) return v.toFixed(digits);
+  const a = Math.abs(v);
+  if (a >= 1000) return Math.round(v).toLocaleString("en-US");
+  if (a >= 100) return v.toFixed(0);
+  if (a >= 10) return v.toFixed(1).replace(/\.0$/, "");
+  if (a >= 1) return v.toFixed(2).replace(/\.?0+$/, "");
+  return v === 0 ? "0" : v.toPrecision(2);
+}
+
+function legend(items: { name: string; color: string }[], x: number, y: number): string {
+  let out = "";
+  let cx = x;
+  for (const it of items) {
+    out += `<rect x="${r1(cx)}" y="${r1(y - 9)}" width="10" height="10" fill="${it.color}"/>`;
+    out += `<text x="${r1(cx + 14)}" y="${r1(y)}" class="lg">${esc(it.name)}</text>`;
+    cx += 24 + it.name.length * 6.5;
+  }
+  return out;
+}
+
+const STYLE =
+  "<style>text{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;font-size:11px;fill:#444}" +
+  ".t{font-size:13px;font-weight:600}.ax{stroke:#999;stroke-width:1}.gr{stroke:#ddd;stroke-width:1}" +
+  ".v{font-size:10px;fill:#555}.lg{font-size:11px}</style>";
+
+/** A grouped horizontal bar chart as an SVG document. */
+export function barChartSvg(chart: BarChart): string {
+  const width = chart.width ?? 640;
+  const labelWidth = Math.min(260, 12 + Math.max(...chart.categories.map((c) => c.length), 4) * 6.2);
+  const barH = 11;
+  const groupGap = 8;
+  const n = chart.series.length;
+  const groupH = n * barH + groupGap;
+  const top = 44;
+  const plotW = width - labelWidth - 70;
+  const plotH = chart.categories.length * groupH;
+  const height = top + plotH + 42;
+  const all = chart.series
+    .flatMap((s) => s.values)
+    .filter((v): v is number => v !== null && Number.isFinite(v));
+  const { max, step } = niceScale(Math.max(0, ...all));
+  const x = (v: number) => labelWidth + (Math.max(0, v) / max) * plotW;
+  let out = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${r1(height)}" width="${width}" height="${r1(height)}" role="img" aria-label="${esc(chart.title)}">${STYLE}`;
+  out += `<text x="8" y="18" class="t">${esc(chart.title)}</text>`;
+  out += legend(
+    chart.series.map((s, i) => ({ name: s.name, color: s.color ?? PALETTE[i % PALETTE.length]! })),
+    labelWidth,
+    34,
+  );
+  for (let t = 0; t <= max + 1e-9; t += step) {
+    const tx = x(t);
+    out += `<line x1="${r1(tx)}" y1="${top}" x2="${r1(tx)}" y2="${r1(top + plotH)}" class="gr"/>`;
+    out += `<text x="${r1(tx)}" y="${r1(top + plotH + 14)}" text-anchor="middle">${esc(formatNumber(t))}</text>`;
+  }
+  chart.categories.forEach((cat, ci) => {
+    const gy = top + ci * groupH;
+    out += `<text x="${r1(labelWidth - 6)}" y="${r1(gy + (n * barH) / 2 + 4)}" text-anchor="end">${esc(cat)}</text>`;
+    chart.series.forEach((s, si) => {
+      const v = s.values[ci];
+      const y = gy + si * barH;
+      if (v === null || v === undefined || !Number.isFinite(v)) return;
+      const color = s.color ?? PALETTE[si % PALETTE.length]!;
+      out += `<rect x="${r1(labelWidth)}" y="${r1(y)}" width="${r1(x(v) - labelWidth)}" height="${barH - 1}" fill="${color}"><title>${esc(`${cat}, ${s.name}: ${formatNumber(v, chart.digits)}`)}</title></rect>`;
+      out += `<text x="${r1(x(v) + 4)}" y="${r1(y + barH - 2)}" class="v">${esc(formatNumber(v, chart.digits))}</text>`;
+    });
+  });
+  out += `<line x1="${r1(labelWidth)}" y1="${top}" x2="${r1(labelWidth)}" y2="${r1(top + plotH)}" class="ax"/>`;
+  out += `<text x="${r1(labelWidth + plotW / 2)}" y="${r1(top + plotH + 32)}" text-anchor="middle">${esc(chart.xLabel)}</text>`;
+  return `${out}</svg>`;
+}
+
+/** A line chart as an SVG document. */
+export function lineChartSvg(chart: LineChart): string {
+  const width = chart.width ?? 640;
+  const height = chart.height ?? 300;
+  const left = 64;
+  const right = 16;
+  const top = 44;
+  const bottom = 44;
+  const plotW = width - left - right;
+  const plotH = height - top - bottom;
+  const pts = chart.series
+    .flatMap((s) => s.points)
+    .filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
+  const tx = (v: number) => (chart.xLog2 ? Math.log2(Math.max(v, 1)) : v);
+  const xs = pts.map((p) => tx(p.x));
+  const xMin = chart.xLog2 ? Math.min(0, ...xs) : Math.min(0, ...xs);
+  const xMaxRaw = Math.max(...xs, xMin + 1);
+  const xScale = chart.xLog2 ? { max: Math.ceil(xMaxRaw), step: 1 } : niceScale(xMaxRaw - xMin);
+  const xMax = chart.xLog2 ? xScale.max : xMin + xScale.max;
+  const yScale = niceScale(Math.max(0, ...pts.map((p) => p.y)));
+  const px = (v: number) => left + ((tx(v) - xMin) / (xMax - xMin || 1)) * plotW;
+  const py = (v: number) => top + plotH - (Math.max(0, v) / yScale.max) * plotH;
+  let out = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${esc(chart.title)}">${STYLE}`;
+  out += `<text x="8" y="18" class="t">${esc(chart.title)}</text>`;
+  out += legend(
+    chart.series.map((s, i) => ({ name: s.name, color: s.color ?? PALETTE[i % PALETTE.length]! })),
+    left,
+    34,
+  );
+  for (let t = 0; t <= yScale.max + 1e-9; t += yScale.step) {
+    out += `<line x1="${left}" y1="${r1(py(t))}" x2="${width - right}" y2="${r1(py(t))}" class="gr"/>`;
+    out += `<text x="${left - 6}" y="${r1(py(t) + 4)}" text-anchor="end">${esc(formatNumber(t))}</text>`;
+  }
+  for (let t = xMin; t <= xMax + 1e-9; t += xScale.step) {
+    const label = chart.xLog2 ? formatNumber(2 ** t) : formatNumber(t);
+    const xpos = left + ((t - xMin) / (xMax - xMin || 1)) * plotW;
+    out += `<line x1="${r1(xpos)}" y1="${top + plotH}" x2="${r1(xpos)}" y2="${top + plotH + 4}" class="ax"/>`;
+    out += `<text x="${r1(xpos)}" y="${top + plotH + 16}" text-anchor="middle">${esc(label)}</text>`;
+  }
+  out += `<line x1="${left}" y1="${top + plotH}" x2="${width - right}" y2="${top + plotH}" class="ax"/>`;
+  out += `<line x1="${left}" y1="${top}" x2="${left}" y2="${top + plotH}" class="ax"/>`;
+  chart.series.forEach((s, i) => {
+    const color = s.color ?? PALETTE[i % PALETTE.length]!;
+    const ok = s.points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
+    if (ok.length === 0) return;
+    const d = ok.map((p, j) => `${j === 0 ? "M" : "L"}${r1(px(p.x))},${r1(py(p.y))}`).join("");
+    out += `<path d="${d}" fill="none" stroke="${color}" stroke-width="1.8"/>`;
+    if (ok.length <= 40) {
+      for (const p of ok) out += `<circle cx="${r1(px(p.x))}" cy="${r1(py(p.y))}" r="2.5" fill="${color}"/>`;
+    }
+  });
+  out += `<text x="${r1(left + plotW / 2)}" y="${height - 8}" text-anchor="middle">${esc(chart.xLabel)}</text>`;
+  out += `<text x="14" y="${r1(top + plotH / 2)}" text-anchor="middle" transform="rotate(-90 14 ${r1(top + plotH / 2)})">${esc(chart.yLabel)}</text>`;
+  return `${out}</svg>`;
+}
