@@ -78,7 +78,7 @@ describe.skipIf(missing !== undefined && !requireLive)("the playground in headle
     await page.getByTestId("run").click();
     await page.waitForSelector(`[data-testid=status][data-runs="${n}"]`, { timeout: 90_000 });
     const status = await page.getByTestId("status").getAttribute("data-status");
-    expect(status, await page.getByTestId("status").innerText()).toBe("done");
+    expect(status, (await page.getByTestId("status").textContent()) ?? "").toBe("done");
   }
 
   async function shown(): Promise<Record<string, string>> {
