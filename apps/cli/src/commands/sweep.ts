@@ -207,7 +207,7 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
 
   const head = [
     cols.flag.name,
-    ...(rowsVary ? cols.labels : ["time", `% of ${baselineLabel}`, "MiB/s", "avg read kB", "OS hit"]),
+    ...(rowsVary ? cols.labels : ["time", `% of ${baselineLabel}`, "MiB/s", "avg read kB", "cache hit"]),
   ];
   const tableRows = buildRows((r) => colourPct(ctx, r));
   function buildRows(pctText: (ratio: number | null) => string): string[][] {
@@ -219,7 +219,9 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
         pctText(p.ofBaseline),
         p.metrics ? fixed(p.metrics.mbPerS, 0) : "-",
         p.metrics ? fixed(p.metrics.avgReadKb, 0) : "-",
-        p.metrics ? pct(p.metrics.osHitRatio) : "-",
+        p.metrics
+          ? pct((p.metrics as { cacheHitRatio?: number }).cacheHitRatio ?? p.metrics.osHitRatio)
+          : "-",
       ]);
     } else {
       tableRows = [];
