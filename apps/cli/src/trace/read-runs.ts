@@ -23,17 +23,25 @@ export interface TraceRead {
 
 /** One process's reads summarised. */
 export interface ProcessReads {
+  /** Process id (0 when the trace has none). */
   pid: number;
   /** Process name, when the trace has one (blkparse). */
   name: string | null;
+  /** Reads (requests) of this process. */
   reads: number;
+  /** Bytes they transferred. */
   bytes: number;
+  /** bytes / reads. */
   meanRequestBytes: number;
   /** Request size in bytes -> count, sizes ascending. */
   requestSizes: Record<string, number>;
+  /** Distinct files read. */
   files: number;
+  /** Runs of consecutive reads (per file). */
   runs: number;
+  /** bytes / runs. */
   meanRunBytes: number;
+  /** The longest run in bytes. */
   longestRunBytes: number;
   /** The first runs, as [file, start offset, bytes] (at most 20). */
   firstRuns: [string, number, number][];
