@@ -31,7 +31,14 @@ export default defineConfig({
       "/guides/": [
         {
           text: "Guides",
-          items: [{ text: "Overview", link: "/guides/" }],
+          items: [
+            { text: "Overview", link: "/guides/" },
+            { text: "Why parallel scans fight readahead", link: "/guides/parallel-scans-readahead" },
+            { text: "Synchronized scans", link: "/guides/synchronized-scans" },
+            { text: "Should I change effective_io_concurrency?", link: "/guides/effective-io-concurrency" },
+            { text: "Measure your own disk", link: "/guides/measure-your-disk" },
+            { text: "How faithful is scanlab?", link: "/guides/faithful" },
+          ],
         },
       ],
     },

@@ -176,9 +176,10 @@ export function resultCharts(result: SimulationResult): { throughput: string; pa
   });
   const run = result.queries[0]?.runs[0];
   const parts = run?.participants ?? [];
+  let workerNo = 0;
   const participants = barChartSvg({
     title: `Blocks scanned per participant (${result.queries[0]?.name ?? "query"}, first run)`,
-    categories: parts.map((p, i) => (p.role === "leader" ? "leader" : `worker ${i}`)),
+    categories: parts.map((p) => (p.role === "leader" ? "leader" : `worker ${++workerNo}`)),
     series: [
       { name: "blocks", values: parts.map((p) => p.blocks) },
       { name: "claims", values: parts.map((p) => p.claims) },

@@ -1,0 +1,344 @@
+/**
+ * Generates everything the guides show that comes from running scanlab, at
+ * build time and offline (never pasted images, never numbers typed by hand):
+ *
+ * - `scanlab reproduce all --json --report DIR` (the built CLI) runs every
+ *   reproduction target; its charts are copied to
+ *   src/public/figures/reproduce/ and each target becomes a Markdown
+ *   fragment src/generated/<T>.md (assumptions, calibration, published vs
+ *   simulated rows, ratio checks, statements) that the guides include.
+ *   This is the slow part (minutes: T3 is 6 x 800 GB scans), so the JSON and
+ *   charts are cached in apps/docs/.cache/reproduce/<hash>/, where the hash
+ *   covers the built dist/ of the CLI and of every package it runs. A new
+ *   build of any of them runs reproduce again.
+ * - a summary of every target for "How faithful is scanlab?", with a chart
+ *   of simulated/published per row;
+ * - the conformance results committed as fixtures by the model packages
+ *   (real PostgreSQL 15 traces for block-allocator and syncscan, real Linux
+ *   kernel measurements for readahead), compared with the models' answers;
+ * - the CLI's help and an `advise` run for "Measure your own disk".
+ */
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { TargetReport } from "@scanlab/simulator";
+import { barChartSvg, formatNumber, lineChartSvg } from "../src/lib/charts.js";
+import { conformanceFragments } from "./conformance.js";
+
+const app = fileURLToPath(new URL("..", import.meta.url));
+const repoRoot = join(app, "..", "..");
+const generated = join(app, "src", "generated");
+const figures = join(app, "src", "public", "figures");
+const require = createRequire(import.meta.url);
+
+/** What `scanlab reproduce --json` prints (apps/cli ReproduceJson). */
+interface ReproduceJson {
+  scanlab: string;
+  seed: number | null;
+  calibration: boolean;
+  interrupted: boolean;
+  targets: (TargetReport & { interrupted: boolean })[];
+  summary: { statements: number; hold: number; ratios: number; withinTolerance: number };
+}
+
+const cliDir = dirname(require.resolve("scanlab/package.json"));
+const cliBin = join(cliDir, "dist", "bin.js");
+
+function cli(args: string[]): string {
+  return execFileSync(process.execPath, [cliBin, ...args], {
+    encoding: "utf8",
+    maxBuffer: 256 << 20,
+    env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", COLUMNS: "100" },
+  });
+}
+
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .map((f) => join(dir, f))
+    .filter((f) => statSync(f).isFile())
+    .sort();
+}
+
+/** Hash of the built code `reproduce` runs: the CLI and every workspace package's dist/. */
+function buildHash(): string {
+  const h = createHash("sha256");
+  const dirs = [cliDir, ...readdirSync(join(repoRoot, "packages")).map((d) => join(repoRoot, "packages", d))];
+  for (const dir of dirs) {
+    for (const f of filesUnder(join(dir, "dist"))) {
+      h.update(relative(repoRoot, f));
+      h.update(readFileSync(f));
+    }
+  }
+  return h.digest("hex").slice(0, 16);
+}
+
+/**
+ * The reproduce results and the directory holding its charts, from the cache
+ * or a fresh run. SCANLAB_DOCS_REPRODUCE_JSON=<file> uses that saved
+ * `scanlab reproduce --json` output instead (for work on the site's text;
+ * the CLI's charts are then missing and the build says so).
+ */
+function reproduce(): { dir: string; data: ReproduceJson; cached: boolean } {
+  const given = process.env.SCANLAB_DOCS_REPRODUCE_JSON;
+  if (given) return { dir: dirname(given), data: JSON.parse(readFileSync(given, "utf8")), cached: true };
+  const cacheRoot = join(app, ".cache", "reproduce");
+  const dir = join(cacheRoot, buildHash());
+  const json = join(dir, "reproduce.json");
+  if (existsSync(json)) return { dir, data: JSON.parse(readFileSync(json, "utf8")), cached: true };
+  rmSync(cacheRoot, { recursive: true, force: true });
+  const tmp = `${dir}.tmp`;
+  mkdirSync(tmp, { recursive: true });
+  const start = Date.now();
+  const out = cli(["reproduce", "all", "--json", "--report", join(tmp, "report")]);
+  writeFileSync(join(tmp, "reproduce.json"), out);
+  renameSync(tmp, dir);
+  process.stdout.write(`docs: reproduce all took ${((Date.now() - start) / 1000).toFixed(0)} s\n`);
+  return { dir, data: JSON.parse(out), cached: false };
+}
+
+function esc(s: string): string {
+  return s.replace(/\|/g, "\\|").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+const METRIC: Record<string, { label: string; fmt: (v: number) => string }> = {
+  timeS: { label: "time (s)", fmt: (v) => formatNumber(v) },
+  mbPerS: { label: "MB/s", fmt: (v) => formatNumber(v) },
+  avgReadKb: { label: "avg read (kB)", fmt: (v) => formatNumber(v) },
+};
+
+function pct(v: number): string {
+  return `${(v * 100).toFixed(1)} %`;
+}
+
+/** The Markdown fragment of one target. */
+function targetFragment(t: TargetReport & { interrupted: boolean }, charts: string[]): string {
+  const lines: string[] = [];
+  lines.push(`*Source: ${esc(t.source)}.*`, "");
+  if (t.interrupted)
+    lines.push("::: warning Interrupted", "Only the rows finished before the stop.", ":::", "");
+  lines.push("::: details Assumptions the scenario makes where the publication is silent");
+  for (const a of t.assumptions) lines.push(`- ${esc(a)}`);
+  lines.push(":::", "");
+  if (t.calibration) {
+    const c = t.calibration;
+    lines.push(
+      `**Calibrated unknown:** ${esc(c.unknown)} = **${formatNumber(c.value)}**, from row \`${c.row}\` ` +
+        `(simulated ${c.simulatedS.toFixed(2)} s against ${c.publishedS} s published` +
+        `${c.reached ? "" : ", **not reached**"}). Every other row is a prediction.`,
+      "",
+    );
+  } else {
+    lines.push("**Calibration:** none; every row runs with the scenario's stated values.", "");
+  }
+  lines.push(
+    "| row | published | simulated | sim / pub | avg read kB | MB/s | OS cache hits | device queue |",
+  );
+  lines.push("|---|---:|---:|---:|---:|---:|---:|---:|");
+  for (const r of t.rows) {
+    const m = r.metric ?? "timeS";
+    const fmt = METRIC[m] ?? METRIC.timeS!;
+    const pub = r.published && r.metric ? r.published[r.metric] : undefined;
+    lines.push(
+      `| ${esc(r.label)} | ${pub === undefined ? "-" : `${fmt.fmt(pub)} ${m === "timeS" ? "s" : fmt.label}`} | ` +
+        `${fmt.fmt(r.simulated[m])} ${m === "timeS" ? "s" : fmt.label} | ${r.ratio === null ? "-" : r.ratio.toFixed(2)} | ` +
+        `${formatNumber(r.simulated.avgReadKb)} | ${formatNumber(r.simulated.mbPerS)} | ${pct(r.simulated.osHitRatio)} | ` +
+        `${r.simulated.meanQueueDepth.toFixed(1)} |`,
+    );
+  }
+  lines.push("");
+  for (const c of charts) lines.push(`![${t.id} chart](/figures/reproduce/${c})`, "");
+  if (t.ratios.length > 0) {
+    lines.push(
+      "| ratio | published | simulated | gap | allowed | verdict |",
+      "|---|---:|---:|---:|---:|---|",
+    );
+    for (const r of t.ratios) {
+      lines.push(
+        `| ${esc(r.label)} | ${r.published.toFixed(2)} | ${r.simulated.toFixed(2)} | ${(r.gap * 100).toFixed(0)} % | ` +
+          `±${(r.tolerance * 100).toFixed(0)} % | ${r.withinTolerance ? "within" : "**outside**"} |`,
+      );
+    }
+    lines.push("");
+  }
+  if (t.statements.length > 0) {
+    lines.push("What the publication says must happen, checked on the simulated rows:", "");
+    for (const s of t.statements)
+      lines.push(`- ${s.holds ? "✅ holds" : "❌ **does not hold**"}: ${esc(s.text)} *(${esc(s.detail)})*`);
+    lines.push("");
+  }
+  for (const n of t.notes) lines.push(`> ${esc(n)}`, "");
+  return `${lines.join("\n")}\n`;
+}
+
+/** The "every target at a glance" fragment and its chart. */
+function summaryFragment(data: ReproduceJson): string {
+  const lines = [
+    "| target | rows with a published figure | within ±25 % | ratio checks within tolerance | statements that hold | calibrated |",
+    "|---|---:|---:|---:|---:|---|",
+  ];
+  const categories: string[] = [];
+  const ratios: number[] = [];
+  for (const t of data.targets) {
+    const compared = t.rows.filter((r) => r.ratio !== null);
+    const close = compared.filter((r) => Math.abs(r.ratio! - 1) <= 0.25);
+    lines.push(
+      `| [${t.id}](#${t.id.toLowerCase()}) ${esc(t.title)} | ${compared.length} | ${close.length} | ` +
+        `${t.ratios.filter((r) => r.withinTolerance).length} / ${t.ratios.length} | ` +
+        `${t.statements.filter((s) => s.holds).length} / ${t.statements.length} | ${t.calibration ? "1 unknown" : "nothing"} |`,
+    );
+    for (const r of compared) {
+      categories.push(`${t.id} ${r.label}`.slice(0, 48));
+      ratios.push(r.ratio!);
+    }
+  }
+  const s = data.summary;
+  lines.push(
+    "",
+    `In all: ${s.hold} of ${s.statements} statements hold and ${s.withinTolerance} of ${s.ratios} ratio checks are within their tolerance ` +
+      `(scanlab ${data.scanlab}, ${data.calibration ? "with" : "without"} calibration${data.seed === null ? "" : `, seed ${data.seed}`}).`,
+    "",
+  );
+  writeFileSync(
+    join(figures, "faithful-ratios.svg"),
+    barChartSvg({
+      title: "Simulated / published, every row with a published figure (1 = exact)",
+      categories,
+      series: [{ name: "simulated / published", values: ratios }],
+      xLabel: "ratio on the row's metric",
+      digits: 2,
+      width: 720,
+    }),
+  );
+  lines.push("![simulated / published for every row](/figures/faithful-ratios.svg)", "");
+  return `${lines.join("\n")}\n`;
+}
+
+/** T7's eic sweeps as line charts (eic on a log axis), published beside simulated. */
+function t7Sweeps(t: TargetReport): string[] {
+  const out: string[] = [];
+  for (const [prefix, name] of [
+    ["ssd-eic", "Intel 320 SSD"],
+    ["raid-eic", "6 x S3600 RAID0"],
+  ] as const) {
+    const rows = t.rows.filter((r) => r.id.startsWith(prefix));
+    if (rows.length === 0) continue;
+    const eic = (id: string) => Number(id.slice(prefix.length));
+    const pub = rows.filter((r) => r.published?.timeS !== undefined);
+    const file = `t7-${prefix.replace("-eic", "")}-sweep.svg`;
+    writeFileSync(
+      join(figures, file),
+      lineChartSvg({
+        title: `T7: bitmap heap scan time vs effective_io_concurrency, ${name}`,
+        series: [
+          {
+            name: "published",
+            points: pub.map((r) => ({ x: eic(r.id), y: r.published!.timeS! })),
+            color: "#9e9e9e",
+          },
+          {
+            name: "simulated",
+            points: rows.map((r) => ({ x: eic(r.id), y: r.simulated.timeS })),
+            color: "#1f77b4",
+          },
+        ],
+        xLabel: "effective_io_concurrency (0 drawn at 1's left edge: log2 axis, 0 = no prefetch)",
+        yLabel: "seconds",
+        xLog2: true,
+      }),
+    );
+    out.push(file);
+  }
+  return out;
+}
+
+function writeFragment(name: string, text: string): void {
+  writeFileSync(join(generated, `${name}.md`), text);
+}
+
+function main(): void {
+  rmSync(generated, { recursive: true, force: true });
+  rmSync(figures, { recursive: true, force: true });
+  mkdirSync(generated, { recursive: true });
+  mkdirSync(join(figures, "reproduce"), { recursive: true });
+
+  const { dir, data, cached } = reproduce();
+  process.stdout.write(
+    `docs: reproduce results ${cached ? "from the cache" : "computed"} (${relative(app, dir)})\n`,
+  );
+  const reportFiles = existsSync(join(dir, "report")) ? readdirSync(join(dir, "report")) : [];
+  for (const t of data.targets) {
+    const charts = reportFiles.filter((f) => f.startsWith(`${t.id}-`) && f.endsWith(".svg")).sort();
+    for (const c of charts) copyFileSync(join(dir, "report", c), join(figures, "reproduce", c));
+    writeFragment(t.id, targetFragment(t, charts));
+    if (t.id === "T7") {
+      writeFragment(
+        "T7-sweeps",
+        t7Sweeps(t)
+          .map((f) => `![${f}](/figures/${f})\n`)
+          .join("\n"),
+      );
+    }
+  }
+  writeFragment("faithful-summary", summaryFragment(data));
+
+  for (const [name, text] of Object.entries(conformanceFragments(repoRoot, figures)))
+    writeFragment(name, text);
+
+  const help = (cmd: string) =>
+    `\`\`\`text\n$ scanlab ${cmd} --help\n${cli([cmd, "--help"]).trimEnd()}\n\`\`\`\n`;
+  writeFragment("cli-scan-help", help("scan"));
+  writeFragment("cli-calibrate-help", help("calibrate"));
+  writeFragment("cli-advise-help", help("advise"));
+  const adviseArgs = [
+    "advise",
+    "--device",
+    "raid0-6x-intel-s3600-100gb",
+    "--os",
+    "linux-5.4",
+    "--table-size",
+    "38GB",
+    "--workload",
+    "bitmap",
+    "--dataset",
+    "sequential",
+    "--pg",
+    "18",
+    "--seed",
+    "1",
+  ];
+  writeFragment(
+    "cli-advise-example",
+    `\`\`\`text\n$ scanlab ${adviseArgs.join(" ")}\n${cli(adviseArgs).trimEnd()}\n\`\`\`\n`,
+  );
+  writeFragment("cli-profiles", `\`\`\`text\n$ scanlab profiles\n${cli(["profiles"]).trimEnd()}\n\`\`\`\n`);
+}
+
+/** Every fragment a page includes must have been generated: a missing one would vanish silently. */
+function checkIncludes(): void {
+  const src = join(app, "src");
+  const missing: string[] = [];
+  for (const page of filesUnder(src).filter((f) => f.endsWith(".md") && !f.startsWith(generated))) {
+    for (const m of readFileSync(page, "utf8").matchAll(/<!--@include:\s*([^\s]+?)\s*-->/g)) {
+      const target = join(dirname(page), m[1]!);
+      if (!existsSync(target)) missing.push(`${relative(src, page)} includes ${m[1]}`);
+    }
+  }
+  if (missing.length > 0) throw new Error(`generated fragments missing:\n${missing.join("\n")}`);
+}
+
+main();
+checkIncludes();
