@@ -17,7 +17,7 @@ import type { Ctx } from "./context.js";
 import { VERSION } from "./version.js";
 
 function examples(lines: string[]): string {
-  return ` Examples: ${lines.map((l) => (l.startsWith("#") ? `  ${l}` : `  $ ${l}`)).join(" ")} `;
+  return `\nExamples:\n${lines.map((l) => (l.startsWith("#") ? `  ${l}` : `  $ ${l}`)).join("\n")}\n`;
 }
 
 const json = () => new Option("--json", "print one JSON document on stdout (machine output)");
@@ -251,7 +251,10 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
     .command("trace")
     .summary("read traces of real scans (strace pread64 logs, blkparse output)")
     .description("Read traces of real scans.")
-    .addHelpText("after", examples(["scanlab trace import scan.strace"]));
+    .addHelpText(
+      "after",
+      examples(["scanlab trace import scan.strace", "scanlab trace import scan.blk --json"]),
+    );
   trace
     .command("import")
     .summary("per-process runs and request sizes from an strace log or blkparse output")
