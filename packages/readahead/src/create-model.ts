@@ -13,14 +13,41 @@ import type { PageCache } from "./page-cache.js";
 import { type WindowsOptions, windowsReadahead } from "./windows.js";
 
 /** A model and its options. */
-export type ReadaheadModelSpec =
-  | ({ model: "linux" } & LinuxOptions)
-  | ({ model: "freebsd-ufs" } & FreeBsdUfsOptions)
-  | ({ model: "windows" } & WindowsOptions)
-  | ({ model: "none" } & DirectIoOptions);
+export type ReadaheadModelSpec = LinuxModelSpec | FreeBsdModelSpec | WindowsModelSpec | DirectIoModelSpec;
 
-/** OS names with a preset. */
-export const OS_PRESETS = {
+/** The `linux` model and its options. */
+export interface LinuxModelSpec extends LinuxOptions {
+  /** Model family. */
+  model: "linux";
+}
+/** The `freebsd-ufs` model and its options. */
+export interface FreeBsdModelSpec extends FreeBsdUfsOptions {
+  /** Model family. */
+  model: "freebsd-ufs";
+}
+/** The `windows` model and its options. */
+export interface WindowsModelSpec extends WindowsOptions {
+  /** Model family. */
+  model: "windows";
+}
+/** The `none` model (direct I/O) and its options. */
+export interface DirectIoModelSpec extends DirectIoOptions {
+  /** Model family. */
+  model: "none";
+}
+
+/** Names accepted by {@link createReadaheadModel} as a preset. */
+export type OsPresetName =
+  | "linux-5.4"
+  | "linux-6.1"
+  | "linux-6.10"
+  | "freebsd-12"
+  | "freebsd-13"
+  | "windows"
+  | "none";
+
+/** OS names with a preset (each a {@link ReadaheadModelSpec}). */
+export const OS_PRESETS: Readonly<Record<OsPresetName, ReadaheadModelSpec>> = {
   /** Linux 5.4: ≤6.9 rules, 5.4 read loop, order-0 pages (readahead.md §2, L54). */
   "linux-5.4": { model: "linux", version: "<=6.9", readLoop: "5.4" },
   /** Linux 6.1-6.9: ≤6.9 rules, filemap_read loop (Debian 12's kernel). */
@@ -35,10 +62,7 @@ export const OS_PRESETS = {
   windows: { model: "windows" },
   /** Direct I/O. */
   none: { model: "none" },
-} as const satisfies Record<string, ReadaheadModelSpec>;
-
-/** Names accepted by {@link createReadaheadModel} as a preset. */
-export type OsPresetName = keyof typeof OS_PRESETS;
+};
 
 /**
  * Builds a model over `cache` from a spec or an OS preset name (with optional overrides).

@@ -17,6 +17,7 @@ import {
   type IoTally,
   type OpenFile,
   type OpenOptions,
+  outcome,
   type PendingRead,
   type QuietRun,
   type ReadaheadModel,
@@ -67,7 +68,7 @@ export class DirectIo implements ReadaheadModel<OpenFile> {
       tally.syncIos++;
       tally.syncPages += n;
     }
-    return { ...tally, readyAtUs, pending: null, hitPages: 0 };
+    return outcome(tally, readyAtUs, null, 0);
   }
 
   resume(_pending: PendingRead, _nowUs: number, _submit: SubmitIo): ReadOutcome {

@@ -55,6 +55,7 @@ import {
   issueRun,
   type OpenFile,
   type OpenOptions,
+  outcome,
   PAGE_BYTES,
   type PendingRead,
   type QuietRun,
@@ -270,8 +271,8 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
     const hitPages = hit.readyAtUs <= nowUs ? hit.pages : 0;
     if (this.fastPath(of, page, pages, nowUs)) {
       of.nextOffPages = page + pages;
-      this.cache.touch(of.file, page, pages);
-      return { ...emptyTally(), readyAtUs: nowUs, pending: null, hitPages };
+      this.cache.touch(of.file, page, pages, nowUs);
+      return outcome(emptyTally(), nowUs, null, hitPages);
     }
     const seq = this.heuristic(of, page, pages);
     const r = new FreeBsdPending(
@@ -305,22 +306,19 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
   ): { state: PageState; readyAtUs: number; markerUnit: number } {
     const a = lbn * this.blockPages;
     const b = Math.min(a + this.blockPages, of.sizePages);
-    const cache = this.cache;
-    if (cache.nextMissing(of.file, a, b - a) < b)
-      return { state: "absent", readyAtUs: Number.NaN, markerUnit: -1 };
-    const t = cache.readyAt(of.file, a, b, nowUs);
-    return {
-      state: t > nowUs ? "in-flight" : "valid",
-      readyAtUs: t,
-      markerUnit: cache.markerIn(of.file, a, b),
-    };
-  }
-
-  /** Any page of block `lbn` cached (a partly valid buffer stops a cluster). */
-  private anyPagePresent(of: FreeBsdOpenFile, lbn: number): boolean {
-    const a = lbn * this.blockPages;
-    const b = Math.min(a + this.blockPages, of.sizePages);
-    return this.cache.nextPresent(of.file, a, b) < b;
+    // One walk over the block's extents: all present? latest completion? a mark?
+    let e = this.cache.extentAt(of.file, a);
+    let t = nowUs;
+    let mark = -1;
+    let p = a;
+    while (p < b) {
+      if (e === null || e.start > p) return { state: "absent", readyAtUs: Number.NaN, markerUnit: -1 };
+      if (e.readyAtUs > t) t = e.readyAtUs;
+      if (mark < 0 && e.mark >= 0) mark = e.mark;
+      p = e.end;
+      e = e.next[0]!;
+    }
+    return { state: t > nowUs ? "in-flight" : "valid", readyAtUs: t, markerUnit: mark };
   }
 
   /** Anything for cluster_read to decide in blocks [from, lastLbn] of this read? */
@@ -408,13 +406,13 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
     }
     r.done = true;
     of.nextOffPages = r.end;
-    this.cache.touch(of.file, r.startPage, r.end - r.startPage);
-    return { ...tally, readyAtUs: r.readyAtUs, pending: null, hitPages: r.hitPages };
+    this.cache.touch(of.file, r.startPage, r.end - r.startPage, nowUs);
+    return outcome(tally, r.readyAtUs, null, r.hitPages);
   }
 
   private pendingAt(r: FreeBsdPending, untilUs: number, tally: IoTally): ReadOutcome {
     if (untilUs > r.readyAtUs) r.readyAtUs = untilUs;
-    return { ...tally, readyAtUs: untilUs, pending: r, hitPages: r.hitPages };
+    return outcome(tally, untilUs, r, r.hitPages);
   }
 
   private noteReady(r: FreeBsdPending, lbn: number, nowUs: number): void {
@@ -532,8 +530,14 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
     let n = run;
     while (n > 1 && first + n > fullBlocks) n--;
     if (!sync && this.blockState(of, first, nowUs).state !== "absent") return 1;
-    let k = 1;
-    while (k < n && !this.anyPagePresent(of, first + k)) k++;
+    // Blocks first+1 .. first+n-1 join while no page of theirs is cached (present, busy or partly valid).
+    let k = n;
+    if (n > 1) {
+      const from = (first + 1) * bp;
+      const to = Math.min((first + n) * bp, of.sizePages);
+      const present = cache.nextPresent(of.file, from, to);
+      if (present < to) k = Math.floor((present - first * bp) / bp);
+    }
     const startPage = first * bp;
     const endPage = Math.min((first + k) * bp, of.sizePages);
     issueRun(cache, submit, tally, of.file, startPage, endPage - startPage, sync, k * bp, nowUs);
@@ -662,7 +666,7 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
       of.seqcount = Math.min(IO_SEQMAX, of.seqcount + inc);
     }
     of.nextOffPages = page + pages;
-    this.cache.touch(of.file, page, pages);
+    this.cache.touch(of.file, page, pages, nowUs);
   }
 }
 

@@ -11,9 +11,13 @@
  */
 export {
   createReadaheadModel,
+  type DirectIoModelSpec,
+  type FreeBsdModelSpec,
+  type LinuxModelSpec,
   OS_PRESETS,
   type OsPresetName,
   type ReadaheadModelSpec,
+  type WindowsModelSpec,
 } from "./create-model.js";
 export { DirectIo, type DirectIoOptions, directIo } from "./direct-io.js";
 export { ReadaheadError, type ReadaheadErrorCode } from "./errors.js";
@@ -26,6 +30,7 @@ export {
   freebsdUfsReadahead,
 } from "./freebsd-ufs.js";
 export {
+  type LinuxDecision,
   LinuxOpenFile,
   type LinuxOptions,
   LinuxReadahead,
@@ -51,6 +56,7 @@ export {
 } from "./model.js";
 export {
   type CachedRun,
+  type FolioInfo,
   PageCache,
   type PageCacheOptions,
   type PageCacheStats,

@@ -80,6 +80,7 @@ import {
   issueRun,
   type OpenFile,
   type OpenOptions,
+  outcome,
   PAGE_BYTES,
   type PendingRead,
   type QuietRun,
@@ -89,15 +90,45 @@ import {
   UNBOUNDED_PAGES,
   wholeReads,
 } from "./model.js";
-import type { PageCache } from "./page-cache.js";
+import type { Extent, PageCache } from "./page-cache.js";
 
 /** Linux readahead rule sets (readahead.md §2.5, §2.6, §2.10). */
 export type LinuxVersion = "<=6.9" | ">=6.10";
 /** Read loop of `mm/filemap.c`: 5.4 `do_generic_file_read` or 5.12+ `filemap_read` (readahead.md §2.3). */
 export type LinuxReadLoop = "5.4" | "5.12";
 
+/** One readahead decision, as reported to {@link LinuxOptions.onDecision}. */
+export interface LinuxDecision {
+  /** Sync path (a miss) or async path (a marker hit). */
+  path: "sync" | "async";
+  /**
+   * Rule that fired: `initial` (start of a stream), `continue` (the expected
+   * next window), `context` (sized from cached history), `random` (small
+   * random read, state untouched), `marker` (someone else's marker), `none`
+   * (async path gave up), `forced` (RANDOM mode or readahead off).
+   */
+  rule: "initial" | "continue" | "context" | "random" | "marker" | "none" | "forced";
+  /** File. */
+  file: number;
+  /** Page the decision was made at. */
+  index: number;
+  /** Pages the read still wanted. */
+  req: number;
+  /** Resulting window (for initial, continue, context, marker). */
+  start: number;
+  /** Window size. */
+  size: number;
+  /** Window async size. */
+  asyncSize: number;
+}
+
 /** Options of {@link linuxReadahead}. */
 export interface LinuxOptions {
+  /**
+   * Called for every readahead decision (debugging, teaching, comparing with
+   * the kernel's `readahead:page_cache_sync_ra` / `page_cache_async_ra` trace events).
+   */
+  onDecision?: (d: LinuxDecision) => void;
   /** Rule set. Default ">=6.10". */
   version?: LinuxVersion;
   /** Read loop; "5.4" only goes with "<=6.9". Default "5.12". */
@@ -113,6 +144,14 @@ export interface LinuxOptions {
    * sectors, block/blk-settings.c since 4.3).
    */
   maxSectorsKb?: number;
+  /**
+   * The device's `max_segments`: a request holds at most this many segments,
+   * and the order-0 pages of a window are one segment each, so an 8 MiB
+   * window of order-0 pages becomes 1016 KiB requests on a virtio disk
+   * (254 segments; traced on the 6.18 machine). Default 128
+   * (`BLK_MAX_SEGMENTS`, include/linux/blkdev.h).
+   */
+  maxSegments?: number;
   /**
    * Large folios in the page cache (≥6.10 only). Default true for ">=6.10":
    * XFS has them since 5.18 and ext4 since 6.16 (the kernel measured here).
@@ -239,12 +278,15 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
   readonly bdiRaPages: number;
   /** `io_pages` and the largest request, in pages. */
   readonly maxIoPages: number;
+  /** Most segments per request. */
+  readonly maxSegments: number;
   /** Large folios on. */
   readonly largeFolios: boolean;
   /** Largest folio order. */
   readonly maxFolioOrder: number;
   /** xarray lag emulation on. */
   readonly xarrayLag: boolean;
+  private readonly onDecision: ((d: LinuxDecision) => void) | undefined;
   /** Async window ends aligned to the folio order. */
   readonly alignWindows: boolean;
 
@@ -275,6 +317,10 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
     const raKb = checkNumber("Linux readAheadKb", options.readAheadKb ?? 128, { min: 0 });
     const maxKb = checkNumber("Linux maxSectorsKb", options.maxSectorsKb ?? 1280, { min: 4 });
     this.bdiRaPages = Math.floor(raKb / 4);
+    this.maxSegments = checkNumber("Linux maxSegments", options.maxSegments ?? 128, {
+      min: 1,
+      integer: true,
+    });
     this.maxIoPages = Math.floor(maxKb / 4);
     this.largeFolios = version === ">=6.10" && (options.largeFolios ?? true);
     this.maxFolioOrder = checkNumber("Linux maxFolioOrder", options.maxFolioOrder ?? 9, {
@@ -282,6 +328,7 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
       integer: true,
     });
     this.xarrayLag = this.largeFolios && (options.xarrayLag ?? true);
+    this.onDecision = options.onDecision;
     this.alignWindows = version === ">=6.10" && (options.alignWindows ?? true);
     this.confidence = version === ">=6.10" ? ("high" as const) : ("medium" as const);
     this.label =
@@ -329,49 +376,54 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
     while (r.pos < r.end) {
       const p = r.pos;
       if (prevPerBatch && p > r.startPage) of.prevIndex = p;
-      if (!cache.isPresent(file, p)) {
+      let e = cache.extentAt(file, p);
+      if (e === null) {
         this.syncReadahead(of, p, r.end - p, nowUs, submit, tally);
-        if (!cache.isPresent(file, p)) {
+        e = cache.extentAt(file, p);
+        if (e === null) {
           // filemap_create_folio / no_cached_page: read this one page.
-          issueRun(cache, submit, tally, file, p, 1, true, this.maxIoPages, nowUs);
+          issueRun(
+            cache,
+            submit,
+            tally,
+            file,
+            p,
+            1,
+            true,
+            this.maxIoPages,
+            nowUs,
+            undefined,
+            this.maxSegments,
+          );
+          e = cache.extentAt(file, p);
         }
       }
       // Batch: present pages from p up to the first absent, marked or in-flight one.
       let q = p;
-      let stopMarked = -1;
-      let stopReady = Number.NEGATIVE_INFINITY;
-      let stopped = false;
-      while (q < r.end) {
-        const info = cache.page(file, q, nowUs);
-        if (info.state === "absent") {
-          stopped = true;
+      let stop: Extent | null = null;
+      while (q < r.end && e !== null && e.start <= q) {
+        if (e.mark >= 0 || e.readyAtUs > nowUs) {
+          stop = e;
           break;
         }
-        if (info.markerUnit >= 0 || info.state === "in-flight") {
-          stopMarked = info.markerUnit;
-          stopReady = info.state === "in-flight" ? info.readyAtUs : Number.NEGATIVE_INFINITY;
-          stopped = true;
-          break;
-        }
-        // valid, unmarked: skip the whole run of such pages at once
-        const run = cache.run(file, q, r.end - q, nowUs);
-        q += Math.max(1, run.pages);
+        q = e.end;
+        e = e.next[0]!;
       }
-      if (!stopped || cache.page(file, q, nowUs).state === "absent") {
-        r.pos = q;
+      if (stop === null) {
+        r.pos = Math.min(q, r.end); // the end, or an absent page: next round takes the sync path
         continue;
       }
       // q is marked and/or in flight: the batch ends with it.
-      if (stopMarked >= 0) {
-        this.asyncReadahead(of, stopMarked, r.end - stopMarked, nowUs, submit, tally);
-      }
+      const stopMarked = stop.mark;
+      const stopReady = stop.readyAtUs;
+      if (stopMarked >= 0) this.asyncReadahead(of, stopMarked, r.end - stopMarked, nowUs, submit, tally);
       if (stopReady > nowUs) {
         // The reader sleeps on page q until stopReady. Anything left to decide after that?
         if (stopReady > r.readyAtUs) r.readyAtUs = stopReady;
         const after = q + 1;
         if (after < r.end && this.needsDecision(file, after, r.end)) {
           r.pos = after;
-          return { ...tally, readyAtUs: stopReady, pending: r, hitPages: r.hitPages };
+          return outcome(tally, stopReady, r, r.hitPages);
         }
         r.readyAtUs = Math.max(r.readyAtUs, cache.readyAt(file, after, r.end, nowUs));
         r.pos = r.end;
@@ -380,21 +432,40 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
       r.pos = q + 1;
     }
     // The copy is done: remember where the read ended, refresh the pages in the LRU.
-    this.finishRead(r);
-    return { ...tally, readyAtUs: r.readyAtUs, pending: null, hitPages: r.hitPages };
+    this.finishRead(r, nowUs);
+    return outcome(tally, r.readyAtUs, null, r.hitPages);
   }
 
   private needsDecision(file: number, from: number, end: number): boolean {
     return this.cache.nextMissing(file, from, end - from) < end || this.cache.markerIn(file, from, end) >= 0;
   }
 
-  private finishRead(r: LinuxPending): void {
+  private finishRead(r: LinuxPending, nowUs: number): void {
     r.done = true;
     r.of.prevIndex = this.readLoop === "5.4" ? r.end - 1 : r.end;
-    this.cache.touch(r.of.file, r.startPage, r.end - r.startPage);
+    this.cache.touch(r.of.file, r.startPage, r.end - r.startPage, nowUs);
   }
 
   // ------------------------------------------------------------- sync path
+
+  private note(
+    of: LinuxOpenFile,
+    path: "sync" | "async",
+    rule: LinuxDecision["rule"],
+    index: number,
+    req: number,
+  ): void {
+    this.onDecision?.({
+      path,
+      rule,
+      file: of.file,
+      index,
+      req,
+      start: of.start,
+      size: of.size,
+      asyncSize: of.asyncSize,
+    });
+  }
 
   /** `ractl_max_pages()`: a read bigger than the window may use up to io_pages. */
   private maxPages(of: LinuxOpenFile, req: number): number {
@@ -413,10 +484,12 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
   ): void {
     if (of.raPages === 0) {
       // ≥5.10: forced read of one page (5.4 reads the same page through the loop).
+      this.note(of, "sync", "forced", index, 1);
       this.forcedRead(of, index, 1, true, nowUs, submit, tally);
       return;
     }
     if (of.random) {
+      this.note(of, "sync", "forced", index, req);
       this.forcedRead(of, index, req, true, nowUs, submit, tally);
       return;
     }
@@ -424,20 +497,24 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
     const sequential = of.prevIndex >= 0 && (index === of.prevIndex || index === of.prevIndex + 1);
     if (this.version === "<=6.9") {
       let initial = false;
+      let rule: LinuxDecision["rule"] = "context";
       if (index === 0) initial = true;
       else if (index === of.start + of.size - of.asyncSize || index === of.start + of.size) {
         // CONTINUE
         of.start += of.size;
-        of.size = linuxNextRaSize(of.size, max);
+        of.size = Math.max(of.size, linuxNextRaSize(of.size, max));
         of.asyncSize = of.size;
+        rule = "continue";
       } else if (req > max || sequential) initial = true;
       else if (!this.context(of, index, req, max, nowUs, submit, tally)) return;
       if (initial) {
         of.start = index;
         of.size = linuxInitRaSize(req, max);
         of.asyncSize = of.size > req ? of.size - req : of.size;
+        rule = "initial";
       }
       this.readit(of, index, max);
+      this.note(of, "sync", rule, index, req);
       this.submitWindow(of, of.start, of.size, of.asyncSize, true, nowUs, submit, tally);
       return;
     }
@@ -446,7 +523,9 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
       of.start = index;
       of.size = linuxInitRaSize(req, max);
       of.asyncSize = of.size > req ? of.size - req : Math.floor(of.size / 2);
+      this.note(of, "sync", "initial", index, req);
     } else if (!this.context(of, index, req, max, nowUs, submit, tally)) return;
+    else this.note(of, "sync", "context", index, req);
     of.order = 0;
     this.submitWindow(of, of.start, of.size, of.asyncSize, true, nowUs, submit, tally);
   }
@@ -466,6 +545,7 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
   ): boolean {
     let h = this.historyBelow(of.file, index, max);
     if (h <= req) {
+      this.note(of, "sync", "random", index, req);
       this.doPageCacheRa(of, index, req, 0, true, nowUs, submit, tally);
       return false;
     }
@@ -506,35 +586,47 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
     const index = unitStart;
     const max = this.maxPages(of, req);
     if (this.version === "<=6.9") {
+      let rule: LinuxDecision["rule"] = "marker";
       if (index === 0) {
         of.start = index;
         of.size = linuxInitRaSize(req, max);
         of.asyncSize = of.size > req ? of.size - req : of.size;
+        rule = "initial";
       } else if (index === of.start + of.size - of.asyncSize || index === of.start + of.size) {
         of.start += of.size;
-        of.size = linuxNextRaSize(of.size, max);
+        of.size = Math.max(of.size, linuxNextRaSize(of.size, max));
         of.asyncSize = of.size;
+        rule = "continue";
       } else {
         const s = this.nextMiss(of.file, index + 1, max);
-        if (s - index > max) return;
+        if (s - index > max) {
+          this.note(of, "async", "none", index, req);
+          return;
+        }
         of.start = s;
         of.size = linuxNextRaSize(s - index + req, max);
         of.asyncSize = of.size;
       }
       this.readit(of, index, max);
+      this.note(of, "async", rule, index, req);
       this.submitWindow(of, of.start, of.size, of.asyncSize, false, nowUs, submit, tally);
       return;
     }
     // >= 6.10
     const expected = roundDown(of.start + of.size - of.asyncSize, unitPages);
+    let rule: LinuxDecision["rule"] = "continue";
     if (index === expected) {
       of.start += of.size;
       of.size = Math.max(of.size, linuxNextRaSize(of.size, max));
     } else {
       const s = this.nextMiss(of.file, index + 1, max);
-      if (s - index > max) return;
+      if (s - index > max) {
+        this.note(of, "async", "none", index, req);
+        return;
+      }
       of.start = s;
       of.size = linuxNextRaSize(s - index + req, max);
+      rule = "marker";
     }
     of.order += 2;
     if (this.alignWindows) {
@@ -544,6 +636,7 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
       if (alignedEnd > of.start) of.size -= end - alignedEnd;
     }
     of.asyncSize = of.size;
+    this.note(of, "async", rule, index, req);
     this.submitWindow(of, of.start, of.size, of.asyncSize, false, nowUs, submit, tally);
   }
 
@@ -685,7 +778,19 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
           runs[last + 1] = runs[last + 1]! + folios[i + 1]!;
         } else runs.push(fs, folios[i + 1]!, order);
       }
-      issueRun(cache, submit, tally, file, start, index - start, sync, this.maxIoPages, nowUs, runs);
+      issueRun(
+        cache,
+        submit,
+        tally,
+        file,
+        start,
+        index - start,
+        sync,
+        this.maxIoPages,
+        nowUs,
+        runs,
+        this.maxSegments,
+      );
       for (let i = 0; i < folios.length; i += 2) {
         const fs = folios[i]!;
         const fn = folios[i + 1]!;
@@ -725,7 +830,19 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
       // absent run [miss, runEnd)
       const runEnd = cache.nextPresent(file, miss, end);
       if (mark >= miss && mark < runEnd) markAllocated = true;
-      issueRun(cache, submit, tally, file, miss, runEnd - miss, sync, this.maxIoPages, nowUs);
+      issueRun(
+        cache,
+        submit,
+        tally,
+        file,
+        miss,
+        runEnd - miss,
+        sync,
+        this.maxIoPages,
+        nowUs,
+        undefined,
+        this.maxSegments,
+      );
       p = runEnd;
     }
     if (markAllocated) cache.setMarker(file, mark, mark + 1, nowUs);
@@ -801,10 +918,10 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
     return { pages, readyAtUs: pages > 0 ? run.readyAtUs : nowUs };
   }
 
-  skipQuiet(of: LinuxOpenFile, page: number, pages: number, _pagesPerRead: number, _nowUs: number): void {
+  skipQuiet(of: LinuxOpenFile, page: number, pages: number, _pagesPerRead: number, nowUs: number): void {
     if (pages <= 0) return;
     of.prevIndex = this.readLoop === "5.4" ? page + pages - 1 : page + pages;
-    this.cache.touch(of.file, page, pages);
+    this.cache.touch(of.file, page, pages, nowUs);
   }
 }
 

@@ -32,3 +32,4 @@ export {
   type RampComparison,
 } from "./kernel/kernel-measurement.js";
 export { evictFile, residentPages, sleepMs } from "./kernel/page-cache-tools.js";
+export { measureWakeupLatency, quantiles } from "./kernel/wakeup-latency.js";

@@ -174,7 +174,7 @@ function compare(cache: PageCache, naive: NaiveCache, nowUs: number): void {
       if (s === undefined) expect(info.state).toBe("absent");
       else {
         expect(info.state).toBe(s.readyAtUs <= nowUs ? "valid" : "in-flight");
-        expect(info.readyAtUs).toBe(s.readyAtUs <= nowUs ? nowUs : s.readyAtUs);
+        expect(info.readyAtUs).toBe(Math.max(nowUs, s.readyAtUs));
         expect(info.markerUnit).toBe(s.mark);
       }
       if (p % 7 === 0) {

@@ -42,6 +42,8 @@
 import { checkNumber } from "./errors.js";
 import { Extent, ExtentList } from "./extent-list.js";
 
+export type { Extent } from "./extent-list.js";
+
 /** State of one cached page at a given time. */
 export type PageState = "absent" | "in-flight" | "valid";
 
@@ -89,6 +91,14 @@ export interface PageCacheOptions {
    * (unlimited capacity: one epoch, no eviction).
    */
   lruEpochPages?: number;
+}
+
+/** A folio as {@link PageCache.folioAt} reports it. */
+export interface FolioInfo {
+  /** First page of the folio. */
+  start: number;
+  /** log2 of its pages. */
+  order: number;
 }
 
 /** Counters of a {@link PageCache}. */
@@ -175,6 +185,15 @@ export class PageCache {
     };
   }
 
+  /**
+   * The extent holding `page`, or null (no allocation; for the models' hot paths).
+   *
+   * @internal
+   */
+  extentAt(file: number, page: number): Extent | null {
+    return this.files.get(file)?.find(page) ?? null;
+  }
+
   /** True if the page is cached (valid or in flight). */
   isPresent(file: number, page: number): boolean {
     return (this.files.get(file)?.find(page) ?? null) !== null;
@@ -209,7 +228,7 @@ export class PageCache {
    * or null if the page is absent. Folios are naturally aligned runs of
    * `2^order` pages inserted together (see {@link PageCache.insert}).
    */
-  folioAt(file: number, page: number): { start: number; order: number } | null {
+  folioAt(file: number, page: number): FolioInfo | null {
     const e = this.files.get(file)?.find(page) ?? null;
     if (e === null) return null;
     const size = 2 ** e.order;
@@ -403,24 +422,27 @@ export class PageCache {
 
   /**
    * Refreshes pages `[start, start + pages)` in the LRU order, exactly as
-   * `pages` one-page touches in increasing order would.
+   * `pages` one-page touches in increasing order would. Given `nowUs`, also
+   * folds the touched pages whose I/O has completed into their valid
+   * neighbours (fewer extents; nothing observable changes).
    */
-  touch(file: number, start: number, pages: number): void {
+  touch(file: number, start: number, pages: number, nowUs?: number): void {
     if (pages <= 0) return;
     const list = this.files.get(file);
     if (!Number.isFinite(this.lruEpochPages) || list === undefined) {
       this.clock += pages;
-      return;
+    } else {
+      let q = start;
+      const end = start + pages;
+      while (q < end) {
+        const epoch = this.epochOf(this.clock);
+        const n = Math.min(end - q, this.pagesLeftInEpoch());
+        this.setEpoch(list, q, q + n, epoch);
+        this.clock += n;
+        q += n;
+      }
     }
-    let q = start;
-    const end = start + pages;
-    while (q < end) {
-      const epoch = this.epochOf(this.clock);
-      const n = Math.min(end - q, this.pagesLeftInEpoch());
-      this.setEpoch(list, q, q + n, epoch);
-      this.clock += n;
-      q += n;
-    }
+    if (nowUs !== undefined && list !== undefined) this.coalesce(list, start, start + pages, nowUs);
   }
 
   /**
@@ -492,6 +514,7 @@ export class PageCache {
   }
 
   private addToBucket(e: Extent): void {
+    if (!Number.isFinite(this.capacityPages)) return; // nothing is ever evicted: no LRU bookkeeping
     let set = this.buckets.get(e.epoch);
     if (set === undefined) {
       set = new Set();
@@ -503,6 +526,7 @@ export class PageCache {
   }
 
   private removeFromBucket(e: Extent): void {
+    if (!Number.isFinite(this.capacityPages)) return; // nothing is ever evicted: no LRU bookkeeping
     const set = this.buckets.get(e.epoch);
     if (set === undefined) return;
     set.delete(e);

@@ -26,10 +26,32 @@ import { PageCache } from "./page-cache.js";
 
 /** How the processes share the file. */
 export type ScanPattern =
-  | { kind: "sequential" }
-  | { kind: "stride"; processes: number }
-  | { kind: "chunk"; processes: number; chunkBlocks: number }
-  | { kind: "random"; reads: number; seed?: number };
+  | {
+      /** One reader, block after block. */
+      kind: "sequential";
+    }
+  | {
+      /** One block per claim from the shared counter (before PostgreSQL 14). */
+      kind: "stride";
+      /** Scanning processes (leader + workers). */
+      processes: number;
+    }
+  | {
+      /** `chunkBlocks` per claim (PostgreSQL 14+). */
+      kind: "chunk";
+      /** Scanning processes. */
+      processes: number;
+      /** Blocks per claim. */
+      chunkBlocks: number;
+    }
+  | {
+      /** One reader, `reads` random blocks. */
+      kind: "random";
+      /** Reads. */
+      reads: number;
+      /** Seed of the block choice (default 7). */
+      seed?: number;
+    };
 
 /** The device of readahead.md §5 (or a measured one). */
 export interface HarnessDevice {
@@ -61,6 +83,23 @@ export interface ScanHarnessOptions {
   device?: HarnessDevice;
   /** All processes share one open file (one `struct file`). Default false. */
   sharedOpen?: boolean;
+  /**
+   * Scheduler wake-up latency (µs): a process that slept on I/O runs again
+   * on average this long after the I/O completes (uniformly between 0 and
+   * twice this), while processes that did not sleep go on; or, given a list
+   * of measured wake-up latencies, one of them drawn at random. Default 0
+   * (readahead.md §5). On a loaded machine it is what turns "striding" into
+   * runs of consecutive blocks per process.
+   */
+  wakeupUs?: number | readonly number[];
+  /**
+   * CPUs the processes share. Default unlimited (each process has its own,
+   * readahead.md §5). With fewer CPUs than busy processes, a CPU burst is
+   * stretched by (processes computing at once) / cpus, a processor-sharing
+   * approximation: 4 readers on a 2-core machine each read at half speed while
+   * all compute, which changes which reader reaches which marker first.
+   */
+  cpus?: number;
   /** Use quietRun/skipQuiet over runs of cached blocks. Default true. */
   fastPath?: boolean;
   /** Page cache capacity in pages. Default unlimited (cold cache, file smaller than RAM). */
@@ -193,6 +232,29 @@ export function simulateScan(pattern: ScanPattern, options: ScanHarnessOptions):
     allowInfinity: true,
   });
   const fastPath = options.fastPath ?? true;
+  const cpus = checkNumber("harness cpus", options.cpus ?? Number.POSITIVE_INFINITY, {
+    min: 1,
+    allowInfinity: true,
+  });
+  const wakeup = options.wakeupUs ?? 0;
+  const wakeupSamples =
+    typeof wakeup === "number" ? null : wakeup.map((w) => checkNumber("harness wakeupUs sample", w));
+  const wakeupUs = typeof wakeup === "number" ? checkNumber("harness wakeupUs", wakeup, { min: 0 }) : 0;
+  /**
+   * When a process that asked at `t` runs again if its data is ready at
+   * `ready`: if it slept, after a wake-up delay drawn uniformly in
+   * [0, 2 x wakeupUs) from its own PRNG (so sleepers woken by the same I/O
+   * do not all run at once).
+   */
+  let wakeProc = 0;
+  const resumeAt = (t: number, ready: number): number => {
+    if (ready <= t) return t;
+    if (wakeupSamples !== null && wakeupSamples.length > 0) {
+      return ready + wakeupSamples[Math.floor(rngs[wakeProc]!() * wakeupSamples.length)]!;
+    }
+    if (wakeupUs === 0) return ready;
+    return ready + 2 * wakeupUs * rngs[wakeProc]!();
+  };
   const cache = new PageCache(
     options.capacityPages === undefined ? {} : { capacityPages: options.capacityPages },
   );
@@ -278,11 +340,18 @@ export function simulateScan(pattern: ScanPattern, options: ScanHarnessOptions):
     });
     return done;
   };
-  const cpu = (i: number, nblocks: number): number => {
+  // Ends of the CPU bursts in progress (for the processor-sharing stretch).
+  const bursts: number[] = [];
+  /** CPU time of `nblocks` blocks for process i, starting at `startUs`, stretched if CPUs are shared. */
+  const cpu = (i: number, nblocks: number, startUs: number): number => {
     let t = 0;
     const rng = rngs[i]!;
     for (let k = 0; k < nblocks; k++) t += cpuUs * (1 + jitter * (2 * rng() - 1));
-    return t;
+    if (!Number.isFinite(cpus) || t === 0) return t;
+    for (let k = bursts.length - 1; k >= 0; k--) if (bursts[k]! <= startUs) bursts.splice(k, 1);
+    const stretched = t * Math.max(1, (bursts.length + 1) / cpus);
+    bursts.push(startUs + stretched);
+    return stretched;
   };
 
   const events = new EventQueue();
@@ -293,13 +362,17 @@ export function simulateScan(pattern: ScanPattern, options: ScanHarnessOptions):
     const [t, i] = events.pop();
     nowUs = t;
     proc = i;
+    wakeProc = i;
     const of = opens[i]!;
     const pend = pending[i];
     if (pend) {
       const out = model.resume(pend, t, submit);
       pending[i] = out.pending;
-      if (out.pending) events.push(out.readyAtUs, i);
-      else events.push(out.readyAtUs + cpu(i, lastReadBlocks[i]!), i);
+      if (out.pending) events.push(resumeAt(t, out.readyAtUs), i);
+      else {
+        const r = resumeAt(t, out.readyAtUs);
+        events.push(r + cpu(i, lastReadBlocks[i]!, r), i);
+      }
       continue;
     }
     // Claim work if the current claim is used up.
@@ -332,7 +405,8 @@ export function simulateScan(pattern: ScanPattern, options: ScanHarnessOptions):
         model.skipQuiet(of, b * bp, qBlocks * bp, bpr * bp, t);
         reads += Math.ceil(qBlocks / bpr);
         cur[i] = b + qBlocks;
-        events.push(q.readyAtUs + cpu(i, qBlocks), i);
+        const r = resumeAt(t, q.readyAtUs);
+        events.push(r + cpu(i, qBlocks, r), i);
         continue;
       }
     }
@@ -342,8 +416,11 @@ export function simulateScan(pattern: ScanPattern, options: ScanHarnessOptions):
     cur[i] = b + n;
     lastReadBlocks[i] = n;
     pending[i] = out.pending;
-    if (out.pending) events.push(out.readyAtUs, i);
-    else events.push(out.readyAtUs + cpu(i, n), i);
+    if (out.pending) events.push(resumeAt(t, out.readyAtUs), i);
+    else {
+      const r = resumeAt(t, out.readyAtUs);
+      events.push(r + cpu(i, n, r), i);
+    }
   }
   const elapsedUs = finishedUs;
   return {

@@ -47,6 +47,7 @@ import {
   issueRun,
   type OpenFile,
   type OpenOptions,
+  outcome,
   PAGE_BYTES,
   type PendingRead,
   type QuietRun,
@@ -243,8 +244,8 @@ export class WindowsReadahead implements ReadaheadModel<WindowsOpenFile> {
     of.h2Pages = of.h1Pages;
     of.h1Page = page;
     of.h1Pages = pages;
-    cache.touch(of.file, page, pages);
-    return { ...tally, readyAtUs, pending: null, hitPages };
+    cache.touch(of.file, page, pages, nowUs);
+    return outcome(tally, readyAtUs, null, hitPages);
   }
 
   private issueAbsent(
@@ -386,10 +387,10 @@ export class WindowsReadahead implements ReadaheadModel<WindowsOpenFile> {
     return { pages, readyAtUs: pages > 0 ? run.readyAtUs : nowUs };
   }
 
-  skipQuiet(of: WindowsOpenFile, page: number, pages: number, pagesPerRead: number, _nowUs: number): void {
+  skipQuiet(of: WindowsOpenFile, page: number, pages: number, pagesPerRead: number, nowUs: number): void {
     if (pages <= 0) return;
     this.walkQuiet(of, page, pages, pagesPerRead, true);
-    this.cache.touch(of.file, page, pages);
+    this.cache.touch(of.file, page, pages, nowUs);
   }
 }
 

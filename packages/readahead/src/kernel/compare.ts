@@ -23,6 +23,8 @@ export interface MachineParameters {
   readAheadKb: number;
   /** Device `max_sectors_kb`. */
   maxSectorsKb: number;
+  /** Device `max_segments`. */
+  maxSegments: number;
   /** File system type (ext4, xfs...). */
   fsType: string;
   /** Large folios in the file's page cache (from the release and file system). */
@@ -31,12 +33,24 @@ export interface MachineParameters {
   cpuUsPerBlock: number;
   /** Device timing measured on the machine. */
   device: Required<HarnessDevice>;
+  /**
+   * Thread wake-up latencies measured on the machine (µs; quantiles of a
+   * futex ping-pong between two threads). A woken reader runs this late.
+   */
+  wakeupUs: number[];
+  /** CPUs the reader threads share. */
+  cpus: number;
   /** Test file size in 8 kB blocks. */
   fileBlocks: number;
 }
 
 /** Kernel line and read loop for a Linux release string such as "6.18.44-fc". */
-export function linuxLineOfRelease(release: string): { version: LinuxVersion; readLoop: LinuxReadLoop } {
+export function linuxLineOfRelease(release: string): {
+  /** Rule set. */
+  version: LinuxVersion;
+  /** Read loop. */
+  readLoop: LinuxReadLoop;
+} {
   const m = /^(\d+)\.(\d+)/.exec(release);
   if (m === null) {
     throw new ReadaheadError(
@@ -72,6 +86,7 @@ function modelFor(params: MachineParameters, cache: PageCache) {
     readLoop: params.readLoop,
     readAheadKb: params.readAheadKb,
     maxSectorsKb: params.maxSectorsKb,
+    maxSegments: params.maxSegments,
     largeFolios: params.largeFolios,
   });
 }
@@ -98,11 +113,14 @@ export function modelRamp(params: MachineParameters, startBlock: number, reads: 
 }
 
 /** The pattern played through the model on the machine's parameters. */
-export function modelPattern(params: MachineParameters, pattern: ScanPattern): ScanResult {
+export function modelPattern(params: MachineParameters, pattern: ScanPattern, seed = 1): ScanResult {
   return simulateScan(pattern, {
+    seed,
     model: (cache) => modelFor(params, cache),
     blocks: params.fileBlocks,
     cpuUsPerBlock: params.cpuUsPerBlock,
     device: params.device,
+    wakeupUs: params.wakeupUs,
+    cpus: params.cpus,
   });
 }

@@ -23,11 +23,14 @@
  * 4. Play the same ramps and patterns through the model with the machine's
  *    parameters (kernel line from `os.release()`, the device's
  *    `read_ahead_kb` and `max_sectors_kb`, large folios by file system), the
- *    measured CPU cost, and a device timed from the sequential and random
- *    runs.
+ *    measured CPU cost, a device whose throughput is the best any pattern
+ *    reached and whose fixed cost per request comes from the random reads,
+ *    and the thread wake-up latencies measured before and after the runs
+ *    (see wakeup-latency.ts: on a busy machine they decide how "striding"
+ *    readers really interleave).
  */
 import { closeSync, fsyncSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
-import { release, tmpdir } from "node:os";
+import { availableParallelism, release, tmpdir } from "node:os";
 import { join } from "node:path";
 import { ReadaheadError } from "../errors.js";
 import type { ScanPattern } from "../scan-harness.js";
@@ -47,6 +50,7 @@ import {
   modelRamp,
 } from "./compare.js";
 import { evictFile, residentPages, sleepMs } from "./page-cache-tools.js";
+import { measureWakeupLatency, quantiles } from "./wakeup-latency.js";
 
 /** A named access pattern of the kernel comparison. */
 export interface KernelPattern {
@@ -95,6 +99,8 @@ export interface PatternComparison {
     backgroundBytes: number;
     /** Wall time (µs). */
     elapsedUs: number;
+    /** Requests of every run of the pattern (the figures above are the median run's). */
+    runs: number[];
   };
   /** What the model did with the machine's parameters. */
   model: {
@@ -104,6 +110,8 @@ export interface PatternComparison {
     avgKiB: number;
     /** Share issued synchronously. */
     syncFraction: number;
+    /** Device reads with seeds 1, 2, 3, sorted (the figures above are the median's). */
+    runs: number[];
   };
   /** model avgKiB / kernel avgKiB - 1. */
   gap: number;
@@ -128,7 +136,14 @@ export interface KernelMeasurement {
   /** Machine parameters the model used. */
   machine: MachineParameters;
   /** Device details. */
-  device: { name: string; majorMinor: string; maxSegments: number };
+  device: {
+    /** Kernel name (`vda`, `dm-0`). */
+    name: string;
+    /** `major:minor`. */
+    majorMinor: string;
+    /** `queue/max_segments`. */
+    maxSegments: number;
+  };
   /** Ramps. */
   ramps: RampComparison[];
   /** Patterns. */
@@ -147,6 +162,8 @@ export interface KernelMeasurementOptions {
   rampReads?: number;
   /** Runs per pattern at most, to find one that other programs left alone. Default 4. */
   attempts?: number;
+  /** Quiet runs per pattern (the median is kept). Default 3. */
+  repeats?: number;
   /** Progress lines. */
   log?: (line: string) => void;
 }
@@ -240,6 +257,8 @@ export async function measureKernelReadahead(
     const cpuUsPerBlock = ((performance.now() - t0) * 1000) / hot;
     closeSync(rfd);
 
+    const wakeBefore = await measureWakeupLatency();
+
     // 2. Ramps.
     const ramps: { startBlock: number; kernel: number[] }[] = [];
     for (const startBlock of [0, Math.floor(blocks / 2)]) {
@@ -257,63 +276,89 @@ export async function measureKernelReadahead(
       log(`ramp from block ${startBlock}: ${kernel.join(" ")}`);
     }
 
-    // 3. Patterns: repeat a run that other programs disturbed, keep the quietest.
+    // 3. Patterns. Each is played `repeats` times (the kernel's own outcome varies from run to
+    // run with thread scheduling); a run that other programs disturbed is played again, up to
+    // `attempts` times, and the quietest kept. The median run stands for the pattern.
     const attempts = options.attempts ?? 4;
-    const measured: {
-      kp: KernelPattern;
+    const repeats = options.repeats ?? 3;
+    interface Run {
       requests: number;
       bytes: number;
       merged: number;
       background: number;
       backgroundBytes: number;
       elapsedUs: number;
-    }[] = [];
+    }
+    const measured: { kp: KernelPattern; median: Run; runs: Run[]; fastestUs: number }[] = [];
     for (const kp of patterns) {
-      let best: (typeof measured)[number] | null = null;
-      for (let attempt = 0; attempt < attempts; attempt++) {
-        if (evictFile(path) !== 0) {
-          throw new ReadaheadError("READAHEAD_MEASUREMENT_UNAVAILABLE", "The test file stayed cached.");
+      const runs: Run[] = [];
+      let fastestUs = Number.POSITIVE_INFINITY;
+      for (let rep = 0; rep < repeats; rep++) {
+        let best: Run | null = null;
+        for (let attempt = 0; attempt < attempts; attempt++) {
+          if (evictFile(path) !== 0) {
+            throw new ReadaheadError("READAHEAD_MEASUREMENT_UNAVAILABLE", "The test file stayed cached.");
+          }
+          const before = readDiskstats(dev.name);
+          const bytes0 = processReadBytes();
+          const run = await runRealPattern(path, blocks, kp.pattern);
+          sleepMs(100);
+          const d = delta(before, readDiskstats(dev.name));
+          const bytes = processReadBytes() - bytes0;
+          const noiseBytes = Math.max(0, d.sectorsRead * 512 - bytes);
+          // Other programs' requests, if any: counted at the size of this run's own average
+          // request (an estimate; a quiet run needs none).
+          const ownAvg = bytes / Math.max(1, d.reads);
+          const background = Math.min(d.reads - 1, Math.round(noiseBytes / Math.max(ownAvg, 4096)));
+          const r: Run = {
+            requests: Math.max(1, d.reads - background),
+            bytes,
+            merged: d.readsMerged,
+            background,
+            backgroundBytes: noiseBytes,
+            elapsedUs: run.elapsedUs,
+          };
+          fastestUs = Math.min(fastestUs, run.elapsedUs);
+          if (best === null || r.backgroundBytes < best.backgroundBytes) best = r;
+          if (noiseBytes <= QUIET_FRACTION * bytes) break;
+          log(`${kp.name}: ${(noiseBytes / 1048576).toFixed(1)} MiB read by other programs, measuring again`);
         }
-        const before = readDiskstats(dev.name);
-        const bytes0 = processReadBytes();
-        const run = await runRealPattern(path, blocks, kp.pattern);
-        sleepMs(100);
-        const d = delta(before, readDiskstats(dev.name));
-        const bytes = processReadBytes() - bytes0;
-        const noiseBytes = Math.max(0, d.sectorsRead * 512 - bytes);
-        // Other programs' requests, if any: counted at the size of this run's own average
-        // request (an estimate; a quiet run needs none).
-        const ownAvg = bytes / Math.max(1, d.reads);
-        const background = Math.min(d.reads - 1, Math.round(noiseBytes / Math.max(ownAvg, 4096)));
-        const m = {
-          kp,
-          requests: Math.max(1, d.reads - background),
-          bytes,
-          merged: d.readsMerged,
-          background,
-          backgroundBytes: noiseBytes,
-          elapsedUs: run.elapsedUs,
-        };
-        if (best === null || m.backgroundBytes < best.backgroundBytes) best = m;
-        if (noiseBytes <= QUIET_FRACTION * bytes) break;
-        log(`${kp.name}: ${(noiseBytes / 1048576).toFixed(1)} MiB read by other programs, measuring again`);
+        runs.push(best!);
       }
-      measured.push(best!);
+      const sorted = [...runs].sort((x, y) => x.requests - y.requests);
+      const median = sorted[Math.floor(sorted.length / 2)]!;
+      measured.push({ kp, median, runs, fastestUs });
       log(
-        `${kp.name}: ${best!.requests} requests, ${(best!.bytes / 1024 / best!.requests).toFixed(1)} KiB avg ` +
-          `(${best!.background} background requests subtracted, ${best!.merged} merged, ${(best!.elapsedUs / 1000).toFixed(0)} ms)`,
+        `${kp.name}: ${runs.map((r) => r.requests).join("/")} requests, median ${(median.bytes / 1024 / median.requests).toFixed(1)} KiB avg ` +
+          `(${median.background} background requests subtracted, ${median.merged} merged)`,
       );
     }
 
     // 4. The model on the machine's parameters.
-    const seq = measured.find((m) => m.kp.pattern.kind === "sequential");
+    // The device. Its aggregate throughput is the best any pattern got out of it (a slow run
+    // is other programs' doing, not the device's). A request costs a fixed time, which the
+    // random 8 kB reads show, plus its size at the rate one sequential reader gets (one
+    // request at a time), never faster than the aggregate.
     const rnd = measured.find((m) => m.kp.pattern.kind === "random");
-    const maxBytesPerUs = seq !== undefined ? seq.bytes / seq.elapsedUs : 1500;
-    const usPerKiB = 1024 / maxBytesPerUs;
+    const seq = measured.find((m) => m.kp.pattern.kind === "sequential");
+    let maxBytesPerUs = 0;
+    for (const m of measured) {
+      if (m.kp.pattern.kind !== "random")
+        maxBytesPerUs = Math.max(maxBytesPerUs, m.median.bytes / m.fastestUs);
+    }
+    if (maxBytesPerUs === 0) maxBytesPerUs = 1500;
     const randomLatency =
       rnd !== undefined && rnd.kp.pattern.kind === "random"
-        ? rnd.elapsedUs / rnd.kp.pattern.reads - cpuUsPerBlock
+        ? rnd.fastestUs / rnd.kp.pattern.reads - cpuUsPerBlock
         : 100;
+    const baseUs = Math.max(1, randomLatency - 8 * (1024 / maxBytesPerUs));
+    let usPerKiB = 1024 / maxBytesPerUs;
+    if (seq !== undefined) {
+      const perRequest = seq.fastestUs / seq.median.requests; // the reader's CPU overlaps the next window's I/O
+      usPerKiB = Math.max(usPerKiB, (perRequest - baseUs) / (seq.median.bytes / 1024 / seq.median.requests));
+    }
+    const wakeAfter = await measureWakeupLatency();
+    const wakeupUs = quantiles([...wakeBefore, ...wakeAfter].sort((a, b) => a - b));
     const line = linuxLineOfRelease(release());
     const machine: MachineParameters = {
       kernelRelease: release(),
@@ -321,14 +366,17 @@ export async function measureKernelReadahead(
       readLoop: line.readLoop,
       readAheadKb: dev.readAheadKb,
       maxSectorsKb: dev.maxSectorsKb,
+      maxSegments: dev.maxSegments > 0 ? dev.maxSegments : 128,
       fsType: dev.fsType,
       largeFolios: largeFoliosFor(dev.fsType, release()),
       cpuUsPerBlock: round3(cpuUsPerBlock),
       device: {
-        baseUs: round3(Math.max(1, randomLatency - 8 * usPerKiB)),
+        baseUs: round3(baseUs),
         usPerKiB: round3(usPerKiB),
         maxBytesPerUs: round3(maxBytesPerUs),
       },
+      wakeupUs,
+      cpus: availableParallelism(),
       fileBlocks: blocks,
     };
     log(`model: ${JSON.stringify(machine)}`);
@@ -347,15 +395,16 @@ export async function measureKernelReadahead(
           name: m.kp.name,
           pattern: m.kp.pattern,
           kernel: {
-            requests: m.requests,
-            bytes: m.bytes,
-            avgKiB: round3(m.bytes / 1024 / m.requests),
-            merged: m.merged,
-            backgroundRequests: m.background,
-            backgroundBytes: m.backgroundBytes,
-            elapsedUs: Math.round(m.elapsedUs),
+            requests: m.median.requests,
+            bytes: m.median.bytes,
+            avgKiB: round3(m.median.bytes / 1024 / m.median.requests),
+            merged: m.median.merged,
+            backgroundRequests: m.median.background,
+            backgroundBytes: m.median.backgroundBytes,
+            elapsedUs: Math.round(m.median.elapsedUs),
+            runs: m.runs.map((r) => r.requests),
           },
-          model: { ios: 0, avgKiB: 0, syncFraction: 0 },
+          model: { ios: 0, avgKiB: 0, syncFraction: 0, runs: [] },
           gap: 0,
         })),
       },
@@ -385,8 +434,17 @@ export function compareMeasurement(m: KernelMeasurement, rampReads?: number): Ke
     };
   });
   const patterns = m.patterns.map((p) => {
-    const res = modelPattern(m.machine, p.pattern);
-    const model = { ios: res.ios, avgKiB: round3(res.avgIoKiB), syncFraction: round3(res.syncFraction) };
+    // The model's outcome depends on timing too: the median of three seeds.
+    const results = [1, 2, 3]
+      .map((seed) => modelPattern(m.machine, p.pattern, seed))
+      .sort((x, y) => x.ios - y.ios);
+    const res = results[1]!;
+    const model = {
+      ios: res.ios,
+      avgKiB: round3(res.avgIoKiB),
+      syncFraction: round3(res.syncFraction),
+      runs: results.map((r) => r.ios),
+    };
     return { ...p, model, gap: round3(model.avgKiB / p.kernel.avgKiB - 1) };
   });
   return { ...m, ramps, patterns };
@@ -397,9 +455,11 @@ export function formatKernelMeasurement(m: KernelMeasurement): string {
   const mc = m.machine;
   const lines = [
     `Linux ${mc.kernelRelease} (model ${mc.version}, read loop ${mc.readLoop}), ${m.device.name} ${mc.fsType}: ` +
-      `read_ahead_kb ${mc.readAheadKb}, max_sectors_kb ${mc.maxSectorsKb}, large folios ${mc.largeFolios ? "yes" : "no"}`,
+      `read_ahead_kb ${mc.readAheadKb}, max_sectors_kb ${mc.maxSectorsKb}, max_segments ${mc.maxSegments}, ` +
+      `large folios ${mc.largeFolios ? "yes" : "no"}`,
     `model timing: ${mc.cpuUsPerBlock} us CPU per block; device ${mc.device.baseUs} us + ${mc.device.usPerKiB} us/KiB, ` +
-      `cap ${(mc.device.maxBytesPerUs).toFixed(0)} MB/s; file ${mc.fileBlocks} blocks`,
+      `cap ${mc.device.maxBytesPerUs.toFixed(0)} MB/s; wake-up median ${mc.wakeupUs[Math.floor(mc.wakeupUs.length / 2)] ?? 0} us, ` +
+      `p90 ${mc.wakeupUs[Math.floor(mc.wakeupUs.length * 0.9)] ?? 0} us; ${mc.cpus} CPUs; file ${mc.fileBlocks} blocks`,
   ];
   for (const r of m.ramps) {
     lines.push(
@@ -408,11 +468,13 @@ export function formatKernelMeasurement(m: KernelMeasurement): string {
     lines.push(`  kernel: ${r.kernel.join(" ")}`);
     lines.push(`  model:  ${r.model.join(" ")}`);
   }
-  lines.push("pattern          kernel requests  avg KiB |  model ios  avg KiB  sync |    gap");
+  lines.push(
+    "pattern        kernel requests (runs)   avg KiB |  model ios (seeds)      avg KiB  sync |    gap",
+  );
   for (const p of m.patterns) {
     lines.push(
-      `${p.name.padEnd(16)} ${String(p.kernel.requests).padStart(15)} ${p.kernel.avgKiB.toFixed(1).padStart(8)} | ` +
-        `${String(p.model.ios).padStart(10)} ${p.model.avgKiB.toFixed(1).padStart(8)} ${(p.model.syncFraction * 100).toFixed(0).padStart(4)}% | ` +
+      `${p.name.padEnd(14)} ${`${p.kernel.requests} (${p.kernel.runs.join("/")})`.padStart(22)} ${p.kernel.avgKiB.toFixed(1).padStart(9)} | ` +
+        `${`${p.model.ios} (${p.model.runs.join("/")})`.padStart(22)} ${p.model.avgKiB.toFixed(1).padStart(8)} ${(p.model.syncFraction * 100).toFixed(0).padStart(4)}% | ` +
         `${(p.gap * 100 >= 0 ? "+" : "") + (p.gap * 100).toFixed(1)}%`,
     );
   }
