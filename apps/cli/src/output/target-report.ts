@@ -43,7 +43,12 @@ export function ratioBar(gap: number, tolerance: number, width = 25): string {
 }
 
 /** Prints one target's report. */
-export function printTargetReport(ctx: Ctx, r: TargetReport, interrupted: boolean): void {
+export function printTargetReport(
+  ctx: Ctx,
+  r: TargetReport,
+  interrupted: boolean,
+  noCalibration = false,
+): void {
   const { c } = ctx;
   ctx.out(c.bold(`${r.id}  ${r.title}`));
   ctx.out(c.dim(`source: ${r.source}`));
@@ -60,7 +65,9 @@ export function printTargetReport(ctx: Ctx, r: TargetReport, interrupted: boolea
   ctx.out(c.bold("Calibration"));
   if (r.calibration === null) {
     ctx.out(
-      "  none: every row runs with the scenario's stated values (no calibration, or --no-calibration).",
+      noCalibration
+        ? "  skipped (--no-calibration): every row runs with the scenario's default for its unknown."
+        : "  none: this target has no unknown to calibrate; every row is a prediction.",
     );
   } else {
     const k = r.calibration;

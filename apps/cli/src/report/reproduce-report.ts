@@ -28,7 +28,11 @@ export async function writeReproduceReport(dir: string, data: ReproduceJson, _ct
     parts.push(`<h3>Assumptions</h3><ul>${t.assumptions.map((a) => `<li>${esc(a)}</li>`).join("")}</ul>`);
     parts.push("<h3>Calibration</h3>");
     if (t.calibration === null) {
-      parts.push("<p>None: every row runs with the scenario's stated values.</p>");
+      parts.push(
+        data.calibration
+          ? "<p>None: this target has no unknown to calibrate; every row is a prediction.</p>"
+          : "<p>Skipped (--no-calibration): every row runs with the scenario's default for its unknown.</p>",
+      );
     } else {
       const k = t.calibration;
       parts.push(
