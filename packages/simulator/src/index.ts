@@ -44,6 +44,7 @@ export {
   type SimulationResult,
   simulateWith,
 } from "./engine/simulate.js";
+export { StridingGang } from "./engine/striding-gang.js";
 export { ScenarioError } from "./errors.js";
 export { getTarget, T1, T2, T3, T4, T5, T7, TARGETS } from "./experiments/index.js";
 export {

@@ -70,14 +70,14 @@ export class BitmapScanParticipant implements Entity {
         const b = next.page;
         const factor = ctx.cpuFactor();
         if (sb.isResident(table.index, b)) {
-          sb.hit(table.index, b, false);
+          const valid = sb.hit(table.index, b, false);
           ctx.stats.sharedHits++;
-          t += cpu.sharedBufferHitUs * factor;
+          t = (valid > t ? valid : t) + cpu.sharedBufferHitUs * factor;
         } else {
           const seg = Math.floor(b / table.segmentBlocks);
           const page = (b - seg * table.segmentBlocks) * PAGES_PER_BLOCK;
           const ready = os.read(this.openFile(seg), page, PAGES_PER_BLOCK, t);
-          sb.installRun(table.index, b, 1, null);
+          sb.installRun(table.index, b, 1, null, ready > t ? ready : t);
           ctx.stats.osBlocks++;
           const after = (ready > t ? ready : t) + preadUs(cpu, 8192) * factor;
           if (after > t && !ctx.scheduler.canContinue(after)) {

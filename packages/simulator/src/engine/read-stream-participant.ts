@@ -84,9 +84,10 @@ export class ReadStreamParticipant implements Entity {
           const r = ctx.machine.os.read(of, page, pages, nowUs);
           if (r > ready) ready = r;
         });
-        sb.installRun(table.index, io.firstBlock, io.blocks, self.ring);
+        const valid = ready + preadUs(cpu, io.blocks * 8192);
+        sb.installRun(table.index, io.firstBlock, io.blocks, self.ring, valid);
         ctx.stats.osBlocks += io.blocks;
-        return ready + preadUs(cpu, io.blocks * 8192);
+        return valid;
       },
       waitRead(io: ReadStreamIo, nowUs: number): number {
         if (io.async) return io.readyAtUs ?? nowUs;
@@ -95,9 +96,10 @@ export class ReadStreamParticipant implements Entity {
           const r = ctx.machine.os.read(of, page, pages, nowUs);
           if (r > ready) ready = r;
         });
-        sb.installRun(table.index, io.firstBlock, io.blocks, self.ring);
+        const valid = ready + preadUs(cpu, io.blocks * 8192) * ctx.cpuFactor();
+        sb.installRun(table.index, io.firstBlock, io.blocks, self.ring, valid);
         ctx.stats.osBlocks += io.blocks;
-        return ready + preadUs(cpu, io.blocks * 8192) * ctx.cpuFactor();
+        return valid;
       },
     };
   }

@@ -40,6 +40,12 @@ export class Scheduler {
     return timeUs < this.queue.peekTime() && timeUs <= this.untilUs;
   }
 
+  /** Time of the next scheduled event (Infinity when none, or the run's end). */
+  nextEventUs(): number {
+    const t = this.queue.peekTime();
+    return t < this.untilUs ? t : this.untilUs;
+  }
+
   /** Moves the clock forward within a wake-up (see canContinue). */
   advanceTo(timeUs: number): void {
     if (timeUs > this.nowUs) this.nowUs = timeUs;

@@ -51,7 +51,8 @@ export class SeqScanParticipant implements Entity {
   readonly ring: BufferRing | null;
   /** CPU per block read from the OS page cache (pread + page work), before CPU sharing. */
   readonly missUs: number;
-  private readonly hitUs: number;
+  /** CPU per block found in shared buffers (pin + page work), before CPU sharing. */
+  readonly hitUs: number;
   /** Index of this process in the run's per-participant statistics. */
   readonly index: number;
 
@@ -133,19 +134,25 @@ export class SeqScanParticipant implements Entity {
       let e = b + 1;
       while (e < lim && sb.isResident(table.index, e)) e++;
       n = e - b;
-      for (let x = b; x < e; x++) sb.hit(table.index, x, this.ring !== null);
+      const viaRing = this.ring !== null;
+      const hitUs = this.hitUs * factor;
+      for (let x = b; x < e; x++) {
+        const valid = sb.hit(table.index, x, viaRing);
+        t = (valid > t ? valid : t) + hitUs;
+      }
       ctx.stats.sharedHits += n;
-      t += n * this.hitUs * factor;
     } else {
       const missEnd = resident < 0 ? lim : resident;
       const os = ctx.machine.os;
       const of = this.openFile(seg);
       const page = (b - seg * segBlocks) * PAGES_PER_BLOCK;
       n = 0;
+      let validAt = t;
       let q = os.quietRun(of, page, (missEnd - b) * PAGES_PER_BLOCK, PAGES_PER_BLOCK, t);
       if (q.pages < PAGES_PER_BLOCK) {
         const ready = os.read(of, page, PAGES_PER_BLOCK, t);
-        t = (ready > t ? ready : t) + this.missUs * factor;
+        validAt = ready > t ? ready : t;
+        t = validAt + this.missUs * factor;
         n = 1;
         if (b + 1 < missEnd) {
           q = os.quietRun(
@@ -160,10 +167,11 @@ export class SeqScanParticipant implements Entity {
       const m = q.pages >> 1;
       if (m > 0) {
         os.skipQuiet(of, page + n * PAGES_PER_BLOCK, m * PAGES_PER_BLOCK, PAGES_PER_BLOCK, t);
+        if (q.readyAtUs > validAt) validAt = q.readyAtUs;
         t = (q.readyAtUs > t ? q.readyAtUs : t) + m * this.missUs * factor;
         n += m;
       }
-      sb.installRun(table.index, b, n, this.ring);
+      sb.installRun(table.index, b, n, this.ring, validAt);
       ctx.stats.osBlocks += n;
     }
 

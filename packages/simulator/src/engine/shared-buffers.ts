@@ -18,6 +18,9 @@
  *   of the pool out. Ring size: 256 kB = 32 buffers up to PG17; PG18 grows it
  *   with io_combine_limit x effective_io_concurrency (15f0cb26b5). Every
  *   version caps it at NBuffers / 8.
+ * - A buffer being read in is not valid until its reader's read completes
+ *   (BM_IO_IN_PROGRESS): another backend that finds it waits for that I/O
+ *   (WaitIO) before using it. Each buffer records when it becomes valid.
  * - Pins are not modelled (a read-only scan pins a handful of buffers at a
  *   time); dirty buffers do not occur.
  *
@@ -77,6 +80,7 @@ export class SharedBuffers {
   readonly nbuffers: number;
   private readonly tag: Float64Array; // key = table * 2^32 + block, or -1
   private readonly usage: Uint8Array;
+  private readonly validAt: Float64Array;
   private readonly map: BufferMap;
   private readonly residentBits: Uint32Array[] = [];
   private hand = 0;
@@ -89,6 +93,7 @@ export class SharedBuffers {
     this.nbuffers = Math.max(16, Math.floor(nbuffers));
     this.tag = new Float64Array(this.nbuffers).fill(-1);
     this.usage = new Uint8Array(this.nbuffers);
+    this.validAt = new Float64Array(this.nbuffers);
     this.map = new BufferMap(this.nbuffers);
     for (const blocks of tableBlocks) this.residentBits.push(new Uint32Array(Math.ceil(blocks / 32) + 1));
   }
@@ -115,22 +120,30 @@ export class SharedBuffers {
     return (bits[block >>> 5]! & (1 << (block & 31))) !== 0;
   }
 
-  /** Records a hit on a resident block; a strategy hit raises the usage count only from 0 to 1. */
-  hit(table: number, block: number, viaRing: boolean): void {
+  /**
+   * Records a hit on a resident block (a strategy hit raises the usage count
+   * only from 0 to 1) and returns when the buffer is valid: a hit on a buffer
+   * still being read waits for that read.
+   */
+  hit(table: number, block: number, viaRing: boolean): number {
     const id = this.map.get(table, block);
-    if (id < 0) return;
+    if (id < 0) return Number.NEGATIVE_INFINITY;
     this.hits++;
     const u = this.usage[id]!;
     if (viaRing) {
       if (u === 0) this.usage[id] = 1;
     } else if (u < BM_MAX_USAGE_COUNT) this.usage[id] = u + 1;
+    return this.validAt[id]!;
   }
 
-  /** Installs `blocks` consecutive missed blocks from `start`, through `ring` if given. */
-  installRun(table: number, start: number, blocks: number, ring: BufferRing | null): void {
+  /**
+   * Installs `blocks` consecutive missed blocks from `start`, through `ring`
+   * if given; they become valid at `validAtUs` (when their reader has them).
+   */
+  installRun(table: number, start: number, blocks: number, ring: BufferRing | null, validAtUs: number): void {
     this.misses += blocks;
     if (ring === null) {
-      for (let i = 0; i < blocks; i++) this.install(table, start + i, this.clockVictim());
+      for (let i = 0; i < blocks; i++) this.install(table, start + i, this.clockVictim(), validAtUs);
       return;
     }
     // Only the last `ring.size` blocks of the run are still in the ring when the run ends.
@@ -142,7 +155,7 @@ export class SharedBuffers {
       if (slot !== NO_BUFFER && this.usage[slot]! <= 1) id = slot;
       else id = this.clockVictim();
       ring.slots[ring.cursor] = id;
-      this.install(table, start + i, id);
+      this.install(table, start + i, id, validAtUs);
     }
   }
 
@@ -153,7 +166,7 @@ export class SharedBuffers {
     return n;
   }
 
-  private install(table: number, block: number, id: number): void {
+  private install(table: number, block: number, id: number, validAtUs: number): void {
     const old = this.tag[id]!;
     if (old >= 0) {
       const t = Math.floor(old / 4294967296);
@@ -165,6 +178,7 @@ export class SharedBuffers {
     const key = table * 4294967296 + block;
     this.tag[id] = key;
     this.usage[id] = 1;
+    this.validAt[id] = validAtUs;
     this.map.set(table, block, id);
     this.residentBits[table]![block >>> 5]! |= 1 << (block & 31);
   }

@@ -41,6 +41,7 @@ import type { ScanAllocation } from "./ports.js";
 import type { ScanRunCtx } from "./scan-run.js";
 import type { Entity } from "./scheduler.js";
 import type { SeqScanParticipant } from "./seqscan-participant.js";
+import type { BufferRing } from "./shared-buffers.js";
 
 const REPORT_INTERVAL = 16;
 /** Relative tolerance for "two rounds moved every clock by the same amount". */
@@ -55,11 +56,21 @@ export class StridingGang implements Entity {
   private readonly last2: Float64Array;
   private readonly lastTime: Float64Array;
   private readonly bulkClaims: Float64Array;
+  private readonly snap: Float64Array;
+  private readonly perRound: Int32Array;
   private nextBulkTry = 0;
   private steps = 0;
   /** Claims emulated in bulk and claims skipped by periodic jumps (for the benchmark). */
   emulatedClaims = 0;
   jumpedClaims = 0;
+  /** Bulk attempts and exact steps (for the benchmark). */
+  bulkTries = 0;
+  bulkDone = 0;
+  static totals = { steps: 0, emulated: 0, jumped: 0, tries: 0, done: 0, fail: {} as Record<string, number> };
+  private fail(why: string, steps?: number): boolean {
+    StridingGang.totals.fail[why] = (StridingGang.totals.fail[why] ?? 0) + 1;
+    return this.backOff(steps);
+  }
 
   constructor(
     private readonly ctx: ScanRunCtx,
@@ -73,6 +84,8 @@ export class StridingGang implements Entity {
     this.last2 = new Float64Array(this.n).fill(-1);
     this.lastTime = new Float64Array(this.n);
     this.bulkClaims = new Float64Array(this.n);
+    this.snap = new Float64Array(this.n);
+    this.perRound = new Int32Array(this.n);
   }
 
   start(nowUs: number): void {
@@ -100,7 +113,14 @@ export class StridingGang implements Entity {
       }
       scheduler.advanceTo(t);
       nowUs = t;
-      if (this.steps >= this.nextBulkTry && this.tryBulk(t)) continue;
+      if (this.steps >= this.nextBulkTry) {
+        StridingGang.totals.tries++;
+        if (this.tryBulk(t)) {
+          StridingGang.totals.done++;
+          continue;
+        }
+      }
+      StridingGang.totals.steps++;
       this.flush(k);
       const next = members[k]!.step(t);
       clock[k] = next < 0 ? Number.POSITIVE_INFINITY : next;
@@ -127,7 +147,9 @@ export class StridingGang implements Entity {
         t,
       );
     }
-    this.ctx.machine.sharedBuffers.installRun(table.index, b1, 1, m.ring);
+    // After a periodic jump the ring holds the process's last block (the ones before passed through it).
+    const sb = this.ctx.machine.sharedBuffers;
+    if (!sb.isResident(table.index, b1)) sb.installRun(table.index, b1, 1, m.ring, t);
     const stats = this.ctx.stats.perParticipant[m.index]!;
     stats.blocks += this.bulkClaims[k]! * this.striding.claimBlocks;
     stats.claims += this.bulkClaims[k]!;
@@ -142,6 +164,9 @@ export class StridingGang implements Entity {
     const n = this.n;
     const members = this.members;
     for (let i = 0; i < n; i++) if (members[i]!.done) return false;
+    // Bulk pays off only if the stretch can be long: with something else due within a few rounds,
+    // the exact path is cheaper than setting up an emulation that stops at that event.
+    if (ctx.scheduler.nextEventUs() - t < 4 * n * members[0]!.missUs) return this.backOff();
     const pos = this.striding.position();
     if (pos === null) return false;
     const cb = this.striding.claimBlocks;
@@ -156,15 +181,15 @@ export class StridingGang implements Entity {
       segStart + table.segmentBlocks - b0,
     );
     room -= room % cb;
-    if (room < 2 * cb) return this.backOff();
-    const resident = ctx.machine.sharedBuffers.firstResident(table.index, b0, b0 + room);
-    if (resident >= 0) room = resident - b0;
+    if (room < cb) return this.fail("room");
     const os = ctx.machine.os;
     if (!os.cachedReadsAreQuiet) return this.backOff(1 << 30);
     const run = os.cacheRun(file, (b0 - segStart) * PAGES_PER_BLOCK, room * PAGES_PER_BLOCK, t);
     room = Math.min(room, Math.floor(run.pages / PAGES_PER_BLOCK));
     room -= room % cb;
-    if (room < 2 * cb) return this.backOff();
+    // The next claim needs the OS (a miss, a marker) or shared buffers: let one process
+    // take it exactly, then try again right after it.
+    if (room < cb) return this.fail("os", 1);
 
     // Processes that already hold a claim (they got the line and have not read yet) finish it
     // first, if it is quiet too; otherwise no bulk this time.
@@ -180,20 +205,48 @@ export class StridingGang implements Entity {
         return this.backOff();
       if (sb.firstResident(table.index, c, c + m.remaining) >= 0) return this.backOff();
       const r = os0.cacheRun(file, (c - segStart) * PAGES_PER_BLOCK, m.remaining * PAGES_PER_BLOCK, t);
-      if (r.pages < m.remaining * PAGES_PER_BLOCK) return this.backOff();
+      if (r.pages < m.remaining * PAGES_PER_BLOCK) return this.fail("heldos");
       held.push(i, r.readyAtUs);
     }
-    const workPerBlockUs = members[0]!.missUs * ctx.cpuFactor();
+    const factor = ctx.cpuFactor();
+    const missUs = members[0]!.missUs * factor;
+    const hitUs = members[0]!.hitUs * factor;
+    const viaRing = members[0]!.ring !== null;
+    // CPU of `blocks` blocks from `first`: a shared-buffer hit or a read from the page cache each.
+    // Each block read from the page cache goes into the reader's ring, as in the exact path,
+    // so that concurrent scans find it in shared buffers.
+    // Returns when the process is done with the blocks, from `atUs` (when it has the claim).
+    const readBlocks = (
+      first: number,
+      blocks: number,
+      ring: BufferRing | null,
+      atUs: number,
+      osReadyUs: number,
+    ): number => {
+      let t = atUs;
+      for (let b = first; b < first + blocks; b++) {
+        if (sb.isResident(table.index, b)) {
+          const valid = sb.hit(table.index, b, viaRing);
+          ctx.stats.sharedHits++;
+          t = (valid > t ? valid : t) + hitUs;
+        } else {
+          if (osReadyUs > t) t = osReadyUs;
+          sb.installRun(table.index, b, 1, ring, t);
+          ctx.stats.osBlocks++;
+          t += missUs;
+        }
+      }
+      return t;
+    };
     for (let j = 0; j < held.length; j += 2) {
       const i = held[j]!;
       const m = members[i]!;
       const dataAt = Math.max(this.clock[i]!, held[j + 1]!);
-      this.clock[i] = dataAt + m.remaining * workPerBlockUs;
+      this.clock[i] = readBlocks(m.cur, m.remaining, m.ring, this.clock[i]!, held[j + 1]!);
       this.last2[i] = this.last1[i]!;
       this.last1[i] = m.cur + m.remaining - 1;
       this.lastTime[i] = dataAt;
       ctx.stats.blocks += m.remaining;
-      ctx.stats.osBlocks += m.remaining;
       ctx.stats.perParticipant[m.index]!.blocks += m.remaining;
       m.cur += m.remaining;
       m.remaining = 0;
@@ -210,17 +263,20 @@ export class StridingGang implements Entity {
 
     const hold = ctx.line.holdUs(this.striding.op);
     const ready = run.readyAtUs;
-    const workUs = cb * workPerBlockUs;
     const clock = this.clock;
     let lineFree = ctx.line.freeAtUs;
     let handed = 0;
     let claims = 0;
     let waitUs = 0;
-    const snap = new Float64Array(n);
-    const perRound = new Int32Array(n);
+    const snap = this.snap;
+    const perRound = this.perRound;
+    perRound.fill(0);
     snap.set(clock);
     let prevDelta = Number.NaN;
     let waitAtSnap = 0;
+    // Other entities' next event: the emulation keeps global time order by stopping there.
+    const horizon = ctx.scheduler.nextEventUs();
+    const report = ctx.syncReport;
     while (handed + cb <= room) {
       let k = 0;
       let tk = clock[0]!;
@@ -230,11 +286,17 @@ export class StridingGang implements Entity {
           k = i;
         }
       }
+      if (tk >= horizon && claims > 0) break;
       const start = tk > lineFree ? tk : lineFree;
       waitUs += start - tk;
       lineFree = start + hold;
       const dataAt = lineFree > ready ? lineFree : ready;
-      clock[k] = dataAt + workUs;
+      const first = b0 + handed;
+      if (report) {
+        const m16 = first + cb - 1 - ((first + cb - 1) % REPORT_INTERVAL);
+        if (m16 >= first) ctx.machine.syncscan.report(table.syncKey, m16);
+      }
+      clock[k] = readBlocks(first, cb, members[k]!.ring, lineFree, ready);
       this.last2[k] = this.last1[k]!;
       this.last1[k] = b0 + handed + cb - 1;
       this.lastTime[k] = dataAt;
@@ -251,7 +313,16 @@ export class StridingGang implements Entity {
             periodic = false;
         }
         if (periodic && Math.abs(d0 - prevDelta) <= PERIOD_EPSILON * d0) {
-          const rounds = Math.floor((room - handed) / (n * cb)) - 1;
+          let rounds = Math.floor((room - handed) / (n * cb)) - 1;
+          // ... and only up to the next event of anything else.
+          let latest = 0;
+          for (let i = 0; i < n; i++) if (clock[i]! > latest) latest = clock[i]!;
+          if (horizon < Number.POSITIVE_INFINITY)
+            rounds = Math.min(rounds, Math.floor((horizon - latest) / d0));
+          // Periodic rounds cost the same only if none of their blocks is in shared buffers.
+          const hit =
+            rounds > 0 ? sb.firstResident(table.index, b0 + handed, b0 + handed + rounds * n * cb) : -1;
+          if (hit >= 0) rounds = Math.floor((hit - b0 - handed) / (n * cb));
           if (rounds > 0) {
             const roundWait = waitUs - waitAtSnap;
             const shiftBlocks = rounds * n * cb;
@@ -267,6 +338,11 @@ export class StridingGang implements Entity {
             handed += shiftBlocks;
             claims += rounds * n;
             this.jumpedClaims += rounds * n;
+            ctx.stats.osBlocks += shiftBlocks;
+            if (report) {
+              const last = b0 + handed - 1;
+              ctx.machine.syncscan.report(table.syncKey, last - (last % REPORT_INTERVAL));
+            }
           }
         }
         prevDelta = d0;
@@ -276,17 +352,12 @@ export class StridingGang implements Entity {
       }
     }
     this.emulatedClaims += claims;
+    StridingGang.totals.emulated += claims;
     this.striding.fastForward(handed);
     ctx.line.addBulk(claims, hold, waitUs, lineFree);
     ctx.stats.blocks += handed;
     ctx.stats.claims += claims;
-    ctx.stats.osBlocks += handed;
     os.touch(file, (b0 - segStart) * PAGES_PER_BLOCK, handed * PAGES_PER_BLOCK);
-    if (ctx.syncReport) {
-      const last = b0 + handed - 1;
-      const m16 = last - (last % REPORT_INTERVAL);
-      if (m16 >= b0) ctx.machine.syncscan.report(table.syncKey, m16);
-    }
     return true;
   }
 
