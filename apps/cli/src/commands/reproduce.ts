@@ -115,7 +115,7 @@ export async function reproduceCommand(ctx: Ctx, names: string[], flags: Reprodu
   const flush = () => {
     while (printed < ids.length && reports[printed] !== undefined) {
       const a = reports[printed]!;
-      if (!ctx.json) printTargetReport(ctx, a.report, a.interrupted, noCalibration);
+      if (!ctx.json) printTargetReport(ctx, a.report, a.interrupted, noCalibration, a.wallMs);
       printed++;
     }
   };
@@ -147,7 +147,7 @@ export async function reproduceCommand(ctx: Ctx, names: string[], flags: Reprodu
   if (!ctx.json) {
     for (let i = printed; i < ids.length; i++) {
       const a = answers[i];
-      if (a !== undefined) printTargetReport(ctx, a.report, a.interrupted, noCalibration);
+      if (a !== undefined) printTargetReport(ctx, a.report, a.interrupted, noCalibration, a.wallMs);
       else ctx.out(ctx.c.yellow(`${ids[i]}: not run (interrupted).`));
     }
   }
