@@ -19,6 +19,7 @@
  */
 import type { BitmapScanPolicy, PrefetchEnv } from "@scanlab/bitmap-prefetch";
 import { pageWorkUs, preadUs } from "./cpu-costs.js";
+import { CpuJitter } from "./cpu-jitter.js";
 import { fileIdOf, PAGES_PER_BLOCK } from "./machine.js";
 import type { OpenFiles, ScanRunCtx } from "./scan-run.js";
 import type { Entity } from "./scheduler.js";
@@ -27,6 +28,7 @@ export class BitmapScanParticipant implements Entity {
   readonly id: number;
   private readonly env: PrefetchEnv;
   private readonly index: number;
+  private readonly jitter: CpuJitter;
   private page = -1;
   private tuples = 0;
   private done = false;
@@ -45,6 +47,7 @@ export class BitmapScanParticipant implements Entity {
     this.env = { isBuffered: (block) => sb.isResident(table, block) };
     this.index = ctx.stats.perParticipant.length;
     ctx.stats.perParticipant.push({ blocks: 0, claims: 0, role });
+    this.jitter = new CpuJitter(ctx.seed + this.id, ctx.machine.cpu.jitter);
   }
 
   start(nowUs: number): void {
@@ -92,7 +95,7 @@ export class BitmapScanParticipant implements Entity {
       const factor = ctx.cpuFactor();
       for (const a of this.policy.pageRead(this.env)) t = this.advise(a.firstBlock, a.blocks, t, factor);
       for (const a of this.policy.restOfPage(this.env)) t = this.advise(a.firstBlock, a.blocks, t, factor);
-      t += pageWorkUs(cpu, this.tuples) * factor;
+      t += pageWorkUs(cpu, this.tuples) * factor * this.jitter.factor(1);
       ctx.stats.blocks++;
       ctx.stats.perParticipant[this.index]!.blocks++;
       this.page = -1;

@@ -24,6 +24,9 @@
  *   8 kB block, which allocates the page and submits a bio in the caller's
  *   context [I]; the seed-004 regression (eic=1 slower than 0) is mostly not
  *   this cost but the loss of kernel readahead, which the OS model produces.
+ * - jitter 0.3: per-block CPU time varies by +-30% (cpu-jitter.ts).
+ * - workerForkUs 300 and workerInitUs 1500: launching a parallel worker
+ *   (postmaster.ts) [I].
  * - spinlockHoldUs 0.25 and atomicOpUs 0.1: moving one contended cache line
  *   between cores (a spinlock needs the line twice: acquire and release; an
  *   atomic fetch-add once) [I]. Cross-socket transfers on a 4-socket machine
@@ -40,6 +43,12 @@ export interface CpuCosts {
   spinlockHoldUs: number;
   atomicOpUs: number;
   sharedBufferHitUs: number;
+  /** Relative spread of per-block CPU time (cpu-jitter.ts); 0 makes CPU time exact. */
+  jitter: number;
+  /** Postmaster time to fork one parallel worker (postmaster.ts). */
+  workerForkUs: number;
+  /** A parallel worker's start-up before its first block request (postmaster.ts). */
+  workerInitUs: number;
 }
 
 /** The documented defaults above. */
@@ -52,6 +61,9 @@ export const DEFAULT_CPU_COSTS: Readonly<CpuCosts> = Object.freeze({
   spinlockHoldUs: 0.25,
   atomicOpUs: 0.1,
   sharedBufferHitUs: 0.1,
+  jitter: 0.3,
+  workerForkUs: 300,
+  workerInitUs: 1500,
 });
 
 /** Merges a scenario's `cpu` block over the defaults. */

@@ -85,12 +85,14 @@ export interface RunSetup {
   ioWorkers: IoWorkers;
   adaptive: AdaptiveInputs;
   syncscan: boolean;
+  /** When each process makes its first request (the leader now, workers once launched). */
+  startTimes: number[];
   /** The allocation's fixed-size-claim interface, when it has one (pg96, pg11, batch). */
   striding?: ScanAllocation["striding"];
 }
 
 /** Creates and starts the run's processes at `nowUs`. */
-export function startProcesses(setup: RunSetup, nowUs: number): void {
+export function startProcesses(setup: RunSetup): void {
   const { ctx, spec, machine } = setup;
   const pg = Number(spec.pg);
   const n = setup.roles.length;
@@ -99,13 +101,13 @@ export function startProcesses(setup: RunSetup, nowUs: number): void {
       const members = setup.allocators!.map(
         (a, i) => new SeqScanParticipant(ctx, a, setup.opens[i]!, setup.roles[i]!),
       );
-      new StridingGang(ctx, members, setup.striding).start(nowUs);
+      new StridingGang(ctx, members, setup.striding).start(setup.startTimes);
       return;
     }
     for (let i = 0; i < n; i++) {
       const alloc = setup.allocators![i]!;
       if (pg < 17) {
-        new SeqScanParticipant(ctx, alloc, setup.opens[i]!, setup.roles[i]!).start(nowUs);
+        new SeqScanParticipant(ctx, alloc, setup.opens[i]!, setup.roles[i]!).start(setup.startTimes[i]!);
         continue;
       }
       const costs: CostSink = { debtUs: 0 };
@@ -139,7 +141,9 @@ export function startProcesses(setup: RunSetup, nowUs: number): void {
       });
       const ring = ctx.ringBuffers > 0 ? new BufferRing(ctx.ringBuffers) : null;
       const io = pg >= 18 && (spec.ioMethod ?? "worker") === "worker" ? setup.ioWorkers : null;
-      new ReadStreamParticipant(ctx, stream, setup.opens[i]!, ring, costs, io, setup.roles[i]!).start(nowUs);
+      new ReadStreamParticipant(ctx, stream, setup.opens[i]!, ring, costs, io, setup.roles[i]!).start(
+        setup.startTimes[i]!,
+      );
     }
     return;
   }
@@ -168,7 +172,7 @@ export function startProcesses(setup: RunSetup, nowUs: number): void {
       });
       const io = (spec.ioMethod ?? "worker") === "worker" ? setup.ioWorkers : null;
       new ReadStreamParticipant(ctx, stream, setup.opens[i]!, null, { debtUs: 0 }, io, setup.roles[i]!).start(
-        nowUs,
+        setup.startTimes[i]!,
       );
     }
     return;
@@ -200,6 +204,6 @@ export function startProcesses(setup: RunSetup, nowUs: number): void {
     }
   }
   policies.forEach((p, i) => {
-    new BitmapScanParticipant(ctx, p, setup.opens[i]!, setup.roles[i]!).start(nowUs);
+    new BitmapScanParticipant(ctx, p, setup.opens[i]!, setup.roles[i]!).start(setup.startTimes[i]!);
   });
 }

@@ -21,6 +21,7 @@
  */
 import type { ReadStream, ReadStreamEnv, ReadStreamIo, ReadStreamStep } from "@scanlab/bitmap-prefetch";
 import { pageWorkUs, preadUs } from "./cpu-costs.js";
+import { CpuJitter } from "./cpu-jitter.js";
 import { fileIdOf, PAGES_PER_BLOCK } from "./machine.js";
 import type { OsOpenFile } from "./ports.js";
 import type { OpenFiles, ScanRunCtx } from "./scan-run.js";
@@ -50,6 +51,7 @@ export class ReadStreamParticipant implements Entity {
   private waiting = false;
   private done = false;
   private readonly consumeUs: number;
+  private readonly jitter: CpuJitter;
 
   constructor(
     private readonly ctx: ScanRunCtx,
@@ -65,6 +67,7 @@ export class ReadStreamParticipant implements Entity {
     ctx.stats.perParticipant.push({ blocks: 0, claims: 0, role });
     const cpu = ctx.machine.cpu;
     this.consumeUs = cpu.sharedBufferHitUs + pageWorkUs(cpu, ctx.table.tuplesPerPage);
+    this.jitter = new CpuJitter(ctx.seed + this.id, cpu.jitter);
     const sb = ctx.machine.sharedBuffers;
     const table = ctx.table;
     const self = this;
@@ -134,7 +137,7 @@ export class ReadStreamParticipant implements Entity {
         return;
       }
       this.waiting = false;
-      t += this.costs.debtUs + this.consumeUs * ctx.cpuFactor();
+      t += this.costs.debtUs + this.consumeUs * ctx.cpuFactor() * this.jitter.factor(1);
       this.costs.debtUs = 0;
       ctx.stats.blocks++;
       ctx.stats.perParticipant[this.index]!.blocks++;

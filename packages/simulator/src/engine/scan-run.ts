@@ -29,6 +29,8 @@ export interface ScanRunCtx {
   /** BAS_BULKREAD ring size in buffers, or 0 for normal replacement. */
   readonly ringBuffers: number;
   readonly stats: RunStats;
+  /** The scenario's seed (per-process random streams derive from it). */
+  readonly seed: number;
   /** CPU slowdown when more processes are busy than there are cores. */
   cpuFactor(): number;
   /** Called once by each participant when it has nothing left to do. */

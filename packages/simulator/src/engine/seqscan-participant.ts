@@ -25,6 +25,7 @@
  * one event per readahead window, not one per 8 kB block.
  */
 import { pageWorkUs, preadUs } from "./cpu-costs.js";
+import { CpuJitter } from "./cpu-jitter.js";
 import { fileIdOf, PAGES_PER_BLOCK } from "./machine.js";
 import type { AllocatorParticipant } from "./ports.js";
 import type { OpenFiles, ScanRunCtx } from "./scan-run.js";
@@ -55,6 +56,7 @@ export class SeqScanParticipant implements Entity {
   readonly hitUs: number;
   /** Index of this process in the run's per-participant statistics. */
   readonly index: number;
+  private readonly jitter: CpuJitter;
 
   constructor(
     private readonly ctx: ScanRunCtx,
@@ -71,6 +73,7 @@ export class SeqScanParticipant implements Entity {
     this.hitUs = cpu.sharedBufferHitUs + work;
     this.index = ctx.stats.perParticipant.length;
     ctx.stats.perParticipant.push({ blocks: 0, claims: 0, role });
+    this.jitter = new CpuJitter(ctx.seed + this.id, cpu.jitter);
   }
 
   /** Starts the participant at `nowUs`. */
@@ -135,7 +138,7 @@ export class SeqScanParticipant implements Entity {
       while (e < lim && sb.isResident(table.index, e)) e++;
       n = e - b;
       const viaRing = this.ring !== null;
-      const hitUs = this.hitUs * factor;
+      const hitUs = this.hitUs * factor * this.jitter.factor(n);
       for (let x = b; x < e; x++) {
         const valid = sb.hit(table.index, x, viaRing);
         t = (valid > t ? valid : t) + hitUs;
@@ -152,7 +155,7 @@ export class SeqScanParticipant implements Entity {
       if (q.pages < PAGES_PER_BLOCK) {
         const ready = os.read(of, page, PAGES_PER_BLOCK, t);
         validAt = ready > t ? ready : t;
-        t = validAt + this.missUs * factor;
+        t = validAt + this.missUs * factor * this.jitter.factor(1);
         n = 1;
         if (b + 1 < missEnd) {
           q = os.quietRun(
@@ -168,7 +171,7 @@ export class SeqScanParticipant implements Entity {
       if (m > 0) {
         os.skipQuiet(of, page + n * PAGES_PER_BLOCK, m * PAGES_PER_BLOCK, PAGES_PER_BLOCK, t);
         if (q.readyAtUs > validAt) validAt = q.readyAtUs;
-        t = (q.readyAtUs > t ? q.readyAtUs : t) + m * this.missUs * factor;
+        t = (q.readyAtUs > t ? q.readyAtUs : t) + m * this.missUs * factor * this.jitter.factor(m);
         n += m;
       }
       sb.installRun(table.index, b, n, this.ring, validAt);

@@ -18,7 +18,7 @@ function run(s: ScenarioInput, options: SimulateOptions = {}) {
 function scenario(over: Partial<ScenarioInput> & { queries?: ScenarioInput["queries"] } = {}): ScenarioInput {
   return {
     name: "test",
-    machine: { cores: 8, ram: "4GB", os: "linux-5.4", device: "intel-ssd-320-120gb" },
+    machine: { cores: 8, ram: "4GB", os: "linux-5.4", device: "intel-ssd-320-120gb", cpu: { jitter: 0 } },
     tables: [{ name: "t", blocks: 10_000, tuplesPerPage: 100 }],
     queries: [{ name: "q", table: "t", pg: "14", workers: 0 }],
     ...over,
@@ -34,7 +34,11 @@ describe("hand-computable scans", () => {
   });
 
   it("one reader, cold, direct I/O: every block waits for its own 8 kB device read", () => {
-    const r = run(scenario({ machine: { cores: 8, ram: "4GB", os: "none", device: "intel-ssd-320-120gb" } }));
+    const r = run(
+      scenario({
+        machine: { cores: 8, ram: "4GB", os: "none", device: "intel-ssd-320-120gb", cpu: { jitter: 0 } },
+      }),
+    );
     // The same device model, read the way the scan reads: one 8 kB read at a time, then the CPU.
     const device = createDeviceModel(getBuiltinProfile("intel-ssd-320-120gb"));
     const cpuUs = preadUs(DEFAULT_CPU_COSTS, 8192) + pageWorkUs(DEFAULT_CPU_COSTS, 100);

@@ -21,6 +21,7 @@ import { resolveCpuCosts } from "./cpu-costs.js";
 import { FILE_ID_STRIDE, type MachineRt, PAGES_PER_BLOCK, type TableRt } from "./machine.js";
 import { type AdaptiveInputs, startProcesses } from "./participants.js";
 import type { AllocatorParticipant, OsPort, ScanAllocation, SyncScanPort } from "./ports.js";
+import { Postmaster } from "./postmaster.js";
 import { IoWorkers } from "./read-stream-participant.js";
 import { type OpenFiles, RunStats, type ScanRunCtx } from "./scan-run.js";
 import { type Entity, Scheduler } from "./scheduler.js";
@@ -179,6 +180,7 @@ export function simulateWith(
   const scheduler = new Scheduler();
   /** PostgreSQL 18's io_workers default: 3 I/O worker processes, each with its own open files. */
   const ioWorkers = new IoWorkers([new Map(), new Map(), new Map()]);
+  const postmaster = new Postmaster(cpu.workerForkUs, cpu.workerInitUs);
   const state = new MachineState(machine.cores);
   const lines: SharedLine[] = [];
   const queryResults: QueryResult[] = [];
@@ -245,6 +247,7 @@ export function simulateWith(
             syncReport: syncscan,
             ringBuffers,
             stats,
+            seed: s.seed,
             cpuFactor: () => state.cpuFactor(),
             participantDone(t: number) {
               state.active--;
@@ -288,21 +291,23 @@ export function simulateWith(
               striding = allocation.striding;
             }
           }
-          startProcesses(
-            {
-              ctx,
-              spec,
-              machine,
-              allocators,
-              opens,
-              roles,
-              ioWorkers,
-              adaptive: builtOs.adaptive,
-              syncscan,
-              striding: options.exactStriding ? undefined : striding,
-            },
-            nowUs,
+          const launched = postmaster.launch(nowUs, workers);
+          const startTimes = roles.map((role, i) =>
+            role === "leader" ? nowUs : launched[i - (spec.parallelLeaderParticipation ? 1 : 0)]!,
           );
+          startProcesses({
+            startTimes,
+            ctx,
+            spec,
+            machine,
+            allocators,
+            opens,
+            roles,
+            ioWorkers,
+            adaptive: builtOs.adaptive,
+            syncscan,
+            striding: options.exactStriding ? undefined : striding,
+          });
         },
       };
       const clientId = scheduler.add(client);

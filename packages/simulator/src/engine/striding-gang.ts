@@ -88,9 +88,14 @@ export class StridingGang implements Entity {
     this.perRound = new Int32Array(this.n);
   }
 
-  start(nowUs: number): void {
-    this.clock.fill(nowUs);
-    this.ctx.scheduler.schedule(this.id, nowUs);
+  /** Starts process i at `startTimes[i]`. */
+  start(startTimes: readonly number[]): void {
+    let first = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.n; i++) {
+      this.clock[i] = startTimes[i]!;
+      if (startTimes[i]! < first) first = startTimes[i]!;
+    }
+    this.ctx.scheduler.schedule(this.id, first);
   }
 
   fire(nowUs: number): void {

@@ -46,6 +46,9 @@ const cpuSchema = z
     spinlockHoldUs: z.number().nonnegative().optional(),
     atomicOpUs: z.number().nonnegative().optional(),
     sharedBufferHitUs: z.number().nonnegative().optional(),
+    jitter: z.number().min(0).max(0.9).optional(),
+    workerForkUs: z.number().nonnegative().optional(),
+    workerInitUs: z.number().nonnegative().optional(),
   })
   .strict();
 
