@@ -176,7 +176,7 @@ export async function reproduceCommand(ctx: Ctx, names: string[], flags: Reprodu
     ctx.out(
       c.bold(
         `Summary: ${summary.hold} of ${summary.statements} statements hold; ${summary.withinTolerance} of ${summary.ratios} ratios within tolerance` +
-          ` (${done.length} of ${ids.length} targets${noCalibration ? ", no calibration" : ""}).`,
+          ` (${done.length} of ${ids.length} targets${noCalibration ? ", no calibration" : ""}${interrupted ? ", interrupted" : ""}).`,
       ),
     );
     if (reportDir !== null) ctx.out(`Report: ${reportDir}/report.html (charts as SVG and PNG beside it).`);
