@@ -11,10 +11,11 @@
  * VitePress empties its output folder, so TypeDoc runs after it.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildHash } from "./build-hash.js";
 
 const app = fileURLToPath(new URL("..", import.meta.url));
 const repoRoot = join(app, "..", "..");
@@ -28,12 +29,17 @@ function step(title: string, fn: () => void): void {
 }
 
 function run(command: string, args: string[], cwd: string): void {
-  const r = spawnSync(command, args, { cwd, stdio: "inherit" });
+  const r = spawnSync(command, args, { cwd, stdio: "inherit", env: process.env });
   if (r.status !== 0) {
     process.stderr.write(`docs: ${[command, ...args].join(" ")} failed (exit ${r.status ?? r.signal})\n`);
     process.exit(r.status ?? 1);
   }
 }
+
+const packagesHash = buildHash();
+
+// --all-targets (the `docs` script): reproduce every target, the heavy ones included.
+if (process.argv.includes("--all-targets")) process.env.SCANLAB_DOCS_TARGETS ??= "all";
 
 const figures = join(app, "scripts", "figures.ts");
 if (existsSync(figures)) {
@@ -51,4 +57,9 @@ step("API reference (TypeDoc)", () => {
   run(process.execPath, [typedoc, "--options", "typedoc.json", "--logLevel", "Warn"], repoRoot);
 });
 
+// Which package builds the site (and the playground's bundled simulator) was made from.
+writeFileSync(join(app, "dist", "build-info.json"), `${JSON.stringify({ packagesHash }, null, 2)}\n`);
+if (buildHash() !== packagesHash) {
+  process.stderr.write("docs: warning: the packages were rebuilt while the site was being built\n");
+}
 process.stdout.write(`docs: site in ${join(app, "dist")} (preview: npm run preview -w @scanlab/docs)\n`);

@@ -12,13 +12,14 @@
  * Without Chromium the test is skipped with the reason, except under
  * SCANLAB_REQUIRE_LIVE=1 (CI), where a missing browser is a failure.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { simulate } from "@scanlab/simulator";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildHash } from "../scripts/build-hash.js";
 import { type RunningServer, serve } from "../scripts/serve.js";
 import { applyParams, builtinScenarios, paramsOf, shownMetrics } from "../src/lib/playground-model.js";
 
@@ -49,6 +50,11 @@ describe.skipIf(missing !== undefined && !requireLive)("the playground in headle
     if (missing) throw new Error(`SCANLAB_REQUIRE_LIVE=1 but ${missing}`);
     expect(existsSync(join(dist, "playground.html")), "the site is built (turbo runs the build first)").toBe(
       true,
+    );
+    // The page's simulator is the one bundled at build time; Node's is today's dist/.
+    const info = JSON.parse(readFileSync(join(dist, "build-info.json"), "utf8")) as { packagesHash: string };
+    expect(info.packagesHash, "the site was built from other builds of the packages: rebuild it").toBe(
+      buildHash(),
     );
     server = await serve(dist, 0);
     profile = mkdtempSync(join(tmpdir(), "scanlab-chromium-"));
