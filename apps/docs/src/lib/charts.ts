@@ -40,7 +40,7 @@ export interface LineChart {
   series: LineSeries[];
   xLabel: string;
   yLabel: string;
-  /** Log-2 x axis (for sweeps over 1, 2, 4, ... ). Points with x <= 0 are drawn at the left edge. */
+  /** Log-2 x axis (for sweeps over 1, 2, 4, ...). An x of 0 gets its own tick, one step left of 1. */
   xLog2?: boolean;
   width?: number;
   height?: number;
@@ -108,7 +108,7 @@ const STYLE =
 /** A grouped horizontal bar chart as an SVG document. */
 export function barChartSvg(chart: BarChart): string {
   const width = chart.width ?? 640;
-  const labelWidth = Math.min(260, 12 + Math.max(...chart.categories.map((c) => c.length), 4) * 6.2);
+  const labelWidth = Math.min(340, 12 + Math.max(...chart.categories.map((c) => c.length), 4) * 6.2);
   const barH = 11;
   const groupGap = 8;
   const n = chart.series.length;
@@ -164,9 +164,9 @@ export function lineChartSvg(chart: LineChart): string {
   const pts = chart.series
     .flatMap((s) => s.points)
     .filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
-  const tx = (v: number) => (chart.xLog2 ? Math.log2(Math.max(v, 1)) : v);
+  const tx = (v: number) => (chart.xLog2 ? (v > 0 ? Math.log2(v) : -1) : v);
   const xs = pts.map((p) => tx(p.x));
-  const xMin = chart.xLog2 ? Math.min(0, ...xs) : Math.min(0, ...xs);
+  const xMin = Math.min(0, ...xs);
   const xMaxRaw = Math.max(...xs, xMin + 1);
   const xScale = chart.xLog2 ? { max: Math.ceil(xMaxRaw), step: 1 } : niceScale(xMaxRaw - xMin);
   const xMax = chart.xLog2 ? xScale.max : xMin + xScale.max;
@@ -185,7 +185,7 @@ export function lineChartSvg(chart: LineChart): string {
     out += `<text x="${left - 6}" y="${r1(py(t) + 4)}" text-anchor="end">${esc(formatNumber(t))}</text>`;
   }
   for (let t = xMin; t <= xMax + 1e-9; t += xScale.step) {
-    const label = chart.xLog2 ? formatNumber(2 ** t) : formatNumber(t);
+    const label = chart.xLog2 ? (t < 0 ? "0" : formatNumber(2 ** t)) : formatNumber(t);
     const xpos = left + ((t - xMin) / (xMax - xMin || 1)) * plotW;
     out += `<line x1="${r1(xpos)}" y1="${top + plotH}" x2="${r1(xpos)}" y2="${top + plotH + 4}" class="ax"/>`;
     out += `<text x="${r1(xpos)}" y="${top + plotH + 16}" text-anchor="middle">${esc(label)}</text>`;
