@@ -57,7 +57,14 @@ const total = lines.reduce((a, l) => a + l.wallS, 0);
 const t3 = lines.find((l) => l.target === "T3");
 console.log("");
 console.log("bar                                   measured      target   measured/target");
-if (t3) console.log(`T3 wall time                          ${fmt(t3.wallS).padStart(7)} s   ${"5.0 s".padStart(8)}   ${fmt(t3.wallS / 5, 2)}`);
-console.log(`peak memory (RSS)                     ${fmt(peakRss / 2 ** 20, 0).padStart(6)} MB  ${"1024 MB".padStart(8)}   ${fmt(peakRss / 2 ** 30, 2)}`);
-if (!only) console.log(`all targets, wall time                ${fmt(total).padStart(7)} s   ${"30.0 s".padStart(8)}   ${fmt(total / 30, 2)}`);
-
+if (t3)
+  console.log(
+    `T3 wall time                          ${fmt(t3.wallS).padStart(7)} s   ${"5.0 s".padStart(8)}   ${fmt(t3.wallS / 5, 2)}`,
+  );
+console.log(
+  `peak memory (RSS)                     ${fmt(peakRss / 2 ** 20, 0).padStart(6)} MB  ${"1024 MB".padStart(8)}   ${fmt(peakRss / 2 ** 30, 2)}`,
+);
+if (!only)
+  console.log(
+    `all targets, wall time                ${fmt(total).padStart(7)} s   ${"30.0 s".padStart(8)}   ${fmt(total / 30, 2)}`,
+  );

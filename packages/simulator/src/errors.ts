@@ -12,6 +12,7 @@ export class ScenarioError extends Error {
   /** Dotted path of the offending field, when there is one (e.g. `queries.0.workers`). */
   readonly field: string | undefined;
 
+  /** @param message one sentence; @param options a stable code and the offending field. */
   constructor(message: string, options: { code?: string; field?: string } = {}) {
     super(message);
     this.name = "ScenarioError";

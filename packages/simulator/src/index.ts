@@ -3,7 +3,7 @@
  * The scanlab discrete-event simulator: parallel and serial sequential scans
  * and bitmap heap scans on a modelled machine (device, OS page cache and
  * readahead, shared buffers, CPU, allocator contention, synchronized scans),
- * composed from the @scanlab model packages, with the pgsql-hackers
+ * composed from the scanlab model packages, with the pgsql-hackers
  * experiments as built-in reproduction targets. Browser-safe.
  */
 import { realModels } from "./engine/adapters.js";
@@ -30,21 +30,16 @@ export function simulate(scenario: ScenarioInput | unknown, options: SimulateOpt
   return simulateWith(resolveScenario(scenario), realModels, options);
 }
 
-export { defaultAllocator, realModels, resolveDeviceProfile } from "./engine/adapters.js";
+export { defaultAllocator, resolveDeviceProfile } from "./engine/adapters.js";
 export { type CpuCosts, DEFAULT_CPU_COSTS } from "./engine/cpu-costs.js";
-export type { Claim, OsPort, ScanAllocation, SyncScanPort } from "./engine/ports.js";
-export { bulkreadRingBuffers, SharedBuffers } from "./engine/shared-buffers.js";
-export {
-  type BuiltOs,
-  type ModelFactories,
-  type OsStats,
-  type QueryResult,
-  type RunResult,
-  type SimulateOptions,
-  type SimulationResult,
-  simulateWith,
+export type {
+  ParticipantResult,
+  QueryResult,
+  RunResult,
+  SeriesPoint,
+  SimulateOptions,
+  SimulationResult,
 } from "./engine/simulate.js";
-export { StridingGang } from "./engine/striding-gang.js";
 export { ScenarioError } from "./errors.js";
 export { getTarget, T1, T2, T3, T4, T5, T7, TARGETS } from "./experiments/index.js";
 export {
@@ -53,6 +48,8 @@ export {
   type RowReport,
   reproduceTarget,
   rowMetrics,
+  type SolveResult,
+  type StatementReport,
   solveMonotone,
   type TargetReport,
 } from "./experiments/reproduce.js";
@@ -64,17 +61,24 @@ export type {
   RatioCheck,
   RowMetrics,
   Statement,
+  StatementCheck,
 } from "./experiments/types.js";
 export { type ResolvedScenario, resolveScenario } from "./scenario/resolve.js";
-export {
-  type AllocatorSpec,
-  type MachineSpec,
-  OS_NAMES,
-  PG_VERSIONS,
-  type QuerySpec,
-  type Scenario,
-  type ScenarioInput,
-  scenarioSchema,
-  type TableSpec,
-} from "./scenario/schema.js";
+export { OS_NAMES, PG_VERSIONS, scenarioSchema } from "./scenario/schema.js";
+export type {
+  AllocatorSpec,
+  BitmapSpec,
+  Machine,
+  MachineInput,
+  OsName,
+  OsOptions,
+  PgVersion,
+  Quantity,
+  Query,
+  QueryInput,
+  Scenario,
+  ScenarioInput,
+  Table,
+  TableInput,
+} from "./scenario/types.js";
 export { BLOCK_BYTES, formatBytes, parseBytes, parseDurationUs } from "./units.js";

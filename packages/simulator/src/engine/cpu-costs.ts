@@ -35,13 +35,21 @@
 
 /** Per-operation CPU costs of the modelled machine, in microseconds. */
 export interface CpuCosts {
+  /** Page-level work per heap page (visibility map, page header), us. */
   perPageUs: number;
+  /** Work per tuple (visibility, qual, aggregate), us. */
   perTupleUs: number;
+  /** Fixed cost of a pread system call that hits the page cache, us. */
   readSyscallUs: number;
+  /** Copy rate from the page cache to the process, bytes per us. */
   copyBytesPerUs: number;
+  /** One posix_fadvise(WILLNEED) call, us. */
   fadviseUs: number;
+  /** Time a spinlock allocation holds the shared cache line, us. */
   spinlockHoldUs: number;
+  /** Time an atomic fetch-add holds the shared cache line, us. */
   atomicOpUs: number;
+  /** A shared-buffer hit (mapping lookup and pin), us. */
   sharedBufferHitUs: number;
   /** Relative spread of per-block CPU time (cpu-jitter.ts); 0 makes CPU time exact. */
   jitter: number;

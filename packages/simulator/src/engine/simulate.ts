@@ -68,22 +68,53 @@ export interface ModelFactories {
 
 /** One execution of one query. */
 export interface RunResult {
+  /** Which client ran it (0-based). */
   client: number;
+  /** Which of the client's runs (0-based). */
   run: number;
+  /** Simulated start time, seconds. */
   startS: number;
+  /** Duration, seconds (0 if unfinished). */
   durationS: number;
+  /** False if the simulation stopped (`until`, or interrupted) before the run ended. */
   finished: boolean;
+  /** Blocks processed (the table's size for a finished sequential scan). */
   blocks: number;
+  /** Allocation claims made by its processes. */
   claims: number;
+  /** Blocks found in shared buffers. */
   sharedHits: number;
+  /** First block of the scan (a syncscan location, or 0). */
   startBlock: number;
-  participants: { role: "leader" | "worker"; blocks: number; claims: number }[];
+  /** Per process: role, blocks processed, claims made. */
+  participants: ParticipantResult[];
+}
+
+/** What one process of a run did. */
+export interface ParticipantResult {
+  /** The backend that runs the query, or a parallel worker. */
+  role: "leader" | "worker";
+  /** Blocks it processed. */
+  blocks: number;
+  /** Allocation claims it made. */
+  claims: number;
+}
+
+/** A point of a time series. */
+export interface SeriesPoint {
+  /** Start of the interval, simulated seconds. */
+  tS: number;
+  /** Rate over the interval, per second. */
+  perS: number;
 }
 
 /** All runs of one query. */
 export interface QueryResult {
+  /** The query's name. */
   name: string;
+  /** The table it scans. */
   table: string;
+  /** Every run, in the order they started. */
   runs: RunResult[];
   /** Mean duration of finished runs, seconds (pgbench's "latency average"). */
   meanDurationS: number;
@@ -93,28 +124,66 @@ export interface QueryResult {
 
 /** The outcome of one scenario. */
 export interface SimulationResult {
+  /** Scenario name. */
   scenario: string;
+  /** Seed it ran with. */
   seed: number;
+  /** Simulated time at the end, seconds. */
   simulatedS: number;
+  /** Per query. */
   queries: QueryResult[];
+  /** What the device did. */
   device: {
+    /** Device reads. */
     reads: number;
+    /** Bytes read. */
     bytes: number;
+    /** Average read size, KiB. */
     avgReadKb: number;
+    /** Share of reads a process waited for synchronously (0..1). */
     syncShare: number;
+    /** Reads per simulated second. */
     iops: number;
+    /** Busy fraction (0..1). */
     utilisation: number;
+    /** Mean number of reads in the device. */
     meanQueueDepth: number;
   };
+  /** What the OS page cache did. */
   os: {
+    /** Bytes processes asked the OS for (shared-buffer misses). */
     requestedBytes: number;
+    /** Bytes read from the device. */
     deviceBytes: number;
+    /** 1 - device bytes / requested bytes. */
     hitRatio: number;
+    /** The readahead model's confidence ("low" for Windows). */
     confidence: "high" | "medium" | "low";
   };
-  sharedBuffers: { hits: number; misses: number; hitRatio: number };
-  allocator: { ops: number; waitS: number; busyS: number };
-  series: { deviceMiBps: { tS: number; perS: number }[] };
+  /** Shared buffers. */
+  sharedBuffers: {
+    /** Blocks found in shared buffers. */
+    hits: number;
+    /** Blocks read into shared buffers. */
+    misses: number;
+    /** hits / (hits + misses). */
+    hitRatio: number;
+  };
+  /** The shared allocation step (the contended cache line). */
+  allocator: {
+    /** Operations (lock acquisitions or atomic adds). */
+    ops: number;
+    /** Time processes waited for the line, seconds (summed). */
+    waitS: number;
+    /** Time the line was held, seconds. */
+    busyS: number;
+  };
+  /** Time series for charts. */
+  series: {
+    /** Device throughput, MiB/s. */
+    deviceMiBps: SeriesPoint[];
+  };
+  /** Events the simulation processed (speed diagnostics). */
   events: number;
 }
 

@@ -60,17 +60,10 @@ export class StridingGang implements Entity {
   private readonly perRound: Int32Array;
   private nextBulkTry = 0;
   private steps = 0;
-  /** Claims emulated in bulk and claims skipped by periodic jumps (for the benchmark). */
+  /** Claims emulated in bulk (for the benchmark). */
   emulatedClaims = 0;
+  /** Claims skipped by periodic jumps (for the benchmark). */
   jumpedClaims = 0;
-  /** Bulk attempts and exact steps (for the benchmark). */
-  bulkTries = 0;
-  bulkDone = 0;
-  static totals = { steps: 0, emulated: 0, jumped: 0, tries: 0, done: 0, fail: {} as Record<string, number> };
-  private fail(why: string, steps?: number): boolean {
-    StridingGang.totals.fail[why] = (StridingGang.totals.fail[why] ?? 0) + 1;
-    return this.backOff(steps);
-  }
 
   constructor(
     private readonly ctx: ScanRunCtx,
@@ -118,14 +111,7 @@ export class StridingGang implements Entity {
       }
       scheduler.advanceTo(t);
       nowUs = t;
-      if (this.steps >= this.nextBulkTry) {
-        StridingGang.totals.tries++;
-        if (this.tryBulk(t)) {
-          StridingGang.totals.done++;
-          continue;
-        }
-      }
-      StridingGang.totals.steps++;
+      if (this.steps >= this.nextBulkTry && this.tryBulk(t)) continue;
       this.flush(k);
       const next = members[k]!.step(t);
       clock[k] = next < 0 ? Number.POSITIVE_INFINITY : next;
@@ -186,7 +172,7 @@ export class StridingGang implements Entity {
       segStart + table.segmentBlocks - b0,
     );
     room -= room % cb;
-    if (room < cb) return this.fail("room");
+    if (room < cb) return this.backOff();
     const os = ctx.machine.os;
     if (!os.cachedReadsAreQuiet) return this.backOff(1 << 30);
     const run = os.cacheRun(file, (b0 - segStart) * PAGES_PER_BLOCK, room * PAGES_PER_BLOCK, t);
@@ -194,7 +180,7 @@ export class StridingGang implements Entity {
     room -= room % cb;
     // The next claim needs the OS (a miss, a marker) or shared buffers: let one process
     // take it exactly, then try again right after it.
-    if (room < cb) return this.fail("os", 1);
+    if (room < cb) return this.backOff(1);
 
     // Processes that already hold a claim (they got the line and have not read yet) finish it
     // first, if it is quiet too; otherwise no bulk this time.
@@ -210,7 +196,7 @@ export class StridingGang implements Entity {
         return this.backOff();
       if (sb.firstResident(table.index, c, c + m.remaining) >= 0) return this.backOff();
       const r = os0.cacheRun(file, (c - segStart) * PAGES_PER_BLOCK, m.remaining * PAGES_PER_BLOCK, t);
-      if (r.pages < m.remaining * PAGES_PER_BLOCK) return this.fail("heldos");
+      if (r.pages < m.remaining * PAGES_PER_BLOCK) return this.backOff();
       held.push(i, r.readyAtUs);
     }
     const factor = ctx.cpuFactor();
@@ -357,7 +343,6 @@ export class StridingGang implements Entity {
       }
     }
     this.emulatedClaims += claims;
-    StridingGang.totals.emulated += claims;
     this.striding.fastForward(handed);
     ctx.line.addBulk(claims, hold, waitUs, lineFree);
     ctx.stats.blocks += handed;

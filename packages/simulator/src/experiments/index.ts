@@ -10,7 +10,15 @@ import type { Experiment } from "./types.js";
 /** Every built-in target. */
 export const TARGETS: readonly Experiment[] = [T1, T2, T3, T4, T5, T7];
 
-/** A target by id ("T1".."T7"), case-insensitive; undefined if unknown. */
+/**
+ * A target by id ("T1".."T7"), case-insensitive; undefined if unknown.
+ *
+ * @example
+ * ```ts
+ * import { getTarget } from "@scanlab/simulator";
+ * console.log(getTarget("t7")?.title);
+ * ```
+ */
 export function getTarget(id: string): Experiment | undefined {
   return TARGETS.find((t) => t.id.toLowerCase() === id.toLowerCase());
 }

@@ -16,10 +16,15 @@ import type { Experiment, ExperimentRow, PublishedFigures, RowMetrics } from "./
 
 /** The simulated and published figures of one row. */
 export interface RowReport {
+  /** Row id. */
   id: string;
+  /** Row label. */
   label: string;
+  /** The publication's figures, or null when it gave none. */
   published: PublishedFigures | null;
+  /** Which figure the row is compared on, or null. */
   metric: keyof PublishedFigures | null;
+  /** The simulated figures. */
   simulated: RowMetrics;
   /** simulated / published on the row's metric. */
   ratio: number | null;
@@ -27,39 +32,93 @@ export interface RowReport {
 
 /** A ratio bar of issue 7 and how the model does on it. */
 export interface RatioReport {
+  /** Ratio id. */
   id: string;
+  /** What is compared. */
   label: string;
+  /** The published ratio. */
   published: number;
+  /** The simulated ratio. */
   simulated: number;
   /** simulated / published - 1. */
   gap: number;
+  /** Allowed relative gap. */
   tolerance: number;
+  /** |gap| <= tolerance. */
   withinTolerance: boolean;
+}
+
+/** A statement of a target and whether the simulation makes it true. */
+export interface StatementReport {
+  /** Statement id. */
+  id: string;
+  /** The statement. */
+  text: string;
+  /** Whether it holds. */
+  holds: boolean;
+  /** The figures that decide it. */
+  detail: string;
+}
+
+/** The result of a root search: see {@link solveMonotone}. */
+export interface SolveResult {
+  /** The value found (or the closer bound). */
+  value: number;
+  /** f(value). */
+  time: number;
+  /** Whether f(value) is within 0.5% of the target. */
+  reached: boolean;
+  /** Evaluations of f. */
+  iterations: number;
 }
 
 /** The result of reproducing one target. */
 export interface TargetReport {
+  /** Target id. */
   id: string;
+  /** Title. */
   title: string;
+  /** Where the numbers come from. */
   source: string;
+  /** Assumptions made where the publication is silent. */
   assumptions: string[];
+  /** The calibrated unknown, or null when the target has none (or calibration was skipped). */
   calibration: null | {
+    /** What was calibrated. */
     unknown: string;
+    /** The baseline row. */
     row: string;
+    /** The value found. */
     value: number;
+    /** The baseline's published time, seconds. */
     publishedS: number;
+    /** Its simulated time at that value, seconds. */
     simulatedS: number;
+    /** Whether the published time was reached within 0.5%. */
     reached: boolean;
+    /** Simulations the search took. */
     iterations: number;
   };
+  /** Every row, published beside simulated. */
   rows: RowReport[];
+  /** The ratio bars. */
   ratios: RatioReport[];
-  statements: { id: string; text: string; holds: boolean; detail: string }[];
+  /** The "must reproduce" statements and whether they hold. */
+  statements: StatementReport[];
   /** Confidence notes the models attach (e.g. the Windows model is low-confidence). */
   notes: string[];
 }
 
-/** Turns a simulation result into the row metrics the targets compare. */
+/**
+ * Turns a simulation result into the row metrics the targets compare.
+ *
+ * @example
+ * ```ts
+ * import { rowMetrics, simulate, T1 } from "@scanlab/simulator";
+ * const row = T1.rows()[0]!;
+ * console.log(rowMetrics(simulate(row.scenario), row.scenario).avgReadKb);
+ * ```
+ */
 export function rowMetrics(result: SimulationResult, scenario: ScenarioInput): RowMetrics {
   const runs = result.queries.flatMap((q) => q.runs.filter((r) => r.finished));
   const timeS = runs.length > 0 ? runs.reduce((a, r) => a + r.durationS, 0) / runs.length : Number.NaN;
@@ -85,6 +144,7 @@ export function rowMetrics(result: SimulationResult, scenario: ScenarioInput): R
 
 /** How a target is run: the simulator entry point is injected so this file stays model-agnostic. */
 export interface ReproduceOptions {
+  /** The simulator entry point (usually `simulate`; the CLI passes one that runs in a worker). */
   simulate(input: ScenarioInput): SimulationResult;
   /** Skip calibration and use the rows' default unknowns (faster; for quick looks). */
   noCalibration?: boolean;
@@ -94,7 +154,17 @@ export interface ReproduceOptions {
   shouldStop?(): boolean;
 }
 
-/** Reproduces one target. */
+/**
+ * Reproduces one target: calibrates its declared unknown (unless told not
+ * to), simulates every row, and checks the ratio bars and statements.
+ *
+ * @example
+ * ```ts
+ * import { getTarget, reproduceTarget, simulate } from "@scanlab/simulator";
+ * const report = reproduceTarget(getTarget("T4")!, { simulate });
+ * for (const s of report.statements) console.log(s.holds ? "holds" : "FAILS", s.text);
+ * ```
+ */
 export function reproduceTarget(exp: Experiment, options: ReproduceOptions): TargetReport {
   let rows: ExperimentRow[] = exp.rows();
   let calibration: TargetReport["calibration"] = null;
@@ -180,12 +250,7 @@ export function reproduceTarget(exp: Experiment, options: ReproduceOptions): Tar
  * Finds v in [lo, hi] with f(v) = target for an increasing f (regula falsi,
  * Illinois variant), to 0.5% of the target or 14 evaluations.
  */
-export function solveMonotone(
-  f: (v: number) => number,
-  target: number,
-  lo: number,
-  hi: number,
-): { value: number; time: number; reached: boolean; iterations: number } {
+export function solveMonotone(f: (v: number) => number, target: number, lo: number, hi: number): SolveResult {
   let a = lo;
   let b = hi;
   let fa = f(a) - target;

@@ -25,8 +25,11 @@ export interface PublishedFigures {
 
 /** Simulated figures of one row (always all present). */
 export interface RowMetrics {
+  /** Mean duration of the row's runs, seconds. */
   timeS: number;
+  /** Table MiB per second of that duration. */
   mbPerS: number;
+  /** Average device read, KiB. */
   avgReadKb: number;
   /** Share of device reads a process waited for synchronously. */
   syncShare: number;
@@ -46,9 +49,13 @@ export interface RowMetrics {
 
 /** One row of a target's table. */
 export interface ExperimentRow {
+  /** Stable id (e.g. "stride-1"). */
   id: string;
+  /** What the row is, for people. */
   label: string;
+  /** The scenario that models it. */
   scenario: ScenarioInput;
+  /** The publication's figures, if it gave any. */
   published?: PublishedFigures;
   /** Which metric the publication's number for this row should be compared on. */
   metric?: keyof PublishedFigures;
@@ -56,12 +63,17 @@ export interface ExperimentRow {
 
 /** A ratio between two rows that the bars of issue 7 name, e.g. T1 "striding/serial speed 0.53". */
 export interface RatioCheck {
+  /** Stable id. */
   id: string;
+  /** What is compared, for people. */
   label: string;
   /** speed ratio = time(den) / time(num); time ratio = time(num) / time(den). */
   kind: "speed" | "time";
+  /** Row id of the numerator. */
   numerator: string;
+  /** Row id of the denominator. */
   denominator: string;
+  /** The published ratio. */
   published: number;
   /** Relative tolerance the bar allows (0.25 = within 25%). */
   tolerance: number;
@@ -69,9 +81,20 @@ export interface RatioCheck {
 
 /** A "must reproduce" statement of targets.md, checked on the simulated rows. */
 export interface Statement {
+  /** Stable id. */
   id: string;
+  /** The statement, as targets.md words it. */
   text: string;
-  check(rows: ReadonlyMap<string, RowMetrics>): { holds: boolean; detail: string };
+  /** Whether the simulated rows make it true, with the figures that decide it. */
+  check(rows: ReadonlyMap<string, RowMetrics>): StatementCheck;
+}
+
+/** The outcome of checking a statement. */
+export interface StatementCheck {
+  /** Whether it holds. */
+  holds: boolean;
+  /** The figures that decide it, in one line. */
+  detail: string;
 }
 
 /** The one unknown a target may calibrate from its baseline row. */
@@ -80,6 +103,7 @@ export interface Calibration {
   unknown: string;
   /** The baseline row whose published figure fixes it. */
   row: string;
+  /** The baseline figure matched (the run time). */
   metric: "timeS";
   /** Search interval for the unknown. */
   bounds: [number, number];
@@ -89,13 +113,20 @@ export interface Calibration {
 
 /** A reproduction target. */
 export interface Experiment {
+  /** "T1" .. "T7". */
   id: string;
+  /** One-line title. */
   title: string;
+  /** Where the numbers come from (seed, message id). */
   source: string;
   /** Assumptions the scenario makes where the publication is silent. */
   assumptions: string[];
+  /** The rows, with the default value of the calibrated unknown. */
   rows(): ExperimentRow[];
+  /** The one unknown calibrated from the baseline row, if any. */
   calibration?: Calibration;
+  /** The ratio bars. */
   ratios: RatioCheck[];
+  /** The "must reproduce" statements. */
   statements: Statement[];
 }

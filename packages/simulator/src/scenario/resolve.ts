@@ -5,34 +5,69 @@
  */
 import { ScenarioError } from "../errors.js";
 import { BLOCK_BYTES, parseBytes, parseDurationUs } from "../units.js";
-import { type Scenario, type ScenarioInput, scenarioSchema } from "./schema.js";
+import { scenarioSchema } from "./schema.js";
+import type { Query, Scenario, ScenarioInput } from "./types.js";
 
 /** A validated scenario with every quantity in bytes, blocks or microseconds. */
 export interface ResolvedScenario {
+  /** The validated scenario with defaults filled in. */
   scenario: Scenario;
+  /** machine.ram in bytes. */
   ramBytes: number;
+  /** shared_buffers in bytes. */
   sharedBuffersBytes: number;
+  /** NBuffers: shared_buffers in 8 kB buffers. */
   nbuffers: number;
+  /** Tables with their size in blocks. */
   tables: {
+    /** Name. */
     name: string;
+    /** Size in blocks. */
     nblocks: number;
+    /** Tuples per page. */
     tuplesPerPage: number;
+    /** Blocks per segment file. */
     segmentBlocks: number;
+    /** Temporary table. */
     temp: boolean;
+    /** Initial cache state. */
     cached: "none" | "os";
   }[];
+  /** Queries with their times in microseconds. */
   queries: {
-    spec: Scenario["queries"][number];
+    /** The query as validated. */
+    spec: Query;
+    /** Index of its table in `tables`. */
     tableIndex: number;
+    /** First start, us. */
     startUs: number;
+    /** pgbench -T duration, us, or null. */
     durationUs: number | null;
+    /** Client stagger, us. */
     clientStaggerUs: number;
   }[];
+  /** Stop time, us, or null. */
   untilUs: number | null;
+  /** Sample interval, us, or null. */
   sampleEveryUs: number | null;
 }
 
-/** Parses a scenario (an object, e.g. from JSON.parse) and resolves its quantities. */
+/**
+ * Parses a scenario (an object, e.g. from JSON.parse) and resolves its
+ * quantities; a bad field throws a {@link ScenarioError} naming it.
+ *
+ * @example
+ * ```ts
+ * import { resolveScenario } from "@scanlab/simulator";
+ * const r = resolveScenario({
+ *   name: "check",
+ *   machine: { cores: 4, ram: "8GB", os: "linux-5.4", device: "intel-ssd-320-120gb" },
+ *   tables: [{ name: "t", size: "1GB", tuplesPerPage: 226 }],
+ *   queries: [{ name: "q", table: "t" }],
+ * });
+ * console.log(r.tables[0]!.nblocks, r.nbuffers); // 131072 16384
+ * ```
+ */
 export function resolveScenario(input: ScenarioInput | unknown, source = "scenario"): ResolvedScenario {
   const parsed = scenarioSchema.safeParse(input);
   if (!parsed.success) {

@@ -13,14 +13,22 @@
  * `parallelLeaderParticipation`).
  */
 import { z } from "zod";
+import type { Machine, OsName, PgVersion, Query, Scenario, ScenarioInput, Table } from "./types.js";
 
 const size = z.union([z.number().nonnegative(), z.string()]);
 const duration = z.union([z.number().nonnegative(), z.string()]);
 
 /** PostgreSQL versions whose scan behaviour the simulator knows (postgres.md section 0). */
-export const PG_VERSIONS = ["9.6", "11", "13", "14", "17", "18"] as const;
+export const PG_VERSIONS: readonly PgVersion[] = ["9.6", "11", "13", "14", "17", "18"];
 /** Operating systems and versions (readahead.md: Linux <=6.9 / >=6.10, FreeBSD <=12 / >=13, Windows). */
-export const OS_NAMES = ["linux-5.4", "linux-6.10", "freebsd-12", "freebsd-13", "windows", "none"] as const;
+export const OS_NAMES: readonly OsName[] = [
+  "linux-5.4",
+  "linux-6.10",
+  "freebsd-12",
+  "freebsd-13",
+  "windows",
+  "none",
+];
 
 const allocatorSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("pg96") }),
@@ -84,7 +92,7 @@ const machineSchema = z
     ram: size,
     sharedBuffers: size.default("128MB"),
     maxConnections: z.number().int().positive().default(100),
-    os: z.enum(OS_NAMES),
+    os: z.enum(["linux-5.4", "linux-6.10", "freebsd-12", "freebsd-13", "windows", "none"]),
     osOptions: osOptionsSchema.default({}),
     /** A built-in device profile name, or an inline profile (see @scanlab/device-profiles). */
     device: z.union([z.string(), z.record(z.string(), z.unknown())]),
@@ -135,7 +143,7 @@ const querySchema = z
     duration: duration.optional(),
     /** Stagger between client start times. */
     clientStagger: duration.default(0),
-    pg: z.enum(PG_VERSIONS).default("14"),
+    pg: z.enum(["9.6", "11", "13", "14", "17", "18"]).default("14"),
     workers: z.number().int().nonnegative().default(0),
     parallelLeaderParticipation: z.boolean().default(true),
     allocator: allocatorSchema.optional(),
@@ -150,8 +158,7 @@ const querySchema = z
   })
   .strict();
 
-/** The JSON schema of a scenario file (zod). */
-export const scenarioSchema = z
+const scenarioSchemaImpl = z
   .object({
     name: z.string().min(1),
     description: z.string().optional(),
@@ -166,15 +173,26 @@ export const scenarioSchema = z
   })
   .strict();
 
-/** A scenario as written in a file (quantities may carry units). */
-export type ScenarioInput = z.input<typeof scenarioSchema>;
-/** A scenario after validation and defaults. */
-export type Scenario = z.output<typeof scenarioSchema>;
+/**
+ * The zod schema of a scenario file: `scenarioSchema.parse(json)` validates
+ * a {@link ScenarioInput} and fills in defaults, giving a {@link Scenario}
+ * (resolveScenario does that and turns units into numbers).
+ */
+export const scenarioSchema: z.ZodType<Scenario, ScenarioInput> = scenarioSchemaImpl;
+
+/** A scenario as written (see scenario/types.ts for the documented shape). */
+export type { Scenario, ScenarioInput } from "./types.js";
 /** One query of a scenario. */
-export type QuerySpec = Scenario["queries"][number];
+export type QuerySpec = Query;
 /** One table of a scenario. */
-export type TableSpec = Scenario["tables"][number];
+export type TableSpec = Table;
 /** The machine of a scenario. */
-export type MachineSpec = Scenario["machine"];
-/** An allocator choice (see @scanlab/block-allocator). */
-export type AllocatorSpec = z.output<typeof allocatorSchema>;
+export type MachineSpec = Machine;
+export type { AllocatorSpec } from "./types.js";
+
+// The schema and the documented types must describe the same files.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const schemaMatchesInput: Same<z.input<typeof scenarioSchemaImpl>, ScenarioInput> = true;
+const schemaMatchesOutput: Same<z.output<typeof scenarioSchemaImpl>, Scenario> = true;
+void schemaMatchesInput;
+void schemaMatchesOutput;

@@ -1,0 +1,254 @@
+/**
+ * The scenario file's shape, as documented TypeScript types: `ScenarioInput`
+ * is what you write (quantities may carry units, most fields have defaults),
+ * `Scenario` is the same after validation with every default filled in. The
+ * zod schema in schema.ts is checked against both at compile time.
+ */
+import type { CpuCosts } from "../engine/cpu-costs.js";
+
+/** A size or duration: a number (bytes or seconds) or a string with a unit ("100GB", "8kB", "3h", "250ms"). */
+export type Quantity = number | string;
+
+/** PostgreSQL versions whose scan behaviour the simulator knows (postgres.md section 0). */
+export type PgVersion = "9.6" | "11" | "13" | "14" | "17" | "18";
+
+/** Operating systems and versions (readahead.md: Linux <=6.9 / >=6.10, FreeBSD <=12 / >=13, Windows, direct I/O). */
+export type OsName = "linux-5.4" | "linux-6.10" | "freebsd-12" | "freebsd-13" | "windows" | "none";
+
+/**
+ * Which parallel block allocator a query uses (@scanlab/block-allocator); by
+ * default PostgreSQL's for the version: pg96 for 9.6, pg11 for 11 and 13,
+ * pg14 from 14 on.
+ */
+export type AllocatorSpec =
+  | {
+      /** PG 9.6-10: one block per call under a spinlock. */
+      kind: "pg96";
+    }
+  | {
+      /** PG 11-13: one block per atomic fetch-add. */
+      kind: "pg11";
+    }
+  | {
+      /** The 2017 batching patch. */
+      kind: "batch";
+      /** Blocks handed out per claim (10 in seed 002). */
+      blocksPerClaim: number;
+    }
+  | {
+      /** Thomas Munro's 2020 prototype: ranges ramping up to a maximum and down at the end. */
+      kind: "munro2020";
+      /** Largest range (default 64). */
+      maxChunkBlocks?: number;
+    }
+  | {
+      /** PG14+: chunks sized from the table, ramping down at the end. */
+      kind: "pg14";
+      /** PARALLEL_SEQSCAN_NCHUNKS (default 2048). */
+      nchunks?: number;
+      /** PARALLEL_SEQSCAN_RAMPDOWN_CHUNKS (default 64). */
+      rampdownChunks?: number;
+      /** PARALLEL_SEQSCAN_MAX_CHUNK_SIZE (default 8192); null: uncapped. */
+      maxChunkBlocks?: number | null;
+    };
+
+/** The bitmap a bitmap heap scan reads (@scanlab/bitmap-prefetch data sets). */
+export type BitmapSpec =
+  | {
+      /** Seed 004's synthetic table layout: every page random, runs of 8 or 32 pages, or 1000 sequential runs. */
+      dataset: "random" | "random-8" | "random-32" | "sequential";
+      /** Fraction of the table's pages the query matches (0..1]. */
+      selectivity: number;
+      /** Seed of the data set and the query range (default 4). */
+      seed?: number;
+    }
+  | {
+      /** Seed 004's pgbench query on pgbench_accounts at scale 3000 right after pgbench -i. */
+      pgbench: "seed004";
+    };
+
+/** What the OS model is told beyond its version. */
+export interface OsOptions {
+  /** Linux read_ahead_kb (default: the device's, 128 kB or an md RAID's max(2 x io_opt, 128 kB)). */
+  readAheadKb?: number;
+  /** Linux max_sectors_kb (default: the device's largest I/O). */
+  maxSectorsKb?: number;
+  /** A posix_fadvise PostgreSQL never issues on relation files, for what-if runs. */
+  fadvise?: "normal" | "sequential" | "random";
+  /** FreeBSD UFS parameters (readahead.md 3.1). */
+  freebsd?: {
+    /** File system block size (default 32 kB). */
+    bsizeBytes?: number;
+    /** MAXPHYS (default 128 kB up to 12, 1 MB from 13). */
+    maxphysBytes?: number;
+    /** vfs.read_max in blocks (default 64). */
+    readMax?: number;
+  };
+  /** The Windows cache-manager model's unknown sizes (readahead.md 4.2; low confidence). */
+  windows?: {
+    /** Read-ahead granularity G (default 64 kB). */
+    granularityBytes?: number;
+    /** Size C of a synchronous demand-miss read. */
+    demandClusterBytes?: number;
+    /** Cache view size V (default 256 kB). */
+    viewBytes?: number;
+    /** FILE_FLAG_SEQUENTIAL_SCAN (doubles read-ahead). */
+    sequentialScan?: boolean;
+  };
+}
+
+/** The modelled machine, as written. */
+export interface MachineInput {
+  /** CPU cores; processes beyond them share. */
+  cores: number;
+  /** RAM: the OS page cache gets RAM minus shared_buffers. */
+  ram: Quantity;
+  /** shared_buffers (default 128MB). */
+  sharedBuffers?: Quantity;
+  /** max_connections (default 100; sizes PG18's pin limit). */
+  maxConnections?: number;
+  /** Operating system and version. */
+  os: OsName;
+  /** OS parameters. */
+  osOptions?: OsOptions;
+  /** A built-in device profile name (`scanlab profiles`) or an inline profile (@scanlab/device-profiles schema). */
+  device: string | Record<string, unknown>;
+  /** CPU costs over the defaults (DEFAULT_CPU_COSTS). */
+  cpu?: Partial<CpuCosts>;
+}
+
+/** A table, as written. Give exactly one of `size` and `blocks`. */
+export interface TableInput {
+  /** Name queries refer to. */
+  name: string;
+  /** Size with a unit ("100GB") or in bytes. */
+  size?: Quantity;
+  /** Size in 8 kB blocks. */
+  blocks?: number;
+  /** Heap tuples per page (226 for one int column). */
+  tuplesPerPage: number;
+  /** RELSEG_SIZE: blocks per segment file (default 131072, 1 GB). */
+  segmentBlocks?: number;
+  /** A temporary table: no ring, no synchronized scans (default false). */
+  temp?: boolean;
+  /** Where the table is at the start: nowhere (cold) or in the OS page cache (default "none"). */
+  cached?: "none" | "os";
+}
+
+/** A query, as written: a sequential or bitmap heap scan of one table, run by one or more clients. */
+export interface QueryInput {
+  /** Name in the results. */
+  name: string;
+  /** The table it scans. */
+  table: string;
+  /** Sequential scan or bitmap heap scan (default "seqscan"). */
+  kind?: "seqscan" | "bitmap";
+  /** When the first run starts (default 0). */
+  start?: Quantity;
+  /** Identical concurrent clients (pgbench -c, default 1). */
+  clients?: number;
+  /** Runs per client, back to back (pgbench -t, default 1). */
+  runs?: number;
+  /** Or keep running until this much time has passed (pgbench -T). */
+  duration?: Quantity;
+  /** Delay between the clients' start times (default 0). */
+  clientStagger?: Quantity;
+  /** PostgreSQL version (default "14"). */
+  pg?: PgVersion;
+  /** parallel_workers (default 0: a serial scan by the backend). */
+  workers?: number;
+  /** parallel_leader_participation (default true). */
+  parallelLeaderParticipation?: boolean;
+  /** The block allocator (default: the version's). */
+  allocator?: AllocatorSpec;
+  /** synchronize_seqscans (default true). */
+  synchronizeSeqscans?: boolean;
+  /** effective_io_concurrency, 0..1000 (default 1 up to PG17, 16 from PG18). */
+  effectiveIoConcurrency?: number;
+  /** io_combine_limit in blocks (PG17+, default 16). */
+  ioCombineLimit?: number;
+  /** io_method (PG18+, default "worker"). */
+  ioMethod?: "sync" | "worker" | "io_uring";
+  /** Bitmap prefetch policy (default: "pg13" up to PG17, "read-stream" from PG18; "adaptive" is scanlab's). */
+  prefetch?: "pg13" | "read-stream" | "adaptive" | "pg84";
+  /** The bitmap of a bitmap heap scan. */
+  bitmap?: BitmapSpec;
+  /** Free text. */
+  note?: string;
+}
+
+/** A scenario as written in a file or built in code. */
+export interface ScenarioInput {
+  /** Name in the results. */
+  name: string;
+  /** Free text. */
+  description?: string;
+  /** Seed of every random choice (default 1): the same seed gives identical results. */
+  seed?: number;
+  /** The machine. */
+  machine: MachineInput;
+  /** Its tables. */
+  tables: TableInput[];
+  /** The queries that run on it. */
+  queries: QueryInput[];
+  /** Stop at this simulated time (runs in progress are reported unfinished). */
+  until?: Quantity;
+  /** Sample interval for time series. */
+  sampleEvery?: Quantity;
+}
+
+/** The machine after validation, with defaults filled in. */
+export interface Machine extends MachineInput {
+  /** shared_buffers. */
+  sharedBuffers: Quantity;
+  /** max_connections. */
+  maxConnections: number;
+  /** OS parameters. */
+  osOptions: OsOptions;
+  /** CPU costs given (merged over DEFAULT_CPU_COSTS when the run starts). */
+  cpu: Partial<CpuCosts>;
+}
+
+/** A table after validation, with defaults filled in. */
+export interface Table extends TableInput {
+  /** Blocks per segment file. */
+  segmentBlocks: number;
+  /** Temporary table. */
+  temp: boolean;
+  /** Initial cache state. */
+  cached: "none" | "os";
+}
+
+/** A query after validation, with defaults filled in. */
+export interface Query extends QueryInput {
+  /** Scan kind. */
+  kind: "seqscan" | "bitmap";
+  /** First start. */
+  start: Quantity;
+  /** Clients. */
+  clients: number;
+  /** Runs per client. */
+  runs: number;
+  /** Client start stagger. */
+  clientStagger: Quantity;
+  /** PostgreSQL version. */
+  pg: PgVersion;
+  /** parallel_workers. */
+  workers: number;
+  /** parallel_leader_participation. */
+  parallelLeaderParticipation: boolean;
+  /** synchronize_seqscans. */
+  synchronizeSeqscans: boolean;
+}
+
+/** A scenario after validation, with defaults filled in. */
+export interface Scenario extends ScenarioInput {
+  /** Seed. */
+  seed: number;
+  /** The machine. */
+  machine: Machine;
+  /** Its tables. */
+  tables: Table[];
+  /** Its queries. */
+  queries: Query[];
+}
