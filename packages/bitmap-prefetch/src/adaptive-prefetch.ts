@@ -287,17 +287,25 @@ export class AdaptiveBitmapPrefetcher implements BitmapScanPolicy {
     }
   }
 
-  /** Advises [start, end) minus buffered blocks, as one call per unbuffered stretch. */
+  /**
+   * Advises [start, end) minus buffered blocks, as one call per unbuffered
+   * stretch. The range counts as one outstanding read-ahead unit however many
+   * calls buffered blocks split it into (the queue-depth limit is on planned
+   * ranges: a split adds at most a few small calls beside it), retired when
+   * the scan reaches its first block.
+   */
   private adviseRange(start: number, end: number, env: PrefetchEnv, out: AdviceCall[]): void {
     const bitmap = this.bitmap;
     const gapsPossible = this.gapMergeLimitBlocks > 0;
     let runStart = -1;
+    let first = -1;
+    let advisedBlocks = 0;
     const flush = (stop: number): void => {
       if (runStart < 0) return;
       const blocks = stop - runStart;
       out.push({ firstBlock: runStart, blocks, afterTuples: 0 });
-      this.outstanding.push({ firstBlock: runStart, blocks });
-      this.outstandingBlocks += blocks;
+      if (first < 0) first = runStart;
+      advisedBlocks += blocks;
       this.counters.adviceCalls++;
       this.counters.adviceBlocks += blocks;
       runStart = -1;
@@ -312,5 +320,9 @@ export class AdaptiveBitmapPrefetcher implements BitmapScanPolicy {
       if (gapsPossible && !bitmap.has(b)) this.counters.gapBlocksAdvised++;
     }
     flush(end);
+    if (first >= 0) {
+      this.outstanding.push({ firstBlock: first, blocks: advisedBlocks });
+      this.outstandingBlocks += advisedBlocks;
+    }
   }
 }
