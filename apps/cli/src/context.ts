@@ -8,8 +8,18 @@ import type { Colours } from "./output/colour.js";
 
 /** Output streams a command writes to (process.stdout / stderr, or a test's). */
 export interface CliStreams {
-  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
-  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Where results go. */
+  stdout: NodeJS.WritableStream & TerminalInfo;
+  /** Where errors and progress go. */
+  stderr: NodeJS.WritableStream & TerminalInfo;
+}
+
+/** What the CLI asks of a stream to decide on colour, progress bars and table width. */
+export interface TerminalInfo {
+  /** True when the stream is a terminal. */
+  isTTY?: boolean;
+  /** Terminal width in characters, when known. */
+  columns?: number;
 }
 
 /** The per-invocation context of a command. */

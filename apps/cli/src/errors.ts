@@ -43,7 +43,9 @@ export class CliError extends Error {
 
 /** An error any scanlab package raised for bad user input (`userError === true`). */
 export interface BrandedUserError extends Error {
+  /** The brand every scanlab package puts on errors a user can cause. */
   readonly userError: true;
+  /** The package's stable error code, when it has one. */
   readonly code?: string;
 }
 

@@ -7,7 +7,7 @@
  * {@link summariseReads}). Node-only.
  */
 export { formatAllocator, parseAllocator } from "./allocator-arg.js";
-export type { CliStreams } from "./context.js";
+export type { CliStreams, TerminalInfo } from "./context.js";
 export { type DeviceArg, resolveDeviceArg } from "./device-arg.js";
 export { type BrandedUserError, CliError, EXIT, isUserError } from "./errors.js";
 export { type RunOptions, runCli } from "./run.js";
@@ -16,6 +16,8 @@ export {
   CONFLICTING_FLAGS,
   DEFAULT_SCENARIO,
   formatFlags,
+  type MachineDraftOs,
+  type ParsedFlag,
   type ParsedFlags,
   parseScenarioFlags,
   SCENARIO_FLAGS,

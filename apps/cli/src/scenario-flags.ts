@@ -33,12 +33,24 @@ import {
 
 /** A scenario being assembled from a file and flags (loosely typed: the simulator validates it). */
 export interface ScenarioDraft {
+  /** Scenario name. */
   name: string;
+  /** Seed. */
   seed?: number;
-  machine: Record<string, unknown> & { osOptions?: Record<string, unknown> };
+  /** The machine, with its OS options (fields as in the simulator's MachineInput). */
+  machine: Record<string, unknown> & MachineDraftOs;
+  /** Tables (fields as in TableInput). */
   tables: Record<string, unknown>[];
+  /** Queries (fields as in QueryInput). */
   queries: Record<string, unknown>[];
+  /** Any other scenario field, passed through. */
   [field: string]: unknown;
+}
+
+/** The OS options of a draft machine. */
+export interface MachineDraftOs {
+  /** OS options (fields as in the simulator's OsOptions). */
+  osOptions?: Record<string, unknown>;
 }
 
 /** One scenario flag. */
@@ -473,7 +485,17 @@ export const DEFAULT_SCENARIO: ScenarioDraft = {
 };
 
 /** Parsed flag values, in application order. */
-export type ParsedFlags = { flag: ScenarioFlag; raw: string; value: unknown }[];
+export type ParsedFlags = ParsedFlag[];
+
+/** One flag as given on the command line and parsed. */
+export interface ParsedFlag {
+  /** Which flag. */
+  flag: ScenarioFlag;
+  /** The text given. */
+  raw: string;
+  /** The parsed value. */
+  value: unknown;
+}
 
 /** Parses raw flag values (name -> raw string) in the order of {@link SCENARIO_FLAGS}. */
 export function parseScenarioFlags(raw: Readonly<Record<string, string | undefined>>): ParsedFlags {

@@ -12,6 +12,7 @@ import type { TraceRead } from "./read-runs.js";
 
 /** What one log gave. */
 export interface StraceParse {
+  /** The successful reads, in log order. */
   reads: TraceRead[];
   /** Lines that were a read call (including failed ones). */
   calls: number;
