@@ -203,7 +203,7 @@ function parallelScan(
   sync: boolean,
   hooks: { getStartBlock(nblocks: number): number; onScanEnd(startBlock: number): void },
 ): ScanAllocation {
-  const policy = (spec.allocator ?? defaultAllocator(spec.pg)) as AllocatorPolicy;
+  const policy: AllocatorPolicy = spec.allocator ?? defaultAllocator(spec.pg);
   const scan = createParallelScan(policy, { nblocks, syncscan: sync, hooks });
   const fixed = policy.kind === "pg96" || policy.kind === "pg11" || policy.kind === "batch";
   return {

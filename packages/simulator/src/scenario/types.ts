@@ -4,6 +4,7 @@
  * `Scenario` is the same after validation with every default filled in. The
  * zod schema in schema.ts is checked against both at compile time.
  */
+import type { AllocatorPolicy } from "@scanlab/block-allocator";
 import type { CpuCosts } from "../engine/cpu-costs.js";
 
 /** A size or duration: a number (bytes or seconds) or a string with a unit ("100GB", "8kB", "3h", "250ms"). */
@@ -16,41 +17,12 @@ export type PgVersion = "9.6" | "11" | "13" | "14" | "17" | "18";
 export type OsName = "linux-5.4" | "linux-6.10" | "freebsd-12" | "freebsd-13" | "windows" | "none";
 
 /**
- * Which parallel block allocator a query uses (@scanlab/block-allocator); by
+ * Which parallel block allocator a query uses: @scanlab/block-allocator's
+ * policies (pg96, pg11, batch, munro2020, pg14 with its constants). By
  * default PostgreSQL's for the version: pg96 for 9.6, pg11 for 11 and 13,
  * pg14 from 14 on.
  */
-export type AllocatorSpec =
-  | {
-      /** PG 9.6-10: one block per call under a spinlock. */
-      kind: "pg96";
-    }
-  | {
-      /** PG 11-13: one block per atomic fetch-add. */
-      kind: "pg11";
-    }
-  | {
-      /** The 2017 batching patch. */
-      kind: "batch";
-      /** Blocks handed out per claim (10 in seed 002). */
-      blocksPerClaim: number;
-    }
-  | {
-      /** Thomas Munro's 2020 prototype: ranges ramping up to a maximum and down at the end. */
-      kind: "munro2020";
-      /** Largest range (default 64). */
-      maxChunkBlocks?: number;
-    }
-  | {
-      /** PG14+: chunks sized from the table, ramping down at the end. */
-      kind: "pg14";
-      /** PARALLEL_SEQSCAN_NCHUNKS (default 2048). */
-      nchunks?: number;
-      /** PARALLEL_SEQSCAN_RAMPDOWN_CHUNKS (default 64). */
-      rampdownChunks?: number;
-      /** PARALLEL_SEQSCAN_MAX_CHUNK_SIZE (default 8192); null: uncapped. */
-      maxChunkBlocks?: number | null;
-    };
+export type AllocatorSpec = AllocatorPolicy;
 
 /** The bitmap a bitmap heap scan reads (@scanlab/bitmap-prefetch data sets). */
 export type BitmapSpec =
