@@ -11,18 +11,31 @@ export class BufferMap {
   private readonly keys: Float64Array;
   private readonly values: Int32Array;
   private readonly mask: number;
+  /** 32 - log2(capacity): the slot is the top bits of the product. */
+  private readonly shift: number;
   size = 0;
 
   constructor(capacity: number) {
     let cap = 16;
-    while (cap < capacity * 2) cap *= 2;
+    let bits = 4;
+    while (cap < capacity * 2) {
+      cap *= 2;
+      bits++;
+    }
     this.keys = new Float64Array(cap).fill(EMPTY);
     this.values = new Int32Array(cap);
     this.mask = cap - 1;
+    this.shift = 32 - bits;
   }
 
+  /**
+   * Fibonacci hashing: the top bits of key x 2^32/phi. The low bits of that
+   * product are only a permutation of the block's low bits, so blocks a
+   * multiple of the capacity apart (parallel workers scanning chunks 8192
+   * blocks apart) would share a slot and build long probe chains.
+   */
   private slot(table: number, block: number): number {
-    return (Math.imul(block, 0x9e3779b1) ^ Math.imul(table + 1, 0x85ebca6b)) & this.mask;
+    return Math.imul(block ^ Math.imul(table + 1, 0x85ebca6b), 0x9e3779b1) >>> this.shift;
   }
 
   /** The buffer holding (table, block), or -1. */
