@@ -144,7 +144,10 @@ export function rowMetrics(result: SimulationResult, scenario: ScenarioInput): R
 
 /** How a target is run: the simulator entry point is injected so this file stays model-agnostic. */
 export interface ReproduceOptions {
-  /** The simulator entry point (usually `simulate`; the CLI passes one that runs in a worker). */
+  /**
+   * The simulator entry point (usually `simulate`; the CLI passes one that runs in a worker).
+   * It must be deterministic: the calibration row's run at the calibrated value is reused.
+   */
   simulate(input: ScenarioInput): SimulationResult;
   /** Skip calibration and use the rows' default unknowns (faster; for quick looks). */
   noCalibration?: boolean;
@@ -168,6 +171,9 @@ export interface ReproduceOptions {
 export function reproduceTarget(exp: Experiment, options: ReproduceOptions): TargetReport {
   let rows: ExperimentRow[] = exp.rows();
   let calibration: TargetReport["calibration"] = null;
+  // The calibration row at the value found was already simulated while solving:
+  // the simulator is deterministic, so that run is the row's result.
+  const calibrationRuns = new Map<string, SimulationResult>();
   if (exp.calibration && !options.noCalibration) {
     const cal = exp.calibration;
     const published = rows.find((r) => r.id === cal.row)?.published?.timeS;
@@ -176,10 +182,14 @@ export function reproduceTarget(exp: Experiment, options: ReproduceOptions): Tar
     const timeAt = (v: number): number => {
       const row = cal.apply(v).find((r) => r.id === cal.row)!;
       options.onRow?.(exp.id, `${cal.row} (calibrating)`);
-      return rowMetrics(options.simulate(row.scenario), row.scenario).timeS;
+      const result = options.simulate(row.scenario);
+      calibrationRuns.set(JSON.stringify(row.scenario), result);
+      return rowMetrics(result, row.scenario).timeS;
     };
     const found = solveMonotone(timeAt, published, cal.bounds[0], cal.bounds[1]);
     rows = cal.apply(found.value);
+    const key = JSON.stringify(rows.find((r) => r.id === cal.row)!.scenario);
+    for (const k of [...calibrationRuns.keys()]) if (k !== key) calibrationRuns.delete(k);
     calibration = {
       unknown: cal.unknown,
       row: cal.row,
@@ -196,7 +206,7 @@ export function reproduceTarget(exp: Experiment, options: ReproduceOptions): Tar
   for (const row of rows) {
     if (options.shouldStop?.()) break;
     options.onRow?.(exp.id, row.id);
-    const result = options.simulate(row.scenario);
+    const result = calibrationRuns.get(JSON.stringify(row.scenario)) ?? options.simulate(row.scenario);
     if (result.os.confidence === "low")
       notes.add(`${row.label}: the OS readahead model is low-confidence (${row.scenario.machine.os}).`);
     const m = rowMetrics(result, row.scenario);
