@@ -43,11 +43,14 @@ export type {
 export { ScenarioError } from "./errors.js";
 export { getTarget, T1, T2, T3, T4, T5, T7, TARGETS } from "./experiments/index.js";
 export {
+  type AsyncReproduceOptions,
   type RatioReport,
   type ReproduceOptions,
   type RowReport,
   reproduceTarget,
+  reproduceTargetAsync,
   rowMetrics,
+  type SimulationRequest,
   type SolveResult,
   type StatementReport,
   solveMonotone,

@@ -5,11 +5,13 @@
  * simulated ones, the ratio checks and the "must reproduce" statements. With
  * `--report DIR`: SVG and PNG charts and one self-contained HTML report.
  *
- * Targets run in worker threads, several at once on a multi-core machine;
- * each is printed as soon as it and the targets before it are done, so the
- * output order (and `--json`) does not depend on timing.
+ * Simulations run in worker threads, several at once on a multi-core
+ * machine: a target's calibration runs its simulations one after the other,
+ * then all its rows run side by side. Each target is printed as soon as it
+ * and the targets before it are done, so the output order (and `--json`)
+ * does not depend on timing.
  */
-import { getTarget, TARGETS, type TargetReport } from "@scanlab/simulator";
+import { getTarget, reproduceTargetAsync, TARGETS, type TargetReport } from "@scanlab/simulator";
 import type { Ctx } from "../context.js";
 import { toJson } from "../context.js";
 import { CliError, EXIT } from "../errors.js";
@@ -18,8 +20,15 @@ import { Bars } from "../output/progress.js";
 import { printTargetReport } from "../output/target-report.js";
 import { prepareReportDir, writeReproduceReport } from "../report/reproduce-report.js";
 import { VERSION } from "../version.js";
-import { runPool } from "../workers/pool.js";
-import type { ReproduceAnswer, ReproduceTask } from "../workers/protocol.js";
+import { SimPool } from "../workers/pool.js";
+import { dropSkipped, restrictRows } from "./reproduce-rows.js";
+
+/** One target's report, whether Ctrl-C cut it short, and how long it took. */
+interface TargetAnswer {
+  report: TargetReport;
+  interrupted: boolean;
+  wallMs: number;
+}
 
 /** Options of `reproduce`. */
 export interface ReproduceFlags {
@@ -95,23 +104,9 @@ export async function reproduceCommand(ctx: Ctx, names: string[], flags: Reprodu
   }
   const reportDir = flags.report === undefined ? null : prepareReportDir(flags.report);
   const noCalibration = flags.calibration === false;
-  const tasks: ReproduceTask[] = ids.map((target) => ({
-    kind: "reproduce",
-    target,
-    noCalibration,
-    seed,
-    rows,
-  }));
-
-  const reports: (ReproduceAnswer | undefined)[] = new Array(ids.length).fill(undefined);
+  const reports: (TargetAnswer | undefined)[] = new Array(ids.length).fill(undefined);
   let printed = 0;
   const bars = Bars.start(ctx, "{target} {bar} {value}/{total} rows | {step}");
-  const updaters = ids.map((id, i) => {
-    const total = rows?.length ?? getTarget(id)!.rows().length;
-    const done = { n: 0 };
-    const update = bars.add(total, { target: id.padEnd(3), step: "waiting" });
-    return { total, done, update, i };
-  });
   const flush = () => {
     while (printed < ids.length && reports[printed] !== undefined) {
       const a = reports[printed]!;
@@ -120,28 +115,54 @@ export async function reproduceCommand(ctx: Ctx, names: string[], flags: Reprodu
     }
   };
 
+  // Every target's calibration runs one simulation after the other, then its
+  // rows all at once; the pool runs calibrations first (each is on a chain
+  // that holds back its target's rows), so a long target's calibration is not
+  // stuck behind another target's rows.
+  const pool = new SimPool({ jobs, flag: ctx.interrupt.flag });
+  const stopped = () => ctx.interrupt.stopped;
+  const runTarget = async (id: string, i: number): Promise<TargetAnswer> => {
+    const { exp, note } = restrictRows(getTarget(id)!, rows, noCalibration);
+    const total = exp.rows().length;
+    const update = bars.add(total, { target: id.padEnd(3), step: "waiting" });
+    let finished = 0;
+    let calibrationCut = false;
+    const t0 = performance.now();
+    const report = await reproduceTargetAsync(exp, {
+      noCalibration,
+      simulate: async ({ step, scenario }) => {
+        const calibrating = step.endsWith("(calibrating)");
+        if (calibrating) update(finished, { step });
+        const input = seed === undefined ? scenario : { ...scenario, seed };
+        const answer = await pool.run({ kind: "simulate", scenario: input, full: true }, calibrating ? 1 : 0);
+        const result = answer === undefined || answer.interrupted ? undefined : (answer.result ?? undefined);
+        if (result === undefined && calibrating) calibrationCut = true;
+        if (!calibrating && result !== undefined) update(++finished, { step });
+        return result;
+      },
+    });
+    dropSkipped(report);
+    if (note !== null) report.notes = [note, ...report.notes];
+    const complete = !calibrationCut && report.rows.length === total;
+    const answer = { report, interrupted: stopped() && !complete, wallMs: performance.now() - t0 };
+    update(total, { step: "done" });
+    reports[i] = answer;
+    flush();
+    return answer;
+  };
+
   ctx.interrupt.catch();
-  let answers: (ReproduceAnswer | undefined)[];
+  let settled: PromiseSettledResult<TargetAnswer>[];
   try {
-    answers = (await runPool(tasks, {
-      jobs,
-      flag: ctx.interrupt.flag,
-      onProgress: (task, step) => {
-        const u = updaters[task]!;
-        if (!step.endsWith("(calibrating)")) u.done.n++;
-        u.update(Math.max(0, u.done.n - 1), { step });
-      },
-      onDone: (task, answer) => {
-        const u = updaters[task]!;
-        u.update(u.total, { step: "done" });
-        reports[task] = answer as ReproduceAnswer;
-        flush();
-      },
-    })) as (ReproduceAnswer | undefined)[];
+    settled = await Promise.allSettled(ids.map((id, i) => runTarget(id, i)));
   } finally {
+    await pool.close();
     bars.stop();
     ctx.interrupt.release();
   }
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  if (failed !== undefined) throw failed.reason;
+  const answers = settled.map((s) => (s.status === "fulfilled" ? s.value : undefined));
   const interrupted = ctx.interrupt.stopped && answers.some((a) => a === undefined || a.interrupted);
   // After Ctrl-C, targets that finished after an unfinished one are printed too.
   if (!ctx.json) {
@@ -151,7 +172,7 @@ export async function reproduceCommand(ctx: Ctx, names: string[], flags: Reprodu
       else ctx.out(ctx.c.yellow(`${ids[i]}: not run (interrupted).`));
     }
   }
-  const done = answers.filter((a): a is ReproduceAnswer => a !== undefined);
+  const done = answers.filter((a): a is TargetAnswer => a !== undefined);
   const statements = done.flatMap((a) => a.report.statements);
   const ratios = done.flatMap((a) => a.report.ratios);
   const summary = {

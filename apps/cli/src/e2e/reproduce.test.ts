@@ -13,6 +13,7 @@
  * Regenerate the golden files with `UPDATE_GOLDEN=1 npx vitest run src/e2e/reproduce.test.ts`
  * after a deliberate model change, and say why in the commit.
  */
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -109,6 +110,34 @@ describe("reproduce --json", () => {
     expect(rows["c-ssd-sequential-10-1"]).toBeGreaterThan(rows["c-ssd-sequential-10-0"]);
     expect(rows["c-ssd-random-1-1"]).toBeLessThan(rows["c-ssd-random-1-0"]);
   });
+
+  it("Ctrl-C (SIGINT) stops a long reproduction cleanly: exit 130, no partial figures", async () => {
+    // T3's rows each simulate six 11-process queries over 800 GB: minutes. T4's are quick.
+    let child: ChildProcess | undefined;
+    const result = runBin(["reproduce", "T4", "T3", "--no-calibration", "--jobs", "2", "--json"], {
+      onSpawn: (c) => {
+        child = c;
+      },
+    });
+    await new Promise((r) => setTimeout(r, 4000));
+    const signalled = performance.now();
+    child!.kill("SIGINT");
+    const r = await result;
+    // Every running simulation polls the stop flag: the run ends within seconds, not minutes.
+    expect(performance.now() - signalled).toBeLessThan(30_000);
+    expect(r.code).toBe(130);
+    const json = JSON.parse(r.stdout);
+    expect(json.interrupted).toBe(true);
+    const t3 = json.targets.find((t: { id: string }) => t.id === "T3");
+    if (t3 !== undefined) {
+      expect(t3.interrupted).toBe(true);
+      expect(t3.rows.length).toBeLessThan(6);
+      expect(t3.ratios).toEqual([]);
+      expect(t3.statements).toEqual([]);
+    }
+    const t4 = json.targets.find((t: { id: string }) => t.id === "T4");
+    if (t4 !== undefined && !t4.interrupted) expect(t4.rows).toHaveLength(6);
+  }, 60_000);
 
   it("writes SVG and PNG charts and a self-contained HTML report with --report", async () => {
     const dir = mkdtempSync(join(tmpdir(), "scanlab-report-"));

@@ -1,8 +1,10 @@
 /**
  * A small pool of simulator worker threads (see protocol.ts): tasks are
- * handed out in order to at most `jobs` workers; answers come back in any
- * order and are returned in task order. After Ctrl-C no new task starts, and
- * the running ones stop at their next poll of the stop flag.
+ * handed out in the order they are queued to at most `jobs` workers; answers
+ * come back in any order. `runPool` runs a fixed list and returns the answers
+ * in task order; `SimPool` takes tasks as they come (reproduce queues a
+ * target's rows once its calibration is done). After Ctrl-C no new task
+ * starts, and the running ones stop at their next poll of the stop flag.
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
@@ -14,8 +16,6 @@ export interface PoolOptions {
   jobs?: number;
   /** The shared stop flag (Interrupt.flag). */
   flag: Int32Array;
-  /** A task reports a step (a target's row). */
-  onProgress?(task: number, step: string): void;
   /** A task finished. */
   onDone?(task: number, answer: Answer): void;
 }
@@ -35,6 +35,111 @@ export function unwire(w: WireError): Error {
   return e;
 }
 
+/** A task waiting for a thread. */
+interface Queued {
+  task: Task;
+  priority: number;
+  resolve(answer: Answer | undefined): void;
+  reject(error: Error): void;
+}
+
+/**
+ * Worker threads that take tasks as they come: `run` queues a task and
+ * resolves with its answer. At most `jobs` threads, started on demand and
+ * reused. After Ctrl-C (the stop flag) or a task's failure no queued task
+ * starts: those resolve with undefined. `close` ends the threads.
+ */
+export class SimPool {
+  private readonly queue: Queued[] = [];
+  private readonly idle: Worker[] = [];
+  private readonly busy = new Map<Worker, Queued>();
+  private readonly jobs: number;
+  private readonly url = new URL("./sim-worker.js", import.meta.url);
+  private threads = 0;
+  private sent = 0;
+  private closed = false;
+  /** The first task error: once set, nothing new starts. */
+  failure: Error | null = null;
+
+  constructor(private readonly options: { jobs?: number; flag: Int32Array }) {
+    this.jobs = Math.max(1, options.jobs ?? defaultJobs());
+  }
+
+  /**
+   * Runs one task on a thread; undefined when it never started (Ctrl-C, or
+   * another task failed). Queued tasks start by priority (higher first), then
+   * in the order they came.
+   */
+  run(task: Task, priority = 0): Promise<Answer | undefined> {
+    return new Promise((resolve, reject) => {
+      let at = this.queue.length;
+      while (at > 0 && this.queue[at - 1]!.priority < priority) at--;
+      this.queue.splice(at, 0, { task, priority, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Ends every thread (running tasks are abandoned). */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.drain();
+    const all = [...this.idle, ...this.busy.keys()];
+    this.idle.length = 0;
+    await Promise.all(all.map((w) => w.terminate()));
+  }
+
+  private stopped(): boolean {
+    return this.closed || this.failure !== null || Atomics.load(this.options.flag, 0) === 1;
+  }
+
+  /** Resolves every queued task as never started. */
+  private drain(): void {
+    for (const q of this.queue.splice(0)) q.resolve(undefined);
+  }
+
+  private pump(): void {
+    if (this.stopped()) {
+      this.drain();
+      return;
+    }
+    while (this.queue.length > 0) {
+      const worker = this.idle.pop() ?? (this.threads < this.jobs ? this.spawn() : undefined);
+      if (worker === undefined) return;
+      const q = this.queue.shift()!;
+      this.busy.set(worker, q);
+      const msg: TaskMessage = { task: this.sent++, payload: q.task };
+      worker.postMessage(msg);
+    }
+  }
+
+  private spawn(): Worker {
+    const worker = new Worker(this.url, { workerData: { flag: this.options.flag } });
+    this.threads++;
+    worker.on("message", (m: WorkerMessage) => {
+      const q = this.busy.get(worker);
+      if (q === undefined) return;
+      this.busy.delete(worker);
+      this.idle.push(worker);
+      if (m.type === "done") q.resolve(m.answer);
+      else {
+        const error = unwire(m.error);
+        this.failure ??= error;
+        q.reject(error);
+      }
+      this.pump();
+    });
+    worker.on("error", (e) => {
+      this.failure ??= e;
+      const q = this.busy.get(worker);
+      this.busy.delete(worker);
+      this.threads--;
+      q?.reject(e);
+      this.pump();
+    });
+    return worker;
+  }
+}
+
 /**
  * Runs the tasks on worker threads. Resolves with one answer per task
  * (undefined for tasks never started because of Ctrl-C); rejects with the
@@ -43,50 +148,21 @@ export function unwire(w: WireError): Error {
 export async function runPool(tasks: readonly Task[], options: PoolOptions): Promise<(Answer | undefined)[]> {
   const answers: (Answer | undefined)[] = new Array(tasks.length).fill(undefined);
   if (tasks.length === 0) return answers;
-  const jobs = Math.max(1, Math.min(options.jobs ?? defaultJobs(), tasks.length));
-  const url = new URL("./sim-worker.js", import.meta.url);
-  const stopped = () => Atomics.load(options.flag, 0) === 1;
-  let next = 0;
-  let failure: Error | null = null;
-
-  await new Promise<void>((resolve) => {
-    let live = 0;
-    const start = () => {
-      const worker = new Worker(url, { workerData: { flag: options.flag } });
-      live++;
-      const feed = () => {
-        if (failure !== null || stopped() || next >= tasks.length) {
-          void worker.terminate();
-          return;
-        }
-        const msg: TaskMessage = { task: next, payload: tasks[next]! };
-        next++;
-        worker.postMessage(msg);
-      };
-      worker.on("message", (m: WorkerMessage) => {
-        if (m.type === "progress") {
-          options.onProgress?.(m.task, m.step);
-          return;
-        }
-        if (m.type === "done") {
-          answers[m.task] = m.answer;
-          options.onDone?.(m.task, m.answer);
-        } else {
-          failure ??= unwire(m.error);
-        }
-        feed();
-      });
-      worker.on("error", (e) => {
-        failure ??= e;
-      });
-      worker.on("exit", () => {
-        live--;
-        if (live === 0) resolve();
-      });
-      feed();
-    };
-    for (let i = 0; i < jobs; i++) start();
+  const pool = new SimPool({
+    jobs: Math.min(options.jobs ?? defaultJobs(), tasks.length),
+    flag: options.flag,
   });
-  if (failure !== null) throw failure;
+  try {
+    await Promise.allSettled(
+      tasks.map(async (task, i) => {
+        const answer = await pool.run(task);
+        answers[i] = answer;
+        if (answer !== undefined) options.onDone?.(i, answer);
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
+  if (pool.failure !== null) throw pool.failure;
   return answers;
 }

@@ -2,13 +2,13 @@
  * Messages between the CLI's main thread and its simulator worker threads.
  *
  * Simulations are synchronous and can run for seconds to minutes, so they run
- * in worker_threads: several at once on a multi-core machine (sweeps, the
- * targets of `reproduce`), and always off the main thread so that Ctrl-C is
- * heard while they run. The main thread shares one Int32Array stop flag with
- * every worker; a worker's simulation polls it (the simulator's `shouldStop`,
- * every 65,536 events) and a target's reproduction checks it between rows.
+ * in worker_threads: several at once on a multi-core machine (sweep points,
+ * the rows of `reproduce`'s targets), and always off the main thread so that
+ * Ctrl-C is heard while they run. The main thread shares one Int32Array stop
+ * flag with every worker; a worker's simulation polls it (the simulator's
+ * `shouldStop`, every 65,536 events).
  */
-import type { RowMetrics, ScenarioInput, SimulationResult, TargetReport } from "@scanlab/simulator";
+import type { RowMetrics, ScenarioInput, SimulationResult } from "@scanlab/simulator";
 
 /** Run one scenario. */
 export interface SimulateTask {
@@ -18,18 +18,8 @@ export interface SimulateTask {
   full: boolean;
 }
 
-/** Reproduce one target. */
-export interface ReproduceTask {
-  kind: "reproduce";
-  target: string;
-  noCalibration: boolean;
-  seed: number | undefined;
-  /** Only these rows (and the ratios and statements they allow); undefined = every row. */
-  rows: string[] | undefined;
-}
-
 /** A task for a worker. */
-export type Task = SimulateTask | ReproduceTask;
+export type Task = SimulateTask;
 
 /** The answer to a SimulateTask. */
 export interface SimulateAnswer {
@@ -42,17 +32,8 @@ export interface SimulateAnswer {
   wallMs: number;
 }
 
-/** The answer to a ReproduceTask. */
-export interface ReproduceAnswer {
-  kind: "reproduce";
-  report: TargetReport;
-  /** The stop flag rose: the report holds only the rows finished before it. */
-  interrupted: boolean;
-  wallMs: number;
-}
-
 /** An answer from a worker. */
-export type Answer = SimulateAnswer | ReproduceAnswer;
+export type Answer = SimulateAnswer;
 
 /** An error crossing the thread boundary, with the user-error brand kept. */
 export interface WireError {
@@ -65,7 +46,6 @@ export interface WireError {
 
 /** Worker -> main. */
 export type WorkerMessage =
-  | { type: "progress"; task: number; step: string }
   | { type: "done"; task: number; answer: Answer }
   | { type: "error"; task: number; error: WireError };
 

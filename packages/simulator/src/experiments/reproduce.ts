@@ -157,36 +157,65 @@ export interface ReproduceOptions {
   shouldStop?(): boolean;
 }
 
+/** One simulation a reproduction asks for: see {@link reproduceTargetAsync}. */
+export interface SimulationRequest {
+  /** The row it is for (`<row> (calibrating)` while calibrating). */
+  step: string;
+  /** The scenario to simulate. */
+  scenario: ScenarioInput;
+}
+
+/** How a target is run when simulations are asynchronous (worker threads, web workers). */
+export interface AsyncReproduceOptions {
+  /**
+   * Runs one simulation; resolves with undefined when it did not run to its
+   * end (stopped): a calibration cut short is no calibration, a row cut short
+   * is left out. Must be deterministic (see {@link ReproduceOptions.simulate}).
+   */
+  simulate(request: SimulationRequest): Promise<SimulationResult | undefined>;
+  /** Skip calibration and use the rows' default unknowns. */
+  noCalibration?: boolean;
+}
+
 /**
- * Reproduces one target: calibrates its declared unknown (unless told not
- * to), simulates every row, and checks the ratio bars and statements.
- *
- * @example
- * ```ts
- * import { getTarget, reproduceTarget, simulate } from "@scanlab/simulator";
- * const report = reproduceTarget(getTarget("T4")!, { simulate });
- * for (const s of report.statements) console.log(s.holds ? "holds" : "FAILS", s.text);
- * ```
+ * A reproduction as a coroutine: it yields the simulations it needs (the
+ * calibration's one at a time, since each value depends on the last; then
+ * every row at once, since rows are independent) and receives their results.
+ * {@link reproduceTarget} answers them one by one, {@link reproduceTargetAsync}
+ * runs the rows concurrently; both give the same report.
  */
-export function reproduceTarget(exp: Experiment, options: ReproduceOptions): TargetReport {
+type Needs = { calibrate: SimulationRequest } | { rows: SimulationRequest[] };
+type Got = SimulationResult | undefined | (SimulationResult | undefined)[];
+
+function* reproduceSteps(exp: Experiment, noCalibration: boolean): Generator<Needs, TargetReport, Got> {
   let rows: ExperimentRow[] = exp.rows();
   let calibration: TargetReport["calibration"] = null;
   // The calibration row at the value found was already simulated while solving:
   // the simulator is deterministic, so that run is the row's result.
   const calibrationRuns = new Map<string, SimulationResult>();
-  if (exp.calibration && !options.noCalibration) {
+  const report = (
+    rowReports: RowReport[],
+    complete: boolean,
+    metrics: Map<string, RowMetrics>,
+    notes: string[],
+  ) => finishReport(exp, calibration, rowReports, complete, metrics, notes);
+  if (exp.calibration && !noCalibration) {
     const cal = exp.calibration;
     const published = rows.find((r) => r.id === cal.row)?.published?.timeS;
     if (published === undefined)
       throw new Error(`${exp.id}: calibration row ${cal.row} has no published time`);
-    const timeAt = (v: number): number => {
-      const row = cal.apply(v).find((r) => r.id === cal.row)!;
-      options.onRow?.(exp.id, `${cal.row} (calibrating)`);
-      const result = options.simulate(row.scenario);
+    const solver = solveSteps(published, cal.bounds[0], cal.bounds[1]);
+    let step = solver.next();
+    while (!step.done) {
+      const row = cal.apply(step.value).find((r) => r.id === cal.row)!;
+      const result = (yield { calibrate: { step: `${cal.row} (calibrating)`, scenario: row.scenario } }) as
+        | SimulationResult
+        | undefined;
+      if (result === undefined) return report([], false, new Map(), []);
       calibrationRuns.set(JSON.stringify(row.scenario), result);
-      return rowMetrics(result, row.scenario).timeS;
-    };
-    const found = solveMonotone(timeAt, published, cal.bounds[0], cal.bounds[1]);
+      step = solver.next(rowMetrics(result, row.scenario).timeS);
+    }
+    const found = step.value;
     rows = cal.apply(found.value);
     const key = JSON.stringify(rows.find((r) => r.id === cal.row)!.scenario);
     for (const k of [...calibrationRuns.keys()]) if (k !== key) calibrationRuns.delete(k);
@@ -200,13 +229,18 @@ export function reproduceTarget(exp: Experiment, options: ReproduceOptions): Tar
       iterations: found.iterations,
     };
   }
+  const known = rows.map((row) => calibrationRuns.get(JSON.stringify(row.scenario)));
+  const requests = rows.flatMap((row, i) =>
+    known[i] === undefined ? [{ step: row.id, scenario: row.scenario }] : [],
+  );
+  const answers = (requests.length > 0 ? yield { rows: requests } : []) as (SimulationResult | undefined)[];
+  let next = 0;
   const metrics = new Map<string, RowMetrics>();
   const rowReports: RowReport[] = [];
   const notes = new Set<string>();
-  for (const row of rows) {
-    if (options.shouldStop?.()) break;
-    options.onRow?.(exp.id, row.id);
-    const result = calibrationRuns.get(JSON.stringify(row.scenario)) ?? options.simulate(row.scenario);
+  for (const [i, row] of rows.entries()) {
+    const result = known[i] ?? answers[next++];
+    if (result === undefined) continue;
     if (result.os.confidence === "low")
       notes.add(`${row.label}: the OS readahead model is low-confidence (${row.scenario.machine.os}).`);
     const m = rowMetrics(result, row.scenario);
@@ -222,7 +256,18 @@ export function reproduceTarget(exp: Experiment, options: ReproduceOptions): Tar
       ratio: pub !== undefined && metric ? m[metric] / pub : null,
     });
   }
-  const complete = rowReports.length === rows.length;
+  return report(rowReports, rowReports.length === rows.length, metrics, [...notes]);
+}
+
+/** The ratio bars and statements (only when every row ran), around the rows. */
+function finishReport(
+  exp: Experiment,
+  calibration: TargetReport["calibration"],
+  rows: RowReport[],
+  complete: boolean,
+  metrics: Map<string, RowMetrics>,
+  notes: string[],
+): TargetReport {
   const ratios: RatioReport[] = complete
     ? exp.ratios.map((r) => {
         const a = metrics.get(r.numerator)!.timeS;
@@ -249,11 +294,70 @@ export function reproduceTarget(exp: Experiment, options: ReproduceOptions): Tar
     source: exp.source,
     assumptions: exp.assumptions,
     calibration,
-    rows: rowReports,
+    rows,
     ratios,
     statements,
-    notes: [...notes],
+    notes,
   };
+}
+
+/**
+ * Reproduces one target: calibrates its declared unknown (unless told not
+ * to), simulates every row, and checks the ratio bars and statements.
+ *
+ * @example
+ * ```ts
+ * import { getTarget, reproduceTarget, simulate } from "@scanlab/simulator";
+ * const report = reproduceTarget(getTarget("T4")!, { simulate });
+ * for (const s of report.statements) console.log(s.holds ? "holds" : "FAILS", s.text);
+ * ```
+ */
+export function reproduceTarget(exp: Experiment, options: ReproduceOptions): TargetReport {
+  const run = (request: SimulationRequest): SimulationResult => {
+    options.onRow?.(exp.id, request.step);
+    return options.simulate(request.scenario);
+  };
+  const steps = reproduceSteps(exp, options.noCalibration === true);
+  let step = steps.next();
+  while (!step.done) {
+    const need = step.value;
+    if ("calibrate" in need) step = steps.next(run(need.calibrate));
+    else {
+      const results: (SimulationResult | undefined)[] = [];
+      for (const request of need.rows) results.push(options.shouldStop?.() ? undefined : run(request));
+      step = steps.next(results);
+    }
+  }
+  return step.value;
+}
+
+/**
+ * {@link reproduceTarget} with asynchronous simulations: the calibration's
+ * simulations run one after the other, then every row at once, so a pool of
+ * workers can run a target's rows side by side. Same report for the same
+ * (deterministic) simulations.
+ *
+ * @example
+ * ```ts
+ * import { getTarget, reproduceTargetAsync, simulate } from "@scanlab/simulator";
+ * const report = await reproduceTargetAsync(getTarget("T4")!, {
+ *   simulate: async ({ scenario }) => simulate(scenario),
+ * });
+ * console.log(report.rows.length);
+ * ```
+ */
+export async function reproduceTargetAsync(
+  exp: Experiment,
+  options: AsyncReproduceOptions,
+): Promise<TargetReport> {
+  const steps = reproduceSteps(exp, options.noCalibration === true);
+  let step = steps.next();
+  while (!step.done) {
+    const need = step.value;
+    if ("calibrate" in need) step = steps.next(await options.simulate(need.calibrate));
+    else step = steps.next(await Promise.all(need.rows.map((request) => options.simulate(request))));
+  }
+  return step.value;
 }
 
 /** Relative tolerance of a calibration (see solveMonotone). */
@@ -266,10 +370,18 @@ const TOLERANCE = 0.01;
  * tighter fit would only cost simulations.
  */
 export function solveMonotone(f: (v: number) => number, target: number, lo: number, hi: number): SolveResult {
+  const solver = solveSteps(target, lo, hi);
+  let step = solver.next();
+  while (!step.done) step = solver.next(f(step.value));
+  return step.value;
+}
+
+/** The search of {@link solveMonotone} as a coroutine: yields each v to evaluate, receives f(v). */
+function* solveSteps(target: number, lo: number, hi: number): Generator<number, SolveResult, number> {
   let a = lo;
   let b = hi;
-  let fa = f(a) - target;
-  let fb = f(b) - target;
+  let fa = (yield a) - target;
+  let fb = (yield b) - target;
   let iterations = 2;
   if (fa >= 0)
     return { value: a, time: fa + target, reached: Math.abs(fa) <= TOLERANCE * target, iterations };
@@ -279,7 +391,7 @@ export function solveMonotone(f: (v: number) => number, target: number, lo: numb
   let best = { value: a, err: fa };
   for (; iterations < 14; iterations++) {
     const c = (a * fb - b * fa) / (fb - fa);
-    const fc = f(c) - target;
+    const fc = (yield c) - target;
     if (Math.abs(fc) < Math.abs(best.err)) best = { value: c, err: fc };
     if (Math.abs(fc) <= TOLERANCE * target)
       return { value: c, time: fc + target, reached: true, iterations: iterations + 1 };
