@@ -5,7 +5,7 @@
  * no import of a Node built-in, and no use of `process` or `Buffer`.
  * Node-only helpers belong in a separate `./node` entry.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -42,12 +42,12 @@ describe("browser-safe main entries", () => {
       const offenders: string[] = [];
       for (const file of reachable(entry)) {
         const text = readFileSync(file, "utf8");
-        for (const spec of importedSpecifiers(text)) if (builtins.has(spec)) offenders.push(`${file}: ${spec}`);
+        for (const spec of importedSpecifiers(text))
+          if (builtins.has(spec)) offenders.push(`${file}: ${spec}`);
         if (/\bprocess\.(env|argv|exit|cwd|hrtime)\b/.test(text)) offenders.push(`${file}: process.*`);
         if (/\bBuffer\.(from|alloc)\b/.test(text)) offenders.push(`${file}: Buffer`);
       }
       expect(offenders).toEqual([]);
     });
   }
-
 });
