@@ -76,7 +76,11 @@ export const DEFAULT_CPU_COSTS: Readonly<CpuCosts> = Object.freeze({
 
 /** Merges a scenario's `cpu` block over the defaults. */
 export function resolveCpuCosts(overrides: Partial<CpuCosts> | undefined): CpuCosts {
-  return { ...DEFAULT_CPU_COSTS, ...(overrides ?? {}) };
+  const out: CpuCosts = { ...DEFAULT_CPU_COSTS };
+  // A field given as undefined (a scenario's `"jitter": undefined` built in code) keeps its default.
+  for (const [k, v] of Object.entries(overrides ?? {}))
+    if (v !== undefined) (out as unknown as Record<string, unknown>)[k] = v;
+  return out;
 }
 
 /** CPU time to process one heap page with `tuplesPerPage` tuples, excluding how it was fetched. */

@@ -92,7 +92,7 @@ export class EventQueue {
   lastTime = 0;
 
   private grow(): void {
-    const cap = this.times.length * 2;
+    const cap = Math.max(16, this.times.length * 2);
     const t = new Float64Array(cap);
     const s = new Float64Array(cap);
     const d = new Int32Array(cap);
