@@ -13,6 +13,8 @@ import {
   AdaptiveBitmapPrefetcher,
   BitmapHeapScanPrefetcher,
   type BitmapScanPolicy,
+  DEFAULT_PROCS_PG17,
+  DEFAULT_PROCS_PG18,
   type HeapBitmap,
   type HeapBitmapIterator,
   ParallelBitmapHeapScan,
@@ -138,6 +140,7 @@ export function startProcesses(setup: RunSetup): void {
         flags: { sequential: true },
         strategy: ctx.ringBuffers > 0 ? "bulkread" : "none",
         nBuffers: machine.nbuffers,
+        maxBackendsPlusAuxiliary: procsFor(pg, machine.maxConnections),
       });
       const ring = ctx.ringBuffers > 0 ? new BufferRing(ctx.ringBuffers) : null;
       const io = pg >= 18 && (spec.ioMethod ?? "worker") === "worker" ? setup.ioWorkers : null;
@@ -169,6 +172,7 @@ export function startProcesses(setup: RunSetup): void {
         perBufferData: true,
         strategy: "none",
         nBuffers: machine.nbuffers,
+        maxBackendsPlusAuxiliary: procsFor(pg, machine.maxConnections),
       });
       const io = (spec.ioMethod ?? "worker") === "worker" ? setup.ioWorkers : null;
       new ReadStreamParticipant(ctx, stream, setup.opens[i]!, null, { debtUs: 0 }, io, setup.roles[i]!).start(
@@ -206,4 +210,14 @@ export function startProcesses(setup: RunSetup): void {
   policies.forEach((p, i) => {
     new BitmapScanParticipant(ctx, p, setup.opens[i]!, setup.roles[i]!).start(setup.startTimes[i]!);
   });
+}
+
+/**
+ * MaxBackends + NUM_AUXILIARY_PROCS for max_connections = `maxConnections`,
+ * which sizes the read stream's pin limit (postgres.md 2.7): everything but
+ * the connections is fixed with default settings, so it is the version's
+ * default count with 100 connections replaced.
+ */
+function procsFor(pg: number, maxConnections: number): number {
+  return maxConnections - 100 + (pg >= 18 ? DEFAULT_PROCS_PG18 : DEFAULT_PROCS_PG17);
 }

@@ -52,6 +52,8 @@ export class ReadStreamParticipant implements Entity {
   private done = false;
   private readonly consumeUs: number;
   private readonly jitter: CpuJitter;
+  /** Buffers pinned as hits that are not consumed yet: when each becomes valid. */
+  private readonly hitValidAt = new Map<number, number>();
 
   constructor(
     private readonly ctx: ScanRunCtx,
@@ -71,8 +73,18 @@ export class ReadStreamParticipant implements Entity {
     const sb = ctx.machine.sharedBuffers;
     const table = ctx.table;
     const self = this;
+    const viaRing = ring !== null;
     this.env = {
-      isBuffered: (block) => sb.isResident(table.index, block),
+      // StartReadBuffers' lookup: a resident buffer is pinned now (a hit: usage
+      // count raised, through the ring's rule if any); if another backend's read
+      // of it is still in progress, the consumer waits for it (WaitIO).
+      isBuffered: (block) => {
+        if (!sb.isResident(table.index, block)) return false;
+        const valid = sb.hit(table.index, block, viaRing);
+        ctx.stats.sharedHits++;
+        if (valid > Number.NEGATIVE_INFINITY) self.hitValidAt.set(block, valid);
+        return true;
+      },
       startRead(io: ReadStreamIo, nowUs: number): number | null {
         if (io.advise) {
           self.forEachPiece(io, self.opens, (of, page, pages) =>
@@ -137,6 +149,11 @@ export class ReadStreamParticipant implements Entity {
         return;
       }
       this.waiting = false;
+      const valid = this.hitValidAt.get(step.block);
+      if (valid !== undefined) {
+        this.hitValidAt.delete(step.block);
+        if (valid > t) t = valid;
+      }
       t += this.costs.debtUs + this.consumeUs * ctx.cpuFactor() * this.jitter.factor(1);
       this.costs.debtUs = 0;
       ctx.stats.blocks++;
