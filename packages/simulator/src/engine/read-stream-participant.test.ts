@@ -263,7 +263,7 @@ describe("shared buffers and the pin limit", () => {
   for (const pg of ["17", "18"] as const) {
     it(`PG${pg}: a second run of a table that fits in shared buffers is all hits, as with PG14`, () => {
       // 2000 blocks <= NBuffers/4 (16384/4): no ring, the table stays in shared buffers.
-      const s = (v: string): ScenarioInput => ({
+      const s = (v: "14" | "17" | "18"): ScenarioInput => ({
         ...seqScenario({ pg: v, runs: 2 }, { os: "linux-5.4" }),
         tables: [{ name: "t", blocks: 2000, tuplesPerPage: 100, cached: "os" }],
       });

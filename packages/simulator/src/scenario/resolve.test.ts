@@ -498,9 +498,10 @@ describe("bad scenarios name the field", () => {
     const size = ok();
     delete size.tables[0]!.blocks;
     size.tables[0]!.size = "12 parsecs";
-    const e1 = errorOf(size);
+    const e1 = errorOf(size, "lab.json");
     expect(e1).toMatchObject({ field: "tables.0.size", code: "SCENARIO_BAD_SIZE" });
     expect(e1.message).toContain("not a size");
+    expect(e1.message).toMatch(/^lab\.json: tables\.0\.size "12 parsecs"/);
     const start = ok();
     start.queries[0]!.start = "soon";
     const e2 = errorOf(start);

@@ -69,6 +69,17 @@ export interface ResolvedScenario {
  * ```
  */
 export function resolveScenario(input: ScenarioInput | unknown, source = "scenario"): ResolvedScenario {
+  try {
+    return resolveFrom(input, source);
+  } catch (e) {
+    // Sizes and durations are parsed by units.ts, which does not know the file: say which one.
+    if (e instanceof ScenarioError && !e.message.startsWith(`${source}: `))
+      throw new ScenarioError(`${source}: ${e.message}`, { code: e.code, field: e.field });
+    throw e;
+  }
+}
+
+function resolveFrom(input: unknown, source: string): ResolvedScenario {
   const parsed = scenarioSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -133,11 +144,6 @@ export function resolveScenario(input: ScenarioInput | unknown, source = "scenar
           field: `queries.${i}.bitmap`,
         },
       );
-    }
-    if (q.workers > 0 && !q.parallelLeaderParticipation && q.workers < 1) {
-      throw new ScenarioError(`${source}: field "queries.${i}.workers": no process would scan.`, {
-        field: `queries.${i}.workers`,
-      });
     }
     return {
       spec: q,
