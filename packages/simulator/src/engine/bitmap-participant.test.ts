@@ -7,14 +7,13 @@
  * read and every piece of advice the scan gives the OS.
  */
 import { describe, expect, it } from "vitest";
+import { runSpied } from "../../test/os-spy.js";
 import { ScenarioError } from "../errors.js";
 import { resolveScenario } from "../scenario/resolve.js";
 import type { ScenarioInput } from "../scenario/schema.js";
 import { realModels } from "./adapters.js";
-import { PAGES_PER_BLOCK } from "./machine.js";
 import { bitmapFor } from "./participants.js";
-import type { OsOpenFile } from "./ports.js";
-import { type ModelFactories, type SimulationResult, simulateWith } from "./simulate.js";
+import { simulateWith } from "./simulate.js";
 
 type QueryIn = ScenarioInput["queries"][number];
 type Dataset = "random" | "random-8" | "random-32" | "sequential";
@@ -52,52 +51,7 @@ function bitmapScenario(
   };
 }
 
-/** What the scan asked of the OS, in blocks of table 0 (one segment: file 0). */
-interface OsLog {
-  /** Blocks read, one entry per block per read() (a read of n blocks adds n entries). */
-  readBlocks: number[];
-  /** Blocks advised, one entry per block per posix_fadvise. */
-  advisedBlocks: number[];
-  /** posix_fadvise calls. */
-  adviceCalls: number;
-}
-
-function spying(): { models: ModelFactories; log: OsLog } {
-  const log: OsLog = { readBlocks: [], advisedBlocks: [], adviceCalls: 0 };
-  const blocksOf = (page: number, pages: number) => {
-    const out: number[] = [];
-    for (let p = page; p < page + pages; p += PAGES_PER_BLOCK) out.push(p / PAGES_PER_BLOCK);
-    return out;
-  };
-  const models: ModelFactories = {
-    ...realModels,
-    buildOs(resolved, capacityPages) {
-      const built = realModels.buildOs(resolved, capacityPages);
-      const p = built.port;
-      return {
-        ...built,
-        port: {
-          ...p,
-          read(of: OsOpenFile, page: number, pages: number, nowUs: number) {
-            log.readBlocks.push(...blocksOf(page, pages));
-            return p.read(of, page, pages, nowUs);
-          },
-          willneed(of: OsOpenFile, page: number, pages: number, nowUs: number) {
-            log.adviceCalls++;
-            log.advisedBlocks.push(...blocksOf(page, pages));
-            p.willneed(of, page, pages, nowUs);
-          },
-        },
-      };
-    },
-  };
-  return { models, log };
-}
-
-function run(s: ScenarioInput): { r: SimulationResult; log: OsLog } {
-  const { models, log } = spying();
-  return { r: simulateWith(resolveScenario(s), models), log };
-}
+const run = runSpied;
 
 /** The bitmap's pages, ascending. */
 function pagesOf(s: ScenarioInput): number[] {

@@ -6,14 +6,13 @@
  * wrapped to log every read, every piece of advice and every open.
  */
 import { describe, expect, it } from "vitest";
+import { type OsLog, runSpied } from "../../test/os-spy.js";
 import { ScenarioError } from "../errors.js";
 import { resolveScenario } from "../scenario/resolve.js";
 import type { ScenarioInput } from "../scenario/schema.js";
 import { realModels } from "./adapters.js";
-import { PAGES_PER_BLOCK } from "./machine.js";
 import { bitmapFor } from "./participants.js";
-import type { OsOpenFile } from "./ports.js";
-import { type ModelFactories, type SimulationResult, simulateWith } from "./simulate.js";
+import { simulateWith } from "./simulate.js";
 
 type QueryIn = ScenarioInput["queries"][number];
 type MachineIn = ScenarioInput["machine"];
@@ -48,50 +47,7 @@ function bitmapScenario(q: Partial<QueryIn>, machine: Partial<MachineIn> = {}): 
   );
 }
 
-interface OsLog {
-  /** Every read(): first block and length in blocks. */
-  reads: { block: number; blocks: number }[];
-  /** Blocks advised (WILLNEED). */
-  advisedBlocks: number[];
-  /** open() calls (one per process or I/O worker per segment). */
-  opens: number;
-}
-
-function spying(): { models: ModelFactories; log: OsLog } {
-  const log: OsLog = { reads: [], advisedBlocks: [], opens: 0 };
-  const models: ModelFactories = {
-    ...realModels,
-    buildOs(resolved, capacityPages) {
-      const built = realModels.buildOs(resolved, capacityPages);
-      const p = built.port;
-      return {
-        ...built,
-        port: {
-          ...p,
-          open(file: number) {
-            log.opens++;
-            return p.open(file);
-          },
-          read(of: OsOpenFile, page: number, pages: number, nowUs: number) {
-            log.reads.push({ block: page / PAGES_PER_BLOCK, blocks: pages / PAGES_PER_BLOCK });
-            return p.read(of, page, pages, nowUs);
-          },
-          willneed(of: OsOpenFile, page: number, pages: number, nowUs: number) {
-            for (let x = page; x < page + pages; x += PAGES_PER_BLOCK)
-              log.advisedBlocks.push(x / PAGES_PER_BLOCK);
-            p.willneed(of, page, pages, nowUs);
-          },
-        },
-      };
-    },
-  };
-  return { models, log };
-}
-
-function run(s: ScenarioInput): { r: SimulationResult; log: OsLog } {
-  const { models, log } = spying();
-  return { r: simulateWith(resolveScenario(s), models), log };
-}
+const run = runSpied;
 
 /** How many times each block was read. */
 function readCounts(log: OsLog, nblocks: number): Uint8Array {

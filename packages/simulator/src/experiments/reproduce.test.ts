@@ -277,6 +277,19 @@ function fakeExperiment(
   };
 }
 
+/** The fake experiment with its per-tuple cost calibrated on row "base" within `bounds`. */
+function calibratedOnBase(bounds: [number, number]): Experiment {
+  return fakeExperiment({
+    calibration: {
+      unknown: "CPU cost per tuple",
+      row: "base",
+      metric: "timeS",
+      bounds,
+      apply: (v) => fakeRows(v),
+    },
+  });
+}
+
 describe("reproduceTarget on a fake experiment", () => {
   it("without calibration: every row simulated once, published beside simulated, ratio on the row's metric", () => {
     const { simulate, calls } = fakeSimulate();
@@ -335,15 +348,7 @@ describe("reproduceTarget on a fake experiment", () => {
 
   it("calibration: the unknown is found so the baseline row's time is within 1% of the published one", () => {
     const { simulate, calls } = fakeSimulate();
-    const exp = fakeExperiment({
-      calibration: {
-        unknown: "CPU cost per tuple",
-        row: "base",
-        metric: "timeS",
-        bounds: [0.001, 1],
-        apply: (v) => fakeRows(v),
-      },
-    });
+    const exp = calibratedOnBase([0.001, 1]);
     const onRow: string[] = [];
     const rep = reproduceTarget(exp, { simulate, onRow: (_e, id) => onRow.push(id) });
     const cal = rep.calibration!;
@@ -364,16 +369,8 @@ describe("reproduceTarget on a fake experiment", () => {
 
   it("calibration that cannot reach the baseline stops at the closer bound and says so", () => {
     const { simulate } = fakeSimulate();
-    const exp = fakeExperiment({
-      calibration: {
-        unknown: "CPU cost per tuple",
-        row: "base",
-        metric: "timeS",
-        // base takes at most 100 x 0.05 = 5 s here, never the published 10 s.
-        bounds: [0.001, 0.05],
-        apply: (v) => fakeRows(v),
-      },
-    });
+    // base takes at most 100 x 0.05 = 5 s here, never the published 10 s.
+    const exp = calibratedOnBase([0.001, 0.05]);
     const cal = reproduceTarget(exp, { simulate }).calibration!;
     expect(cal.value).toBe(0.05);
     expect(cal.simulatedS).toBe(5);
@@ -402,16 +399,7 @@ describe("reproduceTarget on a fake experiment", () => {
 });
 
 describe("reproduceTarget: the calibration run is reused; reproduceTargetAsync gives the same report", () => {
-  const calibrated = () =>
-    fakeExperiment({
-      calibration: {
-        unknown: "CPU cost per tuple",
-        row: "base",
-        metric: "timeS",
-        bounds: [0.001, 1],
-        apply: (v) => fakeRows(v),
-      },
-    });
+  const calibrated = () => calibratedOnBase([0.001, 1]);
 
   it("the baseline at the calibrated value is not simulated again (the simulator is deterministic)", () => {
     const { simulate, calls } = fakeSimulate();
