@@ -58,6 +58,8 @@ describe("fastForward", () => {
     const t = createParallelScan({ kind: "pg11" }, { nblocks: 100 });
     t.join().nextRun();
     expect(() => t.fastForward(99)).toThrow(/end of the scan/);
-    expect(() => createParallelScan({ kind: "pg11" }, { nblocks: 100 }).fastForward(1)).toThrow(/not started/);
+    expect(() => createParallelScan({ kind: "pg11" }, { nblocks: 100 }).fastForward(1)).toThrow(
+      /not started/,
+    );
   });
 });

@@ -536,9 +536,13 @@ class ParallelScanImpl implements ParallelScan {
   fastForward(blocks: number): void {
     const kind = this.policy.kind;
     const bad = (why: string): AllocatorError =>
-      new AllocatorError("ALLOCATOR_BAD_FAST_FORWARD", `cannot fast-forward ${String(blocks)} blocks: ${why}.`);
+      new AllocatorError(
+        "ALLOCATOR_BAD_FAST_FORWARD",
+        `cannot fast-forward ${String(blocks)} blocks: ${why}.`,
+      );
     if (!Number.isInteger(blocks) || blocks < 0) throw bad("give a non-negative integer number of blocks");
-    if (kind !== "pg96" && kind !== "pg11" && kind !== "batch") throw bad(`the ${kind} policy sizes its claims per participant`);
+    if (kind !== "pg96" && kind !== "pg11" && kind !== "batch")
+      throw bad(`the ${kind} policy sizes its claims per participant`);
     const start = this.state.startBlock();
     if (start === INVALID_BLOCK) throw bad("the scan has not started (no start block yet)");
     if (blocks === 0) return;
