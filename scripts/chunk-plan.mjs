@@ -1,8 +1,6 @@
 #!/usr/bin/env node
-// scanlab's main job until the CLI lands (`scanlab reproduce` replaces it):
-// print PostgreSQL 14+'s parallel seq scan chunk plan for a table size, using
-// the built @scanlab/block-allocator package (run `npm run reproduce`, which
-// builds it first).
+// Print PostgreSQL 14+'s parallel seq scan chunk plan for a table size, using
+// the built @scanlab/block-allocator package (`npm run build` first).
 //
 //   node scripts/chunk-plan.mjs                  the examples of reference/postgres.md 1.6
 //                                                (100,000 and 10,000,000 blocks) and the 800 GB

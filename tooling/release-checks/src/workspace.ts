@@ -1,5 +1,6 @@
 /**
- * The workspace as the release checks see it: which packages are published
+ * The workspace as the release checks (and repo-checks, through the
+ * `./workspace` export) see it: which packages are published
  * (every `packages/*` and `apps/*` package that is not `"private"`), where
  * they live, and which of our own packages each one needs at run time.
  *
@@ -19,6 +20,8 @@ export interface Manifest {
   name: string;
   version: string;
   private?: boolean;
+  type?: string;
+  files?: string[];
   bin?: string | Record<string, string>;
   exports?: Record<string, unknown>;
   dependencies?: Record<string, string>;

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { publishedPackages } from "./workspace.js";
+import { publishedPackages } from "@scanlab/release-checks/workspace";
 
 const NODE_ONLY = new Set(["@scanlab/file-scan", "scanlab"]);
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
