@@ -235,9 +235,6 @@ abstract class ParticipantBase {
   protected scanEpoch = -1;
   /** phs_startblock as seen at start-up. */
   protected start = 0;
-  /** phsw_nallocated: this participant's last counter value (0 before its first claim). */
-  protected position = 0;
-  protected claims = 0;
   protected finished = false;
   protected ended = false;
   protected locks = 0;
@@ -264,8 +261,6 @@ abstract class ParticipantBase {
   /** Zeroes the private record (first request after scan start or rescan). Returns false for an empty relation. */
   protected resetPrivate(chunkBlocks: number): boolean {
     this.scanEpoch = this.state.epoch();
-    this.position = 0;
-    this.claims = 0;
     this.finished = false;
     this.ended = false;
     this.locks = 0;
@@ -279,12 +274,30 @@ abstract class ParticipantBase {
     return true;
   }
 
-  /** The start block to store, or INVALID_BLOCK when the syncscan location must be fetched first (lock released). */
-  protected chooseStart(fetched: number): number {
-    const requested = this.state.requestedStartBlock;
-    if (requested !== INVALID_BLOCK) return requested;
-    if (!this.state.syncscan) return 0;
-    return fetched;
+  /**
+   * The start-block protocol (postgres.md 1.2 step 2, 1.4 start-up): takes the
+   * lock and, if nobody has set phs_startblock yet, sets it (pg96: and points
+   * the cursor at it), fetching the syncscan location with the lock released
+   * and retrying when needed. Returns the start block with the lock still held.
+   */
+  protected lockWithStartBlock(setCursor: boolean): number {
+    const state = this.state;
+    let fetched = INVALID_BLOCK;
+    for (;;) {
+      state.lock();
+      this.locks++;
+      let start = state.startBlock();
+      if (start !== INVALID_BLOCK) return start;
+      const requested = state.requestedStartBlock;
+      start = requested !== INVALID_BLOCK ? requested : state.syncscan ? fetched : 0;
+      if (start !== INVALID_BLOCK) {
+        state.setStartBlock(start);
+        if (setCursor) state.setCblock(start);
+        return start;
+      }
+      state.unlock();
+      fetched = this.fetchLocation();
+    }
   }
 
   /** ss_get_location, through the hook. Called with the lock released. */
@@ -310,57 +323,40 @@ abstract class ParticipantBase {
 /** pg96: heap_parallelscan_nextpage of 9.6-10 (postgres.md 1.2), one block under the lock, phs_cblock semantics. */
 class CursorParticipant extends ParticipantBase implements Participant {
   nextBlock(): number {
-    const run = this.nextRun();
-    return run === null ? INVALID_BLOCK : run.startBlock;
+    if (this.scanEpoch !== this.state.epoch() && !this.resetPrivate(1)) return INVALID_BLOCK;
+    if (this.finished) return INVALID_BLOCK;
+    return this.claimBlock();
   }
 
   nextRun(maxBlocks?: number): BlockRun | null {
     if (maxBlocks !== undefined) checkMaxBlocks(maxBlocks);
-    if (this.scanEpoch !== this.state.epoch() && !this.resetPrivate(1)) return null;
-    if (this.finished) return null;
+    const page = this.nextBlock();
+    if (page === INVALID_BLOCK) return null;
+    const start = this.start;
+    const counter = page >= start ? page - start : page + this.nblocks - start;
+    return { startBlock: page, blocks: 1, firstCounter: counter, op: "lock" };
+  }
+
+  /** One heap_parallelscan_nextpage call: hands out phs_cblock and advances it, under the lock. */
+  private claimBlock(): number {
     const state = this.state;
-    const nblocks = this.nblocks;
-    let fetched = INVALID_BLOCK;
-    let page: number;
-    let start: number;
+    const start = this.lockWithStartBlock(true);
+    const page = state.cblock();
     let report = false;
-    for (;;) {
-      state.lock();
-      this.locks++;
-      start = state.startBlock();
-      if (start === INVALID_BLOCK) {
-        start = this.chooseStart(fetched);
-        if (start === INVALID_BLOCK) {
-          state.unlock();
-          fetched = this.fetchLocation();
-          continue;
-        }
-        state.setStartBlock(start);
-        state.setCblock(start);
+    if (page !== INVALID_BLOCK) {
+      let c = page + 1;
+      if (c >= this.nblocks) c = 0;
+      if (c === start) {
+        c = INVALID_BLOCK;
+        report = true;
       }
-      page = state.cblock();
-      if (page !== INVALID_BLOCK) {
-        let c = page + 1;
-        if (c >= nblocks) c = 0;
-        if (c === start) {
-          c = INVALID_BLOCK;
-          report = true;
-        }
-        state.setCblock(c);
-      }
-      state.unlock();
-      break;
+      state.setCblock(c);
     }
+    state.unlock();
     this.start = start;
     if (report) this.reportEnd(start);
-    if (page === INVALID_BLOCK) {
-      this.finished = true;
-      return null;
-    }
-    const counter = page >= start ? page - start : page + nblocks - start;
-    this.position = counter;
-    this.claims++;
-    return { startBlock: page, blocks: 1, firstCounter: counter, op: "lock" };
+    if (page === INVALID_BLOCK) this.finished = true;
+    return page;
   }
 }
 
@@ -369,6 +365,10 @@ class CursorParticipant extends ParticipantBase implements Participant {
  * 1.4), by atomic fetch-and-add (batch: under the lock), sized by the policy.
  */
 class CounterParticipant extends ParticipantBase implements Participant {
+  /** phsw_nallocated: this participant's last counter value (0 before its first claim). */
+  private position = 0;
+  /** Claims made so far in this scan (the munro2020 ramp-up index). */
+  private claims = 0;
   /** Next counter value of the current claim. */
   private next = 0;
   /** Counter values left in the current claim, including `next`. */
@@ -472,27 +472,13 @@ class CounterParticipant extends ParticipantBase implements Participant {
         : p.kind === "batch"
           ? p.blocksPerClaim
           : 1;
+    this.position = 0;
+    this.claims = 0;
     this.next = 0;
     this.remaining = 0;
     if (!this.resetPrivate(initial)) return;
-    let fetched = INVALID_BLOCK;
-    for (;;) {
-      this.state.lock();
-      this.locks++;
-      let start = this.state.startBlock();
-      if (start === INVALID_BLOCK) {
-        start = this.chooseStart(fetched);
-        if (start === INVALID_BLOCK) {
-          this.state.unlock();
-          fetched = this.fetchLocation();
-          continue;
-        }
-        this.state.setStartBlock(start);
-      }
-      this.state.unlock();
-      this.start = start;
-      return;
-    }
+    this.start = this.lockWithStartBlock(false);
+    this.state.unlock();
   }
 }
 
@@ -569,6 +555,17 @@ class SharedParallelScanImpl extends ParallelScanImpl implements SharedParallelS
   }
 }
 
+/** The checks shared by both constructors: policy, options, and that a pg14 chunk size exists for this size. */
+function checkScan(
+  policy: AllocatorPolicy,
+  options: ParallelScanOptions,
+): { resolved: ResolvedPolicy; nblocks: number; syncscan: boolean; start: number } {
+  const resolved = resolvePolicy(policy);
+  const { nblocks, syncscan, start } = checkOptions(options);
+  if (resolved.kind === "pg14") pg14InitialChunk(nblocks, resolved.nchunks, resolved.maxChunkBlocks);
+  return { resolved, nblocks, syncscan, start };
+}
+
 function checkOptions(options: ParallelScanOptions): { nblocks: number; syncscan: boolean; start: number } {
   if (typeof options !== "object" || options === null) {
     throw new AllocatorError(
@@ -610,9 +607,7 @@ function checkOptions(options: ParallelScanOptions): { nblocks: number; syncscan
  * ```
  */
 export function createParallelScan(policy: AllocatorPolicy, options: ParallelScanOptions): ParallelScan {
-  const resolved = resolvePolicy(policy);
-  const { nblocks, syncscan, start } = checkOptions(options);
-  if (resolved.kind === "pg14") pg14InitialChunk(nblocks, resolved.nchunks, resolved.maxChunkBlocks);
+  const { resolved, nblocks, syncscan, start } = checkScan(policy, options);
   return new ParallelScanImpl(resolved, new LocalScanState(nblocks, syncscan, start), options.hooks ?? {});
 }
 
@@ -633,9 +628,7 @@ export function createSharedParallelScan(
   policy: AllocatorPolicy,
   options: ParallelScanOptions,
 ): SharedParallelScan {
-  const resolved = resolvePolicy(policy);
-  const { nblocks, syncscan, start } = checkOptions(options);
-  if (resolved.kind === "pg14") pg14InitialChunk(nblocks, resolved.nchunks, resolved.maxChunkBlocks);
+  const { resolved, nblocks, syncscan, start } = checkScan(policy, options);
   const buffer = new SharedArrayBuffer(SHARED_SCAN_BYTES);
   SharedScanState.initialise(buffer, resolved, nblocks, syncscan, start);
   return new SharedParallelScanImpl(resolved, new SharedScanState(buffer), options.hooks ?? {});

@@ -41,6 +41,7 @@ const I_P1 = 8;
 const I_P2 = 9;
 const I_P3 = 10;
 const I_MAGIC = 11;
+/** phs_nallocated on its own 64-byte cache line (the x86-64 / arm64 line size), away from the lock word. */
 const COUNTER_BYTE_OFFSET = 64;
 /** Bytes of a shared allocator buffer. */
 export const SHARED_SCAN_BYTES = 128;
