@@ -38,17 +38,6 @@ export function lastReportInRun(
   checkBlockCount(blocks);
   if (blocks === 0) return null;
   checkBlockInTable(firstBlock, nblocks, "firstBlock");
-  return lastMultipleInRun(firstBlock, blocks, nblocks, reportIntervalBlocks);
-}
-
-/** {@link lastReportInRun} without the parameter checks (callers have done them). */
-export function lastMultipleInRun(
-  firstBlock: number,
-  blocks: number,
-  nblocks: number,
-  reportIntervalBlocks: number,
-): number | null {
-  if (blocks === 0) return null;
   // Last block of the run in block space. firstBlock + blocks stays far below 2^53.
   const last = (firstBlock + blocks - 1) % nblocks;
   // Walking back from `last`, the nearest multiple is `last - last % interval`; going

@@ -24,11 +24,10 @@
  * The configuration (slot count, report interval) lives in the header, so a
  * worker only needs the buffer: `SharedSyncScanTracker.attach(buffer)`.
  */
-import { SYNC_SCAN_NELEM, SYNC_SCAN_REPORT_INTERVAL_BLOCKS } from "./constants.js";
+import { SYNC_SCAN_NELEM } from "./constants.js";
 import { SyncScanError } from "./errors.js";
 import {
   DROPPED_WORD,
-  initLru,
   LOCK_WORD,
   lruWords,
   MAGIC_WORD,
@@ -36,8 +35,8 @@ import {
   REPORT_INTERVAL_WORD,
   TRACKER_MAGIC,
 } from "./lru.js";
-import { SyncScanTrackerBase, type SyncScanTrackerOptions } from "./tracker.js";
-import { checkNelem, checkReportInterval } from "./validate.js";
+import { newTrackerWords, SyncScanTrackerBase, type SyncScanTrackerOptions } from "./tracker.js";
+import { checkNelem } from "./validate.js";
 
 /** Lock word values. */
 const FREE = 0;
@@ -86,11 +85,9 @@ export class SharedSyncScanTracker extends SyncScanTrackerBase {
 
   /** A new, empty tracker in a fresh SharedArrayBuffer. Throws {@link SyncScanError} on bad options. */
   static create(options: SyncScanTrackerOptions = {}): SharedSyncScanTracker {
-    const nelem = checkNelem(options.nelem ?? SYNC_SCAN_NELEM);
-    const interval = checkReportInterval(options.reportIntervalBlocks ?? SYNC_SCAN_REPORT_INTERVAL_BLOCKS);
-    const buffer = new SharedArrayBuffer(sharedSyncScanBytes(nelem));
-    initLru(new Int32Array(buffer), nelem, interval);
-    return new SharedSyncScanTracker(buffer);
+    return new SharedSyncScanTracker(
+      newTrackerWords(options, (bytes) => new SharedArrayBuffer(bytes)).buffer,
+    );
   }
 
   /**

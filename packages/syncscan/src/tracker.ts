@@ -33,16 +33,8 @@ import {
   REPORT_INTERVAL_WORD,
   type SyncScanEntry,
 } from "./lru.js";
-import { lastMultipleInRun } from "./report-run.js";
-import {
-  checkBlock,
-  checkBlockCount,
-  checkBlockInTable,
-  checkKey,
-  checkNblocks,
-  checkNelem,
-  checkReportInterval,
-} from "./validate.js";
+import { lastReportInRun } from "./report-run.js";
+import { checkBlock, checkKey, checkNblocks, checkNelem, checkReportInterval } from "./validate.js";
 
 export type { SyncScanEntry } from "./lru.js";
 
@@ -97,6 +89,22 @@ export interface SyncScanTracker {
    * readers wait (in-process: a reader throws, since it would wait forever).
    */
   holdLock(): SyncScanLockRelease;
+}
+
+/**
+ * @internal The options of either tracker checked and defaulted (PostgreSQL's
+ * SYNC_SCAN_NELEM and SYNC_SCAN_REPORT_INTERVAL, postgres.md 2.1), and an empty
+ * list laid out in a buffer from `allocate`.
+ */
+export function newTrackerWords<B extends ArrayBufferLike>(
+  options: SyncScanTrackerOptions,
+  allocate: (bytes: number) => B,
+): Int32Array<B> {
+  const nelem = checkNelem(options.nelem ?? SYNC_SCAN_NELEM);
+  const interval = checkReportInterval(options.reportIntervalBlocks ?? SYNC_SCAN_REPORT_INTERVAL_BLOCKS);
+  const words = new Int32Array(allocate(lruWords(nelem) * Int32Array.BYTES_PER_ELEMENT));
+  initLru(words, nelem, interval);
+  return words;
 }
 
 /**
@@ -158,11 +166,7 @@ export abstract class SyncScanTrackerBase implements SyncScanTracker {
   /** @inheritDoc */
   reportRun(key: number, firstBlock: number, blocks: number, nblocks: number): boolean {
     checkKey(key);
-    checkNblocks(nblocks);
-    checkBlockCount(blocks);
-    if (blocks === 0) return false;
-    checkBlockInTable(firstBlock, nblocks, "firstBlock");
-    const block = lastMultipleInRun(firstBlock, blocks, nblocks, this.reportIntervalBlocks);
+    const block = lastReportInRun(firstBlock, blocks, nblocks, this.reportIntervalBlocks);
     return block === null ? false : this.store(key, block);
   }
 
@@ -232,11 +236,7 @@ export abstract class SyncScanTrackerBase implements SyncScanTracker {
 export class InProcessSyncScanTracker extends SyncScanTrackerBase {
   /** Creates an empty tracker. Throws {@link SyncScanError} for a bad `nelem` or interval. */
   constructor(options: SyncScanTrackerOptions = {}) {
-    const nelem = checkNelem(options.nelem ?? SYNC_SCAN_NELEM);
-    const interval = checkReportInterval(options.reportIntervalBlocks ?? SYNC_SCAN_REPORT_INTERVAL_BLOCKS);
-    const words = new Int32Array(lruWords(nelem));
-    initLru(words, nelem, interval);
-    super(words);
+    super(newTrackerWords(options, (bytes) => new ArrayBuffer(bytes)));
   }
 
   protected lock(): void {
