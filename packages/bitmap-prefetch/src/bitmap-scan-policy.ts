@@ -132,14 +132,11 @@ export function restOfPageByTuples(
   return out;
 }
 
-/** Shared implementation of {@link BitmapScanPolicy.nextPage}. @internal */
+/** Shared implementation of {@link BitmapScanPolicy.nextPage}: beginPage, pageRead, then the page's `tuples` further iterations via restOfPage. @internal */
 export function runWholePage(policy: BitmapScanPolicy, env: PrefetchEnv): BitmapHeapScanStep | null {
   const page = policy.beginPage();
   if (page === null) return null;
   const advice: AdviceCall[] = policy.pageRead(env);
-  for (let k = 1; k <= page.tuples; k++) {
-    const more = policy.nextTuple(env);
-    for (const a of more) advice.push(a);
-  }
+  if (page.tuples > 0) for (const a of policy.restOfPage(env)) advice.push(a);
   return { page: page.page, lossy: page.lossy, tuples: page.tuples, advice };
 }

@@ -183,14 +183,8 @@ export abstract class Pg13ScanBase implements BitmapScanPolicy {
     if (page === null || this.iterationsDone === 0) throw new Error("nextTuple without a page that was read");
     if (this.iterationsDone > page.tuples)
       throw new Error("nextTuple called more than `tuples` times on a page");
-    const afterTuples = this.iterationsDone;
-    this.iterationsDone++;
-    const s = this.shared;
-    if (s.prefetchTarget < s.maximum) s.prefetchTarget++;
-    if (s.prefetchTarget > this.counters.maxPrefetchTarget)
-      this.counters.maxPrefetchTarget = s.prefetchTarget;
     const out: AdviceCall[] = [];
-    this.prefetch(env, afterTuples, out);
+    this.tupleIteration(env, out);
     return out;
   }
 
@@ -218,20 +212,30 @@ export abstract class Pg13ScanBase implements BitmapScanPolicy {
         this.iterationsDone = page.tuples + 1;
         break;
       }
-      const afterTuples = this.iterationsDone++;
-      if (s.prefetchTarget < s.maximum) s.prefetchTarget++;
-      if (s.prefetchTarget > this.counters.maxPrefetchTarget)
-        this.counters.maxPrefetchTarget = s.prefetchTarget;
-      this.prefetch(env, afterTuples, out);
+      this.tupleIteration(env, out);
     }
     return out;
+  }
+
+  /** One further tuple-fetch iteration: target + 1 up to the maximum (step 2), then prefetch (3). */
+  private tupleIteration(env: PrefetchEnv, out: AdviceCall[]): void {
+    const afterTuples = this.iterationsDone++;
+    const s = this.shared;
+    if (s.prefetchTarget < s.maximum) s.prefetchTarget++;
+    this.noteTarget();
+    this.prefetch(env, afterTuples, out);
   }
 
   private adjustPrefetchTarget(): void {
     const s = this.shared;
     s.prefetchTarget = adjustPrefetchTarget(s.prefetchTarget, s.maximum);
-    if (s.prefetchTarget > this.counters.maxPrefetchTarget)
-      this.counters.maxPrefetchTarget = s.prefetchTarget;
+    this.noteTarget();
+  }
+
+  /** Records the (possibly shared) prefetch_target in this participant's maxPrefetchTarget. */
+  private noteTarget(): void {
+    const target = this.shared.prefetchTarget;
+    if (target > this.counters.maxPrefetchTarget) this.counters.maxPrefetchTarget = target;
   }
 
   /** PrefetchBuffer: advise one block unless it is in shared buffers. */
@@ -367,7 +371,6 @@ export class ParallelBitmapHeapScanParticipant extends Pg13ScanBase {
   /** Parallel BitmapPrefetch: reserves one slot at a time. @internal */
   protected prefetch(env: PrefetchEnv, afterTuples: number, out: AdviceCall[]): void {
     const s = this.shared;
-    if (!(s.prefetchPages < s.prefetchTarget)) return;
     const it = this.prefetchIterator;
     if (it === null) return;
     for (;;) {

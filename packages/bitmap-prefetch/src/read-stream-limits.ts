@@ -73,15 +73,26 @@ export interface BufferPoolSize {
   readonly maxBackendsPlusAuxiliary?: number;
 }
 
+/** Smallest shared_buffers in buffers: the GUC's minimum of 16 (guc_tables.c, shared_buffers). */
+const MIN_NBUFFERS = 16;
+
+/**
+ * @internal Largest shared_buffers (and backend pin allowance) accepted: 2^30
+ * buffers, our round bound at shared_buffers' GUC maximum INT_MAX / 2
+ * (guc_tables.c).
+ */
+export const MAX_NBUFFERS = 0x40000000;
+
 function pool(version: ReadStreamVersion, size: BufferPoolSize): { nBuffers: number; procs: number } {
   const nBuffers = size.nBuffers ?? DEFAULT_NBUFFERS;
   const procs = size.maxBackendsPlusAuxiliary ?? (version === 17 ? DEFAULT_PROCS_PG17 : DEFAULT_PROCS_PG18);
-  if (!Number.isInteger(nBuffers) || nBuffers < 16 || nBuffers > 0x40000000) {
+  if (!Number.isInteger(nBuffers) || nBuffers < MIN_NBUFFERS || nBuffers > MAX_NBUFFERS) {
     throw new BitmapPrefetchError(
       "BITMAP_PREFETCH_BAD_PARAMETER",
-      `nBuffers (shared_buffers in 8 kB buffers) must be an integer from 16 to 1073741824, got ${String(nBuffers)}.`,
+      `nBuffers (shared_buffers in 8 kB buffers) must be an integer from ${MIN_NBUFFERS} to ${MAX_NBUFFERS}, got ${String(nBuffers)}.`,
     );
   }
+  // 1,000,000 is our own sanity bound, far above any MaxBackends a server can start with.
   if (!Number.isInteger(procs) || procs < 1 || procs > 1_000_000) {
     throw new BitmapPrefetchError(
       "BITMAP_PREFETCH_BAD_PARAMETER",
@@ -129,6 +140,7 @@ export function bulkReadRingBuffers(version: ReadStreamVersion, options: BulkRea
     ringKb += blockKb * options.effectiveIoConcurrency * options.ioCombineLimit;
     if (ringKb > ringMaxKb) ringKb = ringMaxKb;
   }
+  // GetAccessStrategy (freelist.c) caps every ring at NBuffers / 8 (reference 2.7).
   return Math.min(Math.floor(nBuffers / 8), Math.floor(ringKb / blockKb));
 }
 
@@ -144,7 +156,8 @@ export interface MaxPinnedOptions {
   readonly backendPinLimit: number;
 }
 
-const PG_INT16_MAX = 32767;
+/** @internal PG_INT16_MAX (c.h): read_stream.c keeps max_ios and pin counts in int16 (reference 4.1: "capped at 32767"). */
+export const PG_INT16_MAX = 32767;
 
 /**
  * max_pinned_buffers chosen at stream creation (reference 4.1).

@@ -93,8 +93,10 @@ import {
   backendPinLimit,
   bulkReadRingBuffers,
   DEFAULT_NBUFFERS,
+  MAX_NBUFFERS,
   maxIoCombineLimit,
   maxPinnedBuffers,
+  PG_INT16_MAX,
   READ_STREAM_VERSIONS,
   type ReadStreamVersion,
 } from "./read-stream-limits.js";
@@ -357,10 +359,10 @@ export function readStreamConfig(options: ReadStreamOptions): ReadStreamConfig {
   const nBuffers = options.nBuffers ?? DEFAULT_NBUFFERS;
   let pinLimit = options.backendPinLimit ?? backendPinLimit(version, options);
   if (options.backendPinLimit !== undefined) {
-    if (!Number.isInteger(pinLimit) || pinLimit < 0 || pinLimit > 0x40000000) {
+    if (!Number.isInteger(pinLimit) || pinLimit < 0 || pinLimit > MAX_NBUFFERS) {
       throw new BitmapPrefetchError(
         "BITMAP_PREFETCH_BAD_PARAMETER",
-        `backendPinLimit must be an integer from 0 to 1073741824, got ${String(pinLimit)}.`,
+        `backendPinLimit must be an integer from 0 to ${MAX_NBUFFERS}, got ${String(pinLimit)}.`,
       );
     }
     if (version === 17) pinLimit = Math.max(1, pinLimit);
@@ -402,7 +404,8 @@ export function readStreamConfig(options: ReadStreamOptions): ReadStreamConfig {
   const initialDistance = options.flags?.full ? Math.min(maxPinned, effectiveIcl) : 1;
   return {
     version,
-    maxIos: Math.max(1, Math.min(eic, 32767)),
+    // 4.1: max_ios is capped at PG_INT16_MAX, and 0 becomes 1.
+    maxIos: Math.max(1, Math.min(eic, PG_INT16_MAX)),
     ioCombineLimit: effectiveIcl,
     maxPinnedBuffers: maxPinned,
     adviceEnabled,
@@ -726,13 +729,13 @@ export class ReadStream {
   private lookAhead(nowUs: number, env: ReadStreamEnv, suppressAdvice: boolean): void {
     let suppress = this.v === 17 && suppressAdvice;
     const v19 = this.v === 19;
-    const fullSize = (): boolean => (v19 ? this.pendingN >= this.cd : this.pendingN === this.icl);
     while (
       this.iosCount < this.maxIos &&
       (this.pinnedBuffers + this.pendingN < this.rd ||
         (v19 && this.pinnedBuffers === 0 && this.pendingN < this.cd))
     ) {
-      if (this.pendingN > 0 && fullSize()) {
+      // The pending read is full: PG19 grows it to combine_distance, PG17/18 to io_combine_limit.
+      if (this.pendingN > 0 && (v19 ? this.pendingN >= this.cd : this.pendingN === this.icl)) {
         if (!this.startPending(nowUs, env, suppress)) break;
         suppress = false;
         continue;
