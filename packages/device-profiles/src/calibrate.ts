@@ -37,6 +37,13 @@ import { seededRandom } from "./seeded-random.js";
 import { KiB, MiB } from "./units.js";
 
 /** Options of {@link calibrate}. */
+/**
+ * Queue depths of the random-read phases: QD1 for the profile's latency, then
+ * factors of 4 up to 64, past the QD32-64 at which devices.md's datasheets
+ * quote random IOPS (our choice of steps).
+ */
+const DEFAULT_QUEUE_DEPTHS: readonly number[] = [1, 4, 16, 64];
+
 export interface CalibrateOptions {
   /** `auto` (default): fio when installed, else Node. */
   readonly method?: "auto" | "fio" | "node";
@@ -121,7 +128,7 @@ function calibrateWithFio(
   options: CalibrateOptions,
 ): FlashProfile {
   const phaseMs = Math.max(100, Math.round(options.phaseMs ?? 2000));
-  const depths = options.queueDepths ?? [1, 4, 16, 64];
+  const depths = options.queueDepths ?? DEFAULT_QUEUE_DEPTHS;
   const small = options.randomReadBytes ?? 4 * KiB;
   const jobs: string[] = [
     ...["--name=seq-128k-qd1", "--rw=read", "--bs=128k", "--iodepth=1", "--stonewall"],
@@ -303,7 +310,7 @@ async function calibrateWithNode(
   options: CalibrateOptions,
 ): Promise<FlashProfile> {
   const phaseMs = Math.max(50, Math.round(options.phaseMs ?? 1000));
-  const depths = options.queueDepths ?? [1, 4, 16, 64];
+  const depths = options.queueDepths ?? DEFAULT_QUEUE_DEPTHS;
   const small = options.randomReadBytes ?? 8 * KiB;
   let verified = true;
   const evict = () => {

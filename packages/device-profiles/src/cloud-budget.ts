@@ -35,7 +35,6 @@ import {
   badRead,
   type DeviceModel,
   type DeviceStats,
-  LINUX_DEFAULT_READ_AHEAD_KB,
   linuxReadAheadKb,
   StatsRecorder,
 } from "./device-model.js";
@@ -85,8 +84,7 @@ export class CloudVolumeModel implements DeviceModel {
   constructor(profile: CloudVolumeProfile) {
     this.profile = profile;
     this.maxIoBytes = profile.maxIoBytes;
-    this.readAheadKbDefault =
-      profile.optimalIoBytes > 0 ? linuxReadAheadKb(profile.optimalIoBytes) : LINUX_DEFAULT_READ_AHEAD_KB;
+    this.readAheadKbDefault = linuxReadAheadKb(profile.optimalIoBytes);
     this.latencyUs = profile.readLatencyUs;
     this.unitBytes = profile.ioCountingUnitBytes;
     this.merge = profile.mergeSequentialIos;

@@ -60,7 +60,6 @@ import {
   badRead,
   type DeviceModel,
   type DeviceStats,
-  LINUX_DEFAULT_READ_AHEAD_KB,
   linuxReadAheadKb,
   StatsRecorder,
 } from "./device-model.js";
@@ -96,6 +95,7 @@ export function flashQueueParameters(profile: FlashProfile): FlashQueueParameter
   const transferBytesPerUs = profile.sequentialReadBytesPerSecond / US_PER_S;
   const budgetUs = Math.max(0, profile.readLatencyQd1Us - profile.latencyReadBytes / transferBytesPerUs);
   const iopsPerUs = profile.randomReadIops / US_PER_S;
+  // 1e-9: floating-point slack so a product that is a whole number in exact arithmetic does not floor one below it.
   const units = Math.min(Math.max(1, Math.floor(iopsPerUs * budgetUs + 1e-9)), profile.randomReadQueueDepth);
   const unitBusyUs = Math.min(units / iopsPerUs, budgetUs);
   return { units, unitBusyUs, fixedLatencyUs: budgetUs - unitBusyUs, transferBytesPerUs, budgetUs };
@@ -131,8 +131,7 @@ export class FlashQueueModel implements DeviceModel {
     this.profile = profile;
     this.kind = profile.kind;
     this.maxIoBytes = profile.maxIoBytes;
-    this.readAheadKbDefault =
-      profile.optimalIoBytes > 0 ? linuxReadAheadKb(profile.optimalIoBytes) : LINUX_DEFAULT_READ_AHEAD_KB;
+    this.readAheadKbDefault = linuxReadAheadKb(profile.optimalIoBytes);
     this.parameters = flashQueueParameters(profile);
     this.units = this.parameters.units;
     this.unitBusyUs = this.parameters.unitBusyUs;

@@ -48,7 +48,6 @@ import {
   badRead,
   type DeviceModel,
   type DeviceStats,
-  LINUX_DEFAULT_READ_AHEAD_KB,
   linuxReadAheadKb,
   StatsRecorder,
 } from "./device-model.js";
@@ -79,12 +78,13 @@ export interface HddMechanics {
  * ```
  */
 export function hddMechanics(profile: HddProfile): HddMechanics {
-  const revolutionUs = (60 * US_PER_S) / profile.rpm;
+  const revolutionUs = (60 * US_PER_S) / profile.rpm; // 60 s per minute / revolutions per minute
   const t2t = profile.trackToTrackSeekUs;
   if (profile.fullStrokeSeekUs === undefined) {
     return {
       revolutionUs,
       trackToTrackSeekUs: t2t,
+      // Square-root seek curve (p = 1/2, Ruemmler and Wilkes 1994; see the header): E[sqrt x] = 8/15.
       fullStrokeSeekUs: t2t + ((profile.averageSeekUs - t2t) * 15) / 8,
       seekExponent: 0.5,
     };
@@ -134,8 +134,7 @@ export class HddModel implements DeviceModel {
   constructor(profile: HddProfile) {
     this.profile = profile;
     this.maxIoBytes = profile.maxIoBytes;
-    this.readAheadKbDefault =
-      profile.optimalIoBytes > 0 ? linuxReadAheadKb(profile.optimalIoBytes) : LINUX_DEFAULT_READ_AHEAD_KB;
+    this.readAheadKbDefault = linuxReadAheadKb(profile.optimalIoBytes);
     this.mechanics = hddMechanics(profile);
     this.capacityBytes = profile.capacityBytes;
     this.revolutionUs = this.mechanics.revolutionUs;

@@ -61,7 +61,8 @@ export function evictFromPageCache(path: string): EvictionResult {
   const resident = residentBytes(path);
   if (resident === undefined)
     return { evicted: "unverified", reason: "fincore (util-linux) is not available" };
-  // A few pages may be re-read by others meanwhile; more than 1 % resident means the kernel ignored the advice.
+  // A few pages may be re-read by others meanwhile; more than 1 % resident (at least 64 KiB) means the kernel
+  // ignored the advice. Both thresholds are our own tolerance, not measured.
   if (resident > Math.max(64 * 1024, size / 100)) {
     return {
       evicted: false,

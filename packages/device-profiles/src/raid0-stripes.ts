@@ -102,6 +102,7 @@ export class Raid0Model implements DeviceModel {
     let position = offsetBytes;
     let left = bytes;
     while (left > 0) {
+      // raid0Location, inlined so that no object is allocated per piece on this hot path.
       const chunk = Math.floor(position / chunkBytes);
       const within = position - chunk * chunkBytes;
       const room = chunkBytes - within;

@@ -72,6 +72,8 @@ export function throughputAt(profile: DeviceProfile, workload: ThroughputWorkloa
   const span = workload.spanBytes ?? defaultSpanBytes(profile);
   const slots = Math.max(1, Math.floor(span / bytes));
   const random = seededRandom(workload.seed ?? 1);
+  // Sample sizes are our choice (no reference gives them): enough reads that the queue fills (4 x depth, at
+  // least 200) before counting, and 20 x depth (at least 2000) counted reads for a steady mean.
   const measured = workload.requests ?? Math.max(2000, 20 * q);
   const warmup = Math.max(200, 4 * q);
 
@@ -114,5 +116,6 @@ function defaultSpanBytes(profile: DeviceProfile): number {
   if (profile.kind === "hdd") return profile.capacityBytes;
   if (profile.kind === "raid0" && profile.member.kind === "hdd")
     return profile.member.capacityBytes * profile.memberCount;
+  // Flash has no seek, so the span only has to exceed any cache; 8 GiB is our choice, not a datasheet figure.
   return 8 * GiB;
 }

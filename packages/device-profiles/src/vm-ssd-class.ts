@@ -84,6 +84,7 @@ function badOption(message: string): DeviceProfileError {
 export function unknownVmSsdProfile(options: UnknownVmSsdOptions): FlashProfile {
   const B = options.sequentialReadBytesPerSecond ?? VM_SSD_CLASS_DEFAULTS.sequentialReadBytesPerSecond;
   const R = options.randomReadIops ?? VM_SSD_CLASS_DEFAULTS.randomReadIops;
+  // The 4 KiB read datasheet latencies are quoted for (devices.md preamble; builtin-profiles.ts assumptions).
   const smallBytes = 4 * KiB;
   let latencyUs: number;
   let how: string;
@@ -95,6 +96,7 @@ export function unknownVmSsdProfile(options: UnknownVmSsdOptions): FlashProfile 
     how = `readLatencyQd1Us = ${latencyUs} us given directly`;
   } else {
     const bw = options.qd1ReadBytesPerSecond!;
+    // Default: Linux's 128 KiB read-ahead (VM_READAHEAD_PAGES, devices.md section 2), the size a QD1 stream reads in.
     const b = options.qd1ReadBytes ?? 128 * KiB;
     if (!(bw > 0) || !(b >= smallBytes)) {
       throw badOption(`qd1ReadBytesPerSecond must be > 0 and qd1ReadBytes >= 4096, got ${bw} and ${b}.`);
