@@ -44,6 +44,7 @@ import { Worker } from "node:worker_threads";
 import {
   type AllocatorPolicy,
   createSharedParallelScan,
+  INVALID_BLOCK,
   type ResolvedPolicy,
   resolvePolicy,
 } from "@scanlab/block-allocator";
@@ -65,6 +66,7 @@ import {
   CONTROL_PROGRESS_BYTE_OFFSET,
   CONTROL_START,
   controlBytes,
+  nowUs,
   WORK_CHECKSUM,
   WORK_COUNT_BYTES,
   WORK_MODULE,
@@ -325,11 +327,17 @@ function resolveWork(work: BlockWork | undefined): ResolvedWork {
   );
 }
 
-function nowUs(): number {
-  return Number(process.hrtime.bigint()) / 1000;
-}
-
 const WORKER_URL = new URL("./worker.js", import.meta.url);
+
+/** The verdict when the cover is not checked (cover "none", or "runs" without run lists). */
+const NO_COVER_CHECK: CoverCheck = Object.freeze({
+  method: "none",
+  exact: false,
+  readOnce: 0,
+  neverRead: 0,
+  readMoreThanOnce: 0,
+  firstBadBlock: null,
+});
 
 /** The cover verdict from per-block counters. */
 function coverFromCounters(counts: Uint8Array): CoverCheck {
@@ -362,14 +370,7 @@ function coverFromRuns(nblocks: number, workers: readonly WorkerTotals[]): Cover
   const lengths: number[] = [];
   for (const w of workers) {
     if (w.runStarts === null || w.runLengths === null) {
-      return {
-        method: "none",
-        exact: false,
-        readOnce: 0,
-        neverRead: 0,
-        readMoreThanOnce: 0,
-        firstBadBlock: null,
-      };
+      return NO_COVER_CHECK;
     }
     for (let i = 0; i < w.runCount; i++) {
       starts.push(w.runStarts[i]!);
@@ -495,7 +496,9 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
   }
   const workers = intOption("workers", options.workers ?? 1, 1, MAX_WORKERS);
   const blockBytes = intOption("blockBytes", options.blockBytes ?? DEFAULT_BLOCK_BYTES, 1, MAX_BLOCK_BYTES);
+  // At most 2^31 blocks per segment (scanlab's bound, inside the uint32 block numbers of MAX_SCAN_BLOCKS).
   const segmentBlocks = intOption("segmentBlocks", options.segmentBlocks ?? RELSEG_BLOCKS, 1, 2 ** 31);
+  // Up to one hour between progress samples (scanlab's bound: longer is no progress report at all).
   const progressIntervalMs = intOption(
     "progressIntervalMs",
     options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS,
@@ -558,6 +561,7 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
   }
   const before = await measureResidency(paths);
   if (!before.known) warnings.push(before.reason);
+  // More than 1% still resident after eviction: the same margin as COLD_MAX_RESIDENT_FRACTION (page-cache.ts).
   if (eviction.ok && before.known && before.fraction > 0.01) {
     warnings.push(
       `after eviction ${(before.fraction * 100).toFixed(1)}% of the file was still resident (pages in use or dirty elsewhere).`,
@@ -674,7 +678,7 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
     shortReads += t.shortReads;
     if (t.aborted) aborted = true;
     nonZero += t.nonZeroBytes;
-    checksum += BigInt(t.checksumHi) * 4294967296n + BigInt(t.checksumLo);
+    checksum += BigInt(t.checksumHi) * 4294967296n + BigInt(t.checksumLo); // hi * 2^32 + lo: worker.ts splits the 64-bit sum
     moduleTotal += t.moduleTotal;
     const result: WorkerResult = {
       worker: i,
@@ -702,15 +706,7 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
   if (cover === "counter" && coverBuffer !== null)
     coverCheck = coverFromCounters(new Uint8Array(coverBuffer));
   else if (cover === "runs") coverCheck = coverFromRuns(nblocks, totals);
-  else
-    coverCheck = {
-      method: "none",
-      exact: false,
-      readOnce: 0,
-      neverRead: 0,
-      readMoreThanOnce: 0,
-      firstBadBlock: null,
-    };
+  else coverCheck = NO_COVER_CHECK;
 
   if (shortReads > 0 || bytesAfter < resolved.bytes) {
     warnings.push(
@@ -734,7 +730,7 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
     policy,
     workers,
     blockBytes,
-    startBlock: allocator.startBlock === 0xffffffff ? 0 : allocator.startBlock,
+    startBlock: allocator.startBlock === INVALID_BLOCK ? 0 : allocator.startBlock,
     aborted,
     blocks,
     bytes,

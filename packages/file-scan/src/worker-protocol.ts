@@ -34,6 +34,15 @@ export const CONTROL_ABORT = 1;
 /** Byte offset of the per-worker progress words (Uint32, blocks read), on their own cache line. */
 export const CONTROL_PROGRESS_BYTE_OFFSET = 64;
 
+/**
+ * The process-wide monotonic clock in microseconds (process.hrtime). The
+ * workers stamp their first and last read with it and the main thread opens
+ * the window with it, so all of them must read this same clock.
+ */
+export function nowUs(): number {
+  return Number(process.hrtime.bigint()) / 1000;
+}
+
 /** Bytes of the control block for `workers` workers. */
 export function controlBytes(workers: number): number {
   return CONTROL_PROGRESS_BYTE_OFFSET + 4 * workers;

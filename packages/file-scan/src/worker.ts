@@ -40,6 +40,7 @@ import {
   CONTROL_ABORT,
   CONTROL_PROGRESS_BYTE_OFFSET,
   CONTROL_START,
+  nowUs,
   WORK_CHECKSUM,
   WORK_COUNT_BYTES,
   WORK_MODULE,
@@ -83,10 +84,6 @@ class RunRecorder {
     }
     this.count++;
   }
-}
-
-function nowUs(): number {
-  return Number(process.hrtime.bigint()) / 1000;
 }
 
 function post(message: WorkerMessage, transfer: ArrayBuffer[] = []): void {
@@ -174,9 +171,10 @@ async function main(): Promise<void> {
   const lastBlock = nblocks - 1;
 
   const runs = new RunRecorder(recordRuns);
-  // The run being read: kept in locals (not in a closure) so the per-block path touches registers only.
+  // The run being read, [curStart, curEnd): kept in locals (not in a closure) so the claim path touches
+  // registers only. curEnd is where the last claim ended; the blocks actually read are [curStart, block).
   let curStart = -1;
-  let curLen = 0;
+  let curEnd = -1;
 
   let blocksRead = 0;
   let bytesRead = 0;
@@ -208,11 +206,11 @@ async function main(): Promise<void> {
       if (onRun !== null && !(data.pg96 && me.endedScan)) onRun(run.startBlock, run.blocks);
       block = run.startBlock;
       const end = block + run.blocks;
-      if (block !== curStart + curLen) {
-        if (curLen > 0) runs.push(curStart, curLen);
+      if (block !== curEnd) {
+        if (curEnd > curStart) runs.push(curStart, curEnd - curStart);
         curStart = block;
-        curLen = 0;
       }
+      curEnd = end;
       while (block < end) {
         const seg = Math.floor(block / segmentBlocks);
         const fd = fds[seg]!;
@@ -239,7 +237,6 @@ async function main(): Promise<void> {
           }
           bytesRead += got;
           blocksRead++;
-          curLen++;
           if (cover !== null) Atomics.add(cover, block, 1);
           progress[0] = blocksRead; // a plain aligned store cannot tear; the main thread reads it with Atomics.load
           if (work !== 0) {
@@ -274,7 +271,8 @@ async function main(): Promise<void> {
     return;
   }
   const endedAtUs = nowUs();
-  if (curLen > 0) runs.push(curStart, curLen);
+  // An abort stops before reading `block`, so the last run ends there, not at its claim's end.
+  if (block > curStart) runs.push(curStart, block - curStart);
   for (const fd of fds) closeSync(fd);
 
   let finishValue: unknown;
