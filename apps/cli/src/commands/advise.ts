@@ -22,12 +22,13 @@
  * has, stay as they are; the output says so and gives the full-size command
  * that shows each finding without scaling.
  */
+import { nextPowerOfTwo, PG14_MAX_CHUNK_BLOCKS, PG14_NCHUNKS } from "@scanlab/block-allocator";
 import { createDeviceModel } from "@scanlab/device-profiles";
 import { parseBytes, type RowMetrics, resolveDeviceProfile, type ScenarioInput } from "@scanlab/simulator";
 import type { Ctx } from "../context.js";
 import { toJson } from "../context.js";
 import { EXIT } from "../errors.js";
-import { parseChoice, parseIntFlag, parseSizeFlag } from "../options.js";
+import { parseChoice, parseSizeFlag } from "../options.js";
 import { gapPct, seconds } from "../output/format.js";
 import { Bars } from "../output/progress.js";
 import { renderTable } from "../output/table.js";
@@ -39,20 +40,24 @@ import {
   parseScenarioFlags,
   type ScenarioDraft,
 } from "../scenario-flags.js";
-import { runPool } from "../workers/pool.js";
+import { parseJobs, runPool } from "../workers/pool.js";
 import type { SimulateAnswer, SimulateTask } from "../workers/protocol.js";
 import { modelledFigures } from "./profiles.js";
 import { parseSeed, validateScenario } from "./scenario-input.js";
 
 /** PostgreSQL's default max_parallel_workers_per_gather (guc_tables.c). */
 const DEFAULT_WORKERS = 2;
-/** PARALLEL_SEQSCAN_NCHUNKS and PARALLEL_SEQSCAN_MAX_CHUNK_SIZE (targets.md T12, PG14+ tableam.c). */
-const NCHUNKS = 2048;
-const MAX_CHUNK_BLOCKS = 8192;
+/** PARALLEL_SEQSCAN_NCHUNKS and PARALLEL_SEQSCAN_MAX_CHUNK_SIZE (targets.md T12, PG14+ tableam.c), as block-allocator models them. */
+const NCHUNKS = PG14_NCHUNKS;
+const MAX_CHUNK_BLOCKS = PG14_MAX_CHUNK_BLOCKS;
 /** Tolerances for "as good as the best": simulated differences below these are noise-level choices (scanlab's choice). */
 const WORKERS_WITHIN = 0.05;
 const SETTING_WITHIN = 0.02;
+/** effective_io_concurrency swept for bitmap scans: every power of two up to 256 and 0 (scanlab's choice; T7 needs 0 and 1 side by side). */
 const EIC_VALUES = [0, 1, 2, 4, 8, 16, 32, 64, 128, 256];
+/** effective_io_concurrency swept for seq scans: a coarser subset of EIC_VALUES (scanlab's choice). */
+const EIC_VALUES_SEQSCAN = [0, 1, 16, 64, 256];
+/** read_ahead_kb swept: from Linux's default 128 kB (VM_READAHEAD_PAGES) up to 4 MB in powers of two (scanlab's choice). */
 const READ_AHEAD_VALUES_KB = [128, 256, 512, 1024, 2048, 4096];
 
 /** Options of `advise`. */
@@ -88,10 +93,17 @@ interface Point {
   flags: ParsedFlags;
 }
 
-function nextPow2(n: number): number {
-  let p = 1;
-  while (p < n) p *= 2;
-  return p;
+/** The part of a recommendation that compares the default's time with the recommended one's. */
+function timing(
+  times: readonly (number | null)[],
+  defIdx: number,
+  best: number,
+): Pick<Recommendation, "gain" | "defaultTimeS" | "recommendedTimeS"> {
+  return {
+    gain: times[defIdx] && times[best] ? times[defIdx]! / times[best]! - 1 : null,
+    defaultTimeS: times[defIdx] ?? null,
+    recommendedTimeS: times[best] ?? null,
+  };
 }
 
 /** Picks the first (smallest) value within `within` of the fastest. */
@@ -110,7 +122,7 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
       : parseChoice(flags.workload, "workload", ["seqscan", "bitmap"] as const);
   const simBytes =
     flags.simSize === undefined ? 1024 ** 3 : parseSizeFlag(flags.simSize, "sim-size", 64 * 1024 ** 2);
-  const jobs = flags.jobs === undefined ? undefined : parseIntFlag(flags.jobs, "jobs", 1, 256);
+  const jobs = parseJobs(flags.jobs);
   const seed = parseSeed(flags.seed);
   const given: Record<string, string> = {};
   for (const name of [
@@ -212,9 +224,7 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
       setting: "max_parallel_workers_per_gather (or ALTER TABLE ... SET (parallel_workers = N))",
       defaultValue: String(DEFAULT_WORKERS),
       recommended: String(workers),
-      gain: times[defIdx] && times[best] ? times[defIdx]! / times[best]! - 1 : null,
-      defaultTimeS: times[defIdx] ?? null,
-      recommendedTimeS: times[best] ?? null,
+      ...timing(times, defIdx, best),
       why: `the fewest workers within ${WORKERS_WITHIN * 100}% of the fastest scan`,
       sweep: counts.map((w, i) => ({ value: String(w), timeS: times[i] ?? null })),
       command: `${fullCommand} --vary workers=${counts.join(",")}`,
@@ -225,7 +235,7 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
 
   // 2. effective_io_concurrency.
   {
-    const values = workload === "bitmap" ? EIC_VALUES : [0, 1, 16, 64, 256];
+    const values = workload === "bitmap" ? EIC_VALUES : EIC_VALUES_SEQSCAN;
     const ms = await run(
       values.map((v) => ({
         label: `eic=${v}`,
@@ -242,9 +252,7 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
       setting: "effective_io_concurrency",
       defaultValue: String(eicDefault),
       recommended: flat ? `${eicDefault} (no effect here)` : String(values[best]),
-      gain: times[defIdx] && times[best] ? times[defIdx]! / times[best]! - 1 : null,
-      defaultTimeS: times[defIdx] ?? null,
-      recommendedTimeS: times[best] ?? null,
+      ...timing(times, defIdx, best),
       why: flat
         ? `every value within ${SETTING_WITHIN * 100}%: this ${workload} does not depend on it`
         : `the smallest value within ${SETTING_WITHIN * 100}% of the best (targets.md T7: 1 can be slower than 0 on nearly sequential pages)`,
@@ -271,9 +279,7 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
       setting: "read_ahead_kb (blockdev --setra = 2 x this)",
       defaultValue: String(deviceDefaultRa),
       recommended: String(values[best]),
-      gain: times[defIdx] && times[best] ? times[defIdx]! / times[best]! - 1 : null,
-      defaultTimeS: times[defIdx] ?? null,
-      recommendedTimeS: times[best] ?? null,
+      ...timing(times, defIdx, best),
       why: `the smallest readahead within ${SETTING_WITHIN * 100}% of the best (T2: more readahead helped "all round")`,
       sweep: values.map((v, i) => ({ value: String(v), timeS: times[i] ?? null })),
       command: `${fullCommand} --workers ${workers} --vary read-ahead-kb=${values.join(",")}`,
@@ -284,7 +290,7 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
   // 4. chunk cap.
   const capWorkers = Math.max(workers, Math.min(DEFAULT_WORKERS, cores - 1));
   if (workload === "seqscan" && capWorkers > 0) {
-    const uncapped = nextPow2(Math.max(1, Math.floor(nblocks / NCHUNKS)));
+    const uncapped = nextPowerOfTwo(Math.max(1, Math.floor(nblocks / NCHUNKS)));
     if (uncapped <= MAX_CHUNK_BLOCKS) {
       recs.push({
         setting: "chunk cap (PARALLEL_SEQSCAN_MAX_CHUNK_SIZE, compiled in)",

@@ -15,13 +15,14 @@ import { getTarget, reproduceTargetAsync, TARGETS, type TargetReport } from "@sc
 import type { Ctx } from "../context.js";
 import { toJson } from "../context.js";
 import { CliError, EXIT } from "../errors.js";
-import { parseIntFlag, splitList } from "../options.js";
+import { splitList } from "../options.js";
 import { Bars } from "../output/progress.js";
 import { printTargetReport } from "../output/target-report.js";
 import { prepareReportDir, writeReproduceReport } from "../report/reproduce-report.js";
 import { VERSION } from "../version.js";
-import { SimPool } from "../workers/pool.js";
+import { parseJobs, SimPool } from "../workers/pool.js";
 import { dropSkipped, restrictRows } from "./reproduce-rows.js";
+import { parseSeed } from "./scenario-input.js";
 
 /** One target's report, whether Ctrl-C cut it short, and how long it took. */
 interface TargetAnswer {
@@ -78,8 +79,8 @@ export function selectTargets(names: readonly string[]): string[] {
 /** Runs `reproduce`. */
 export async function reproduceCommand(ctx: Ctx, names: string[], flags: ReproduceFlags): Promise<number> {
   const ids = selectTargets(names);
-  const seed = flags.seed === undefined ? undefined : parseIntFlag(flags.seed, "seed", 0, 2 ** 31 - 1);
-  const jobs = flags.jobs === undefined ? undefined : parseIntFlag(flags.jobs, "jobs", 1, 256);
+  const seed = parseSeed(flags.seed);
+  const jobs = parseJobs(flags.jobs);
   let rows: string[] | undefined;
   if (flags.rows !== undefined) {
     if (ids.length !== 1) {
@@ -160,19 +161,14 @@ export async function reproduceCommand(ctx: Ctx, names: string[], flags: Reprodu
     bars.stop();
     ctx.interrupt.release();
   }
-  const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
-  if (failed !== undefined) throw failed.reason;
-  const answers = settled.map((s) => (s.status === "fulfilled" ? s.value : undefined));
-  const interrupted = ctx.interrupt.stopped && answers.some((a) => a === undefined || a.interrupted);
-  // After Ctrl-C, targets that finished after an unfinished one are printed too.
-  if (!ctx.json) {
-    for (let i = printed; i < ids.length; i++) {
-      const a = answers[i];
-      if (a !== undefined) printTargetReport(ctx, a.report, a.interrupted, noCalibration, a.wallMs);
-      else ctx.out(ctx.c.yellow(`${ids[i]}: not run (interrupted).`));
-    }
+  // Every target either answers (after Ctrl-C with what it had: its report is marked interrupted) or
+  // rejects, which is rethrown here; each answer was printed by flush() as it landed, in target order.
+  const done: TargetAnswer[] = [];
+  for (const s of settled) {
+    if (s.status === "rejected") throw s.reason;
+    done.push(s.value);
   }
-  const done = answers.filter((a): a is TargetAnswer => a !== undefined);
+  const interrupted = ctx.interrupt.stopped && done.some((a) => a.interrupted);
   const statements = done.flatMap((a) => a.report.statements);
   const ratios = done.flatMap((a) => a.report.ratios);
   const summary = {

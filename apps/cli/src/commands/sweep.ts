@@ -12,7 +12,7 @@ import type { RowMetrics, ScenarioInput } from "@scanlab/simulator";
 import type { Ctx } from "../context.js";
 import { toJson } from "../context.js";
 import { CliError, EXIT } from "../errors.js";
-import { parseIntFlag, splitList } from "../options.js";
+import { splitList } from "../options.js";
 import { fixed, pct, seconds } from "../output/format.js";
 import { Bars } from "../output/progress.js";
 import { renderTable } from "../output/table.js";
@@ -26,7 +26,7 @@ import {
   type ScenarioFlag,
   scenarioFlag,
 } from "../scenario-flags.js";
-import { runPool } from "../workers/pool.js";
+import { parseJobs, runPool } from "../workers/pool.js";
 import type { SimulateAnswer, SimulateTask } from "../workers/protocol.js";
 import { buildScenario, validateScenario } from "./scenario-input.js";
 
@@ -120,7 +120,7 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
       );
     }
   }
-  const jobs = flags.jobs === undefined ? undefined : parseIntFlag(flags.jobs, "jobs", 1, 256);
+  const jobs = parseJobs(flags.jobs);
   const { base, flags: fixedFlags, seed } = buildScenario(file, flags);
   const cols = varies[0]!;
   const rowsVary = varies[1] ?? null;

@@ -8,7 +8,16 @@
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import { parseIntFlag } from "../options.js";
 import type { Answer, Task, TaskMessage, WireError, WorkerMessage } from "./protocol.js";
+
+/** Most threads `--jobs` accepts (scanlab's bound: far above any core count it is run on). */
+const MAX_JOBS = 256;
+
+/** Parses `--jobs` (1 to {@link MAX_JOBS}); undefined when not given (then: one per core). */
+export function parseJobs(raw: string | undefined): number | undefined {
+  return raw === undefined ? undefined : parseIntFlag(raw, "jobs", 1, MAX_JOBS);
+}
 
 /** Options of {@link runPool}. */
 export interface PoolOptions {
@@ -21,12 +30,12 @@ export interface PoolOptions {
 }
 
 /** Threads to use by default: one per core the process may use. */
-export function defaultJobs(): number {
+function defaultJobs(): number {
   return Math.max(1, availableParallelism());
 }
 
 /** Rebuilds a worker's error in the main thread, keeping the user-error brand and code. */
-export function unwire(w: WireError): Error {
+function unwire(w: WireError): Error {
   const e = new Error(w.message) as Error & { userError?: boolean; code?: string };
   e.name = w.name;
   if (w.stack !== undefined) e.stack = w.stack;
