@@ -14,7 +14,8 @@ import { fileURLToPath } from "node:url";
 /** The monorepo root. */
 export const repoRoot = fileURLToPath(new URL("../../..", import.meta.url));
 
-function filesUnder(dir: string): string[] {
+/** Every file under `dir` (recursively), sorted by path; none when `dir` does not exist. */
+export function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { recursive: true, encoding: "utf8" })
     .map((f) => join(dir, f))

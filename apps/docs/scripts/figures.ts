@@ -26,7 +26,6 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from "node:fs";
 import { createRequire } from "node:module";
@@ -34,7 +33,7 @@ import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TARGETS, type TargetReport } from "@scanlab/simulator";
 import { barChartSvg, formatNumber, lineChartSvg } from "../src/lib/charts.js";
-import { buildHash } from "./build-hash.js";
+import { buildHash, filesUnder } from "./build-hash.js";
 import { conformanceFragments } from "./conformance.js";
 
 const app = fileURLToPath(new URL("..", import.meta.url));
@@ -66,17 +65,11 @@ const cliBin = join(cliDir, "dist", "bin.js");
 function cli(args: string[]): string {
   return execFileSync(process.execPath, [cliBin, ...args], {
     encoding: "utf8",
+    // 256 MiB of output: far above `reproduce all --json` (a few MB); Node's default 1 MiB is not.
     maxBuffer: 256 << 20,
+    // No colours, and a fixed 100-column terminal, so the help text in the guides does not depend on who built them.
     env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", COLUMNS: "100" },
   });
-}
-
-function filesUnder(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, encoding: "utf8" })
-    .map((f) => join(dir, f))
-    .filter((f) => statSync(f).isFile())
-    .sort();
 }
 
 /** One target's cached results: its part of the reproduce JSON and its charts. */
@@ -246,6 +239,7 @@ function summaryFragment(data: ReproduceJson, leftOut: string[]): string {
   const ratios: number[] = [];
   for (const t of data.targets) {
     const compared = t.rows.filter((r) => r.ratio !== null);
+    // Within ±25 % of the published figure: the column header below (the site's summary margin, not a target's tolerance).
     const close = compared.filter((r) => Math.abs(r.ratio! - 1) <= 0.25);
     lines.push(
       `| [${t.id}](#${t.id.toLowerCase()}) ${esc(t.title)} | ${compared.length} | ${close.length} | ` +
@@ -254,6 +248,7 @@ function summaryFragment(data: ReproduceJson, leftOut: string[]): string {
     );
     for (const r of compared) {
       const label = `${t.id} ${r.label}`;
+      // 52 characters: what fits the 340 px label column of barChartSvg (about 6.2 px per character).
       categories.push(label.length > 52 ? `${label.slice(0, 51)}…` : label);
       ratios.push(r.ratio!);
     }
@@ -275,7 +270,7 @@ function summaryFragment(data: ReproduceJson, leftOut: string[]): string {
       series: [{ name: "simulated / published", values: ratios }],
       xLabel: "ratio on the row's metric",
       digits: 2,
-      width: 760,
+      width: 760, // wider than the 640 default: the long row labels take 340 px of it
     }),
   );
   lines.push("![simulated / published for every row](/figures/faithful-ratios.svg)", "");

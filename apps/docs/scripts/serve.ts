@@ -82,6 +82,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     console.error(`${root} has no index.html: build the site first (npm run build -w @scanlab/docs).`);
     process.exit(2);
   }
+  // 4173: `vite preview`'s default port, so the site is where a VitePress user expects it.
   const { url } = await serve(root, Number(arg("--port", "4173")));
   console.log(`scanlab docs: ${url}/ (Ctrl-C to stop)`);
 }

@@ -100,12 +100,38 @@ function legend(items: { name: string; color: string }[], x: number, y: number):
   return out;
 }
 
+/** A series' own colour, else the palette's, in series order. */
+function seriesColor(s: { color?: string }, i: number): string {
+  return s.color ?? PALETTE[i % PALETTE.length]!;
+}
+
+/** The title and, at (x, 34), the legend of every series. */
+function titleAndLegend(
+  title: string,
+  series: readonly { name: string; color?: string }[],
+  x: number,
+): string {
+  return (
+    `<text x="8" y="18" class="t">${esc(title)}</text>` +
+    legend(
+      series.map((s, i) => ({ name: s.name, color: seriesColor(s, i) })),
+      x,
+      34,
+    )
+  );
+}
+
 const STYLE =
   "<style>text{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;font-size:11px;fill:#444}" +
   ".t{font-size:13px;font-weight:600}.ax{stroke:#999;stroke-width:1}.gr{stroke:#ddd;stroke-width:1}" +
   ".v{font-size:10px;fill:#555}.lg{font-size:11px}</style>";
 
-/** A grouped horizontal bar chart as an SVG document. */
+/**
+ * A grouped horizontal bar chart as an SVG document. Sizes are SVG pixels
+ * chosen for the 11px text of STYLE (scanlab's layout, not from any source):
+ * 640 wide by default, labels about 6.2 px per character up to 340 px, bars
+ * 11 px with 8 px between groups, 44 px above the plot for title and legend.
+ */
 export function barChartSvg(chart: BarChart): string {
   const width = chart.width ?? 640;
   const labelWidth = Math.min(340, 12 + Math.max(...chart.categories.map((c) => c.length), 4) * 6.2);
@@ -123,12 +149,7 @@ export function barChartSvg(chart: BarChart): string {
   const { max, step } = niceScale(Math.max(0, ...all));
   const x = (v: number) => labelWidth + (Math.max(0, v) / max) * plotW;
   let out = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${r1(height)}" width="${width}" height="${r1(height)}" role="img" aria-label="${esc(chart.title)}">${STYLE}`;
-  out += `<text x="8" y="18" class="t">${esc(chart.title)}</text>`;
-  out += legend(
-    chart.series.map((s, i) => ({ name: s.name, color: s.color ?? PALETTE[i % PALETTE.length]! })),
-    labelWidth,
-    34,
-  );
+  out += titleAndLegend(chart.title, chart.series, labelWidth);
   for (let t = 0; t <= max + 1e-9; t += step) {
     const tx = x(t);
     out += `<line x1="${r1(tx)}" y1="${top}" x2="${r1(tx)}" y2="${r1(top + plotH)}" class="gr"/>`;
@@ -141,7 +162,7 @@ export function barChartSvg(chart: BarChart): string {
       const v = s.values[ci];
       const y = gy + si * barH;
       if (v === null || v === undefined || !Number.isFinite(v)) return;
-      const color = s.color ?? PALETTE[si % PALETTE.length]!;
+      const color = seriesColor(s, si);
       out += `<rect x="${r1(labelWidth)}" y="${r1(y)}" width="${r1(x(v) - labelWidth)}" height="${barH - 1}" fill="${color}"><title>${esc(`${cat}, ${s.name}: ${formatNumber(v, chart.digits)}`)}</title></rect>`;
       out += `<text x="${r1(x(v) + 4)}" y="${r1(y + barH - 2)}" class="v">${esc(formatNumber(v, chart.digits))}</text>`;
     });
@@ -151,7 +172,12 @@ export function barChartSvg(chart: BarChart): string {
   return `${out}</svg>`;
 }
 
-/** A line chart as an SVG document. */
+/**
+ * A line chart as an SVG document. Sizes are SVG pixels chosen for the 11px
+ * text of STYLE (scanlab's layout): 640 x 300 by default, 64 px on the left
+ * for the y labels, 44 px above (title, legend) and below (x labels); points
+ * are marked only up to 40 per series, beyond that they would merge.
+ */
 export function lineChartSvg(chart: LineChart): string {
   const width = chart.width ?? 640;
   const height = chart.height ?? 300;
@@ -174,12 +200,7 @@ export function lineChartSvg(chart: LineChart): string {
   const px = (v: number) => left + ((tx(v) - xMin) / (xMax - xMin || 1)) * plotW;
   const py = (v: number) => top + plotH - (Math.max(0, v) / yScale.max) * plotH;
   let out = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${esc(chart.title)}">${STYLE}`;
-  out += `<text x="8" y="18" class="t">${esc(chart.title)}</text>`;
-  out += legend(
-    chart.series.map((s, i) => ({ name: s.name, color: s.color ?? PALETTE[i % PALETTE.length]! })),
-    left,
-    34,
-  );
+  out += titleAndLegend(chart.title, chart.series, left);
   for (let t = 0; t <= yScale.max + 1e-9; t += yScale.step) {
     out += `<line x1="${left}" y1="${r1(py(t))}" x2="${width - right}" y2="${r1(py(t))}" class="gr"/>`;
     out += `<text x="${left - 6}" y="${r1(py(t) + 4)}" text-anchor="end">${esc(formatNumber(t))}</text>`;
@@ -193,7 +214,7 @@ export function lineChartSvg(chart: LineChart): string {
   out += `<line x1="${left}" y1="${top + plotH}" x2="${width - right}" y2="${top + plotH}" class="ax"/>`;
   out += `<line x1="${left}" y1="${top}" x2="${left}" y2="${top + plotH}" class="ax"/>`;
   chart.series.forEach((s, i) => {
-    const color = s.color ?? PALETTE[i % PALETTE.length]!;
+    const color = seriesColor(s, i);
     const ok = s.points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
     if (ok.length === 0) return;
     const d = ok.map((p, j) => `${j === 0 ? "M" : "L"}${r1(px(p.x))},${r1(py(p.y))}`).join("");

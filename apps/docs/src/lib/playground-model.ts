@@ -58,6 +58,7 @@ export interface PlaygroundParams {
 export function paramsOf(s: ScenarioInput): PlaygroundParams {
   const q = s.queries[0]!;
   const t = s.tables.find((x) => x.name === q.table) ?? s.tables[0]!;
+  // 8192: BLCKSZ, the block size the simulator's scenarios count blocks in.
   const bytes = t.blocks !== undefined ? t.blocks * 8192 : parseBytes(t.size ?? 0, "size");
   return {
     seed: s.seed ?? 1,
