@@ -9,7 +9,7 @@
  * other models' extra reads are judged. Nothing is inserted into the page
  * cache and nothing is remembered per open file.
  */
-import { checkNumber, ReadaheadError } from "./errors.js";
+import { checkNumber } from "./errors.js";
 import {
   checkRead,
   emptyTally,
@@ -23,9 +23,9 @@ import {
   type ReadaheadModel,
   type ReadOutcome,
   type SubmitIo,
-  UNBOUNDED_PAGES,
 } from "./model.js";
 import type { PageCache } from "./page-cache.js";
+import { openSizePages, unknownAdvice } from "./per-open.js";
 
 /** Options of {@link directIo}. */
 export interface DirectIoOptions {
@@ -44,17 +44,15 @@ export class DirectIo implements ReadaheadModel<OpenFile> {
 
   constructor(cache: PageCache, options: DirectIoOptions = {}) {
     this.cache = cache;
+    // 1280 KiB: Linux `BLK_DEF_MAX_SECTORS` (2560 sectors, block/blk-settings.c); at least one
+    // 4 KiB page (PAGE_BYTES).
     const kb = checkNumber("direct I/O maxIoKb", options.maxIoKb ?? 1280, { min: 4 });
     this.maxIoPages = Math.floor(kb / 4);
     this.label = `none (direct I/O, requests up to ${kb} KiB)`;
   }
 
   open(file: number, options: OpenOptions = {}): OpenFile {
-    const sizePages = checkNumber("file sizePages", options.sizePages ?? UNBOUNDED_PAGES, {
-      min: 0,
-      integer: true,
-    });
-    return { file, sizePages };
+    return { file, sizePages: openSizePages(options) };
   }
 
   read(of: OpenFile, page: number, pages: number, nowUs: number, submit: SubmitIo): ReadOutcome {
@@ -83,13 +81,16 @@ export class DirectIo implements ReadaheadModel<OpenFile> {
     _nowUs: number,
     _submit: SubmitIo,
   ): IoTally {
-    if (!["normal", "sequential", "random", "willneed", "dontneed"].includes(advice)) {
-      throw new ReadaheadError(
-        "READAHEAD_BAD_PARAMETER",
-        `fadvise advice ${JSON.stringify(advice)} is unknown; use normal, sequential, random, willneed or dontneed.`,
-      );
+    switch (advice) {
+      case "normal":
+      case "sequential":
+      case "random":
+      case "willneed":
+      case "dontneed":
+        return emptyTally(); // no page cache to advise
+      default:
+        throw unknownAdvice(advice);
     }
-    return emptyTally(); // no page cache to advise
   }
 
   quietRun(_of: OpenFile, _page: number, _maxPages: number, _pagesPerRead: number, nowUs: number): QuietRun {
