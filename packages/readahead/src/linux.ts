@@ -87,10 +87,10 @@ import {
   type ReadaheadModel,
   type ReadOutcome,
   type SubmitIo,
-  UNBOUNDED_PAGES,
   wholeReads,
 } from "./model.js";
 import type { Extent, PageCache } from "./page-cache.js";
+import { fadviseRange, openSizePages, unknownAdvice, validPagesAt } from "./per-open.js";
 
 /** Linux readahead rule sets (readahead.md §2.5, §2.6, §2.10). */
 export type LinuxVersion = "<=6.9" | ">=6.10";
@@ -314,6 +314,8 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
     }
     this.version = version;
     this.readLoop = readLoop;
+    // Defaults and their sources: see LinuxOptions (VM_READAHEAD_PAGES 128 KiB, BLK_DEF_MAX_SECTORS
+    // 1280 KiB, BLK_MAX_SEGMENTS 128, MAX_PAGECACHE_ORDER 9). KiB / 4 = 4 KiB pages (PAGE_BYTES).
     const raKb = checkNumber("Linux readAheadKb", options.readAheadKb ?? 128, { min: 0 });
     const maxKb = checkNumber("Linux maxSectorsKb", options.maxSectorsKb ?? 1280, { min: 4 });
     this.bdiRaPages = Math.floor(raKb / 4);
@@ -338,19 +340,14 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
   }
 
   open(file: number, options: OpenOptions = {}): LinuxOpenFile {
-    const size = checkNumber("file sizePages", options.sizePages ?? UNBOUNDED_PAGES, {
-      min: 0,
-      integer: true,
-    });
-    return new LinuxOpenFile(file, size, this.bdiRaPages);
+    return new LinuxOpenFile(file, openSizePages(options), this.bdiRaPages);
   }
 
   // ------------------------------------------------------------------ reads
 
   read(of: LinuxOpenFile, page: number, pages: number, nowUs: number, submit: SubmitIo): ReadOutcome {
     checkRead(of, page, pages);
-    const hit = this.cache.run(of.file, page, pages, nowUs, true);
-    const hitPages = hit.readyAtUs <= nowUs ? hit.pages : 0;
+    const hitPages = validPagesAt(this.cache, of.file, page, pages, nowUs);
     const pending = new LinuxPending(of, page, page + pages, nowUs, hitPages);
     return this.walk(pending, nowUs, submit);
   }
@@ -442,8 +439,13 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
 
   private finishRead(r: LinuxPending, nowUs: number): void {
     r.done = true;
-    r.of.prevIndex = this.readLoop === "5.4" ? r.end - 1 : r.end;
+    r.of.prevIndex = this.prevIndexAfter(r.end);
     this.cache.touch(r.of.file, r.startPage, r.end - r.startPage, nowUs);
+  }
+
+  /** `prev_pos >> PAGE_SHIFT` after a read ending at page `end` (readahead.md §2.3): 5.4 leaves it on the last page. */
+  private prevIndexAfter(end: number): number {
+    return this.readLoop === "5.4" ? end - 1 : end;
   }
 
   // ------------------------------------------------------------- sync path
@@ -499,18 +501,14 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
       let initial = false;
       let rule: LinuxDecision["rule"] = "context";
       if (index === 0) initial = true;
-      else if (index === of.start + of.size - of.asyncSize || index === of.start + of.size) {
-        // CONTINUE
-        of.start += of.size;
-        of.size = Math.max(of.size, linuxNextRaSize(of.size, max));
+      else if (this.continues(of, index)) {
+        this.advance(of, max);
         of.asyncSize = of.size;
         rule = "continue";
       } else if (req > max || sequential) initial = true;
       else if (!this.context(of, index, req, max, nowUs, submit, tally)) return;
       if (initial) {
-        of.start = index;
-        of.size = linuxInitRaSize(req, max);
-        of.asyncSize = of.size > req ? of.size - req : of.size;
+        this.initialWindow(of, index, req, max);
         rule = "initial";
       }
       this.readit(of, index, max);
@@ -520,9 +518,7 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
     }
     // >= 6.10
     if (index === 0 || req > max || sequential) {
-      of.start = index;
-      of.size = linuxInitRaSize(req, max);
-      of.asyncSize = of.size > req ? of.size - req : Math.floor(of.size / 2);
+      this.initialWindow(of, index, req, max);
       this.note(of, "sync", "initial", index, req);
     } else if (!this.context(of, index, req, max, nowUs, submit, tally)) return;
     else this.note(of, "sync", "context", index, req);
@@ -549,10 +545,49 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
       this.doPageCacheRa(of, index, req, 0, true, nowUs, submit, tally);
       return false;
     }
-    if (h >= index) h *= 2; // cached from the start of the file: a long stream
+    if (h >= index) h *= 2; // cached from the start of the file: a long stream (§2.5 CONTEXT)
     of.start = index;
     of.size = Math.min(h + req, max);
-    of.asyncSize = 1;
+    of.asyncSize = 1; // marker on the window's last page (§2.5 CONTEXT)
+    return true;
+  }
+
+  /**
+   * INITIAL (readahead.md §2.5): a window of `init(req)` at `index`; its async
+   * part is what the read does not ask for, or (when the read asks for all of
+   * it) the whole window up to 6.9, half of it from 6.10 (INITIAL′).
+   */
+  private initialWindow(of: LinuxOpenFile, index: number, req: number, max: number): void {
+    of.start = index;
+    of.size = linuxInitRaSize(req, max);
+    if (of.size > req) of.asyncSize = of.size - req;
+    else of.asyncSize = this.version === "<=6.9" ? of.size : Math.floor(of.size / 2);
+  }
+
+  /** ≤6.9 CONTINUE test: a miss or marker at the expected place of this open file's next window (§2.5, §2.6). */
+  private continues(of: LinuxOpenFile, index: number): boolean {
+    return index === of.start + of.size - of.asyncSize || index === of.start + of.size;
+  }
+
+  /** The next window of this open file's stream: `start += size; size = max(size, next(size))` (§2.5, §2.6). */
+  private advance(of: LinuxOpenFile, max: number): void {
+    of.start += of.size;
+    of.size = Math.max(of.size, linuxNextRaSize(of.size, max));
+  }
+
+  /**
+   * MARKER (§2.6): someone else's window. The next window starts at the
+   * first absent page after `index` and is sized from the distance; false
+   * (nothing to read) if every page up to `index + max` is present.
+   */
+  private markerWindow(of: LinuxOpenFile, index: number, req: number, max: number): boolean {
+    const s = this.nextMiss(of.file, index + 1, max);
+    if (s - index > max) {
+      this.note(of, "async", "none", index, req);
+      return false;
+    }
+    of.start = s;
+    of.size = linuxNextRaSize(s - index + req, max);
     return true;
   }
 
@@ -565,7 +600,7 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
         of.size += add;
       } else {
         of.size = max;
-        of.asyncSize = Math.floor(max / 2);
+        of.asyncSize = Math.floor(max / 2); // `async = max/2` (§2.5 READIT)
       }
     }
   }
@@ -581,30 +616,23 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
     tally: IoTally,
   ): void {
     if (of.raPages === 0) return; // "no readahead": the marker stays
-    const unitPages = Math.max(1, this.cache.markerUnitPages(of.file, unitStart));
+    // ≥6.10 compares with the expected marker rounded down to the folio: the unit's size, read before it is cleared.
+    const unitPages =
+      this.version === "<=6.9" ? 1 : Math.max(1, this.cache.markerUnitPages(of.file, unitStart));
     this.cache.clearMarker(of.file, unitStart, nowUs);
     const index = unitStart;
     const max = this.maxPages(of, req);
     if (this.version === "<=6.9") {
       let rule: LinuxDecision["rule"] = "marker";
       if (index === 0) {
-        of.start = index;
-        of.size = linuxInitRaSize(req, max);
-        of.asyncSize = of.size > req ? of.size - req : of.size;
+        this.initialWindow(of, index, req, max);
         rule = "initial";
-      } else if (index === of.start + of.size - of.asyncSize || index === of.start + of.size) {
-        of.start += of.size;
-        of.size = Math.max(of.size, linuxNextRaSize(of.size, max));
+      } else if (this.continues(of, index)) {
+        this.advance(of, max);
         of.asyncSize = of.size;
         rule = "continue";
       } else {
-        const s = this.nextMiss(of.file, index + 1, max);
-        if (s - index > max) {
-          this.note(of, "async", "none", index, req);
-          return;
-        }
-        of.start = s;
-        of.size = linuxNextRaSize(s - index + req, max);
+        if (!this.markerWindow(of, index, req, max)) return;
         of.asyncSize = of.size;
       }
       this.readit(of, index, max);
@@ -615,20 +643,12 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
     // >= 6.10
     const expected = roundDown(of.start + of.size - of.asyncSize, unitPages);
     let rule: LinuxDecision["rule"] = "continue";
-    if (index === expected) {
-      of.start += of.size;
-      of.size = Math.max(of.size, linuxNextRaSize(of.size, max));
-    } else {
-      const s = this.nextMiss(of.file, index + 1, max);
-      if (s - index > max) {
-        this.note(of, "async", "none", index, req);
-        return;
-      }
-      of.start = s;
-      of.size = linuxNextRaSize(s - index + req, max);
+    if (index === expected) this.advance(of, max);
+    else {
+      if (!this.markerWindow(of, index, req, max)) return;
       rule = "marker";
     }
-    of.order += 2;
+    of.order += 2; // ra->order grows by 2 per async window (page_cache_async_ra(), readahead.md §2.6)
     if (this.alignWindows) {
       const align = 2 ** Math.min(of.order, ctz(max));
       const end = of.start + of.size;
@@ -741,7 +761,7 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
     tally: IoTally,
   ): void {
     if (!this.largeFolios) {
-      if (this.version === ">=6.10") of.order = 0;
+      of.order = 0; // order-0 pages (≤6.9 never raises it)
       this.doPageCacheRa(of, start, size, asyncSize, sync, nowUs, submit, tally);
       return;
     }
@@ -749,8 +769,7 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
     const file = of.file;
     if (of.sizePages === 0 || start >= of.sizePages) return;
     const limit = Math.min(of.sizePages - 1, start + size - 1);
-    let newOrder = Math.min(this.maxFolioOrder, of.order, ilog2(size));
-    newOrder = Math.max(newOrder, 0);
+    const newOrder = Math.min(this.maxFolioOrder, of.order, ilog2(size));
     of.order = newOrder;
     const mark = start + size - asyncSize;
     let index = start;
@@ -880,14 +899,14 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
     submit: SubmitIo,
   ): IoTally {
     const tally = emptyTally();
-    const n = pages > 0 ? Math.min(pages, of.sizePages - page) : of.sizePages - page;
+    const n = fadviseRange(of, page, pages);
     switch (advice) {
       case "normal":
         of.raPages = this.bdiRaPages;
         of.random = false;
         break;
       case "sequential":
-        of.raPages = 2 * this.bdiRaPages;
+        of.raPages = 2 * this.bdiRaPages; // `2 × bdi ra_pages` (mm/fadvise.c, readahead.md §2.7)
         of.random = false;
         break;
       case "random":
@@ -900,10 +919,7 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
         if (n > 0) this.cache.drop(of.file, page, n, nowUs);
         break;
       default:
-        throw new ReadaheadError(
-          "READAHEAD_BAD_PARAMETER",
-          `fadvise advice ${JSON.stringify(advice)} is unknown; use normal, sequential, random, willneed or dontneed.`,
-        );
+        throw unknownAdvice(advice);
     }
     return tally;
   }
@@ -920,7 +936,7 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
 
   skipQuiet(of: LinuxOpenFile, page: number, pages: number, _pagesPerRead: number, nowUs: number): void {
     if (pages <= 0) return;
-    of.prevIndex = this.readLoop === "5.4" ? page + pages - 1 : page + pages;
+    of.prevIndex = this.prevIndexAfter(page + pages);
     this.cache.touch(of.file, page, pages, nowUs);
   }
 }
