@@ -62,10 +62,10 @@ import {
   type ReadaheadModel,
   type ReadOutcome,
   type SubmitIo,
-  UNBOUNDED_PAGES,
   wholeReads,
 } from "./model.js";
 import type { PageCache, PageState } from "./page-cache.js";
+import { fadviseRange, openSizePages, unknownAdvice, validPagesAt } from "./per-open.js";
 
 /** FreeBSD lines: "<=12" (classic path, MAXPHYS 128 KiB) or ">=13" (page-cache fast path, maxphys 1 MiB). */
 export type FreeBsdVersion = "<=12" | ">=13";
@@ -124,11 +124,11 @@ export interface FreeBsdOpenOptions extends OpenOptions {
   readaheadSeqcount?: number;
 }
 
-/** `IO_SEQMAX` (sys/sys/vnode.h): the counter's cap. */
+/** `IO_SEQMAX` (sys/sys/vnode.h, 0x7F; readahead.md §3.1): the counter's cap. */
 const IO_SEQMAX = 127;
-/** Sequentiality unit of `sequential_heuristic()`: 16384 bytes = 4 pages. */
+/** Sequentiality unit of `sequential_heuristic()` (vfs_vnops.c; readahead.md §3.1, §3.3): 16384 bytes = 4 pages. */
 const SEQ_UNIT_PAGES = 16384 / PAGE_BYTES;
-/** Largest read the page-cache fast path takes (`io_hold_cnt` = 16 pages, vfs_vnops.c). */
+/** Largest read the page-cache fast path takes (`io_hold_cnt` = 16 pages, vfs_vnops.c; readahead.md §3.8). */
 const PGCACHE_MAX_PAGES = 16;
 
 class FreeBsdPending implements PendingRead {
@@ -195,6 +195,8 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
       );
     }
     this.version = version;
+    // Defaults (readahead.md §3.1): bsize 32 KiB (newfs); MAXPHYS 128 KiB up to 12, kern.maxphys 1 MiB
+    // from 13 (64-bit); DFLTPHYS 64 KiB when the device gives no si_iosize_max; read_max 64, read_min 1.
     const bsize = checkNumber("FreeBSD bsizeBytes", options.bsizeBytes ?? 32768, {
       min: PAGE_BYTES,
       integer: true,
@@ -225,10 +227,6 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
   }
 
   open(file: number, options: FreeBsdOpenOptions = {}): FreeBsdOpenFile {
-    const size = checkNumber("file sizePages", options.sizePages ?? UNBOUNDED_PAGES, {
-      min: 0,
-      integer: true,
-    });
     const fixed =
       options.readaheadSeqcount === undefined
         ? null
@@ -236,7 +234,7 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
             IO_SEQMAX,
             checkNumber("FreeBSD readaheadSeqcount", options.readaheadSeqcount, { integer: true }),
           );
-    return new FreeBsdOpenFile(file, size, fixed);
+    return new FreeBsdOpenFile(file, openSizePages(options), fixed);
   }
 
   // ------------------------------------------------------------------ reads
@@ -246,30 +244,28 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
     return Math.ceil(of.sizePages / this.blockPages);
   }
 
+  /** Whole blocks in the file (EOF clamps of cluster_read and cluster_rbuild). */
+  private fullBlocks(of: FreeBsdOpenFile): number {
+    return Math.floor(of.sizePages / this.blockPages);
+  }
+
   /** `sequential_heuristic()` (readahead.md §3.3): updates the counter, returns what the read gets. */
   private heuristic(of: FreeBsdOpenFile, page: number, pages: number): number {
     if (of.random) return 0;
     if (of.fixedSeqcount !== null) return of.fixedSeqcount;
     if ((page === 0 && of.seqcount > 0) || page === of.nextOffPages) {
-      if (pages >= IO_SEQMAX * SEQ_UNIT_PAGES) of.seqcount = IO_SEQMAX;
-      else of.seqcount = Math.min(IO_SEQMAX, of.seqcount + Math.ceil(pages / SEQ_UNIT_PAGES));
+      of.seqcount = Math.min(IO_SEQMAX, of.seqcount + this.seqIncrement(pages));
       return of.seqcount;
     }
     of.seqcount = of.seqcount > 1 ? 1 : 0;
     return 0;
   }
 
-  private fastPath(of: FreeBsdOpenFile, page: number, pages: number, nowUs: number): boolean {
-    if (this.version !== ">=13" || pages > PGCACHE_MAX_PAGES) return false;
-    const run = this.cache.run(of.file, page, pages, nowUs, true);
-    return run.pages === pages && run.readyAtUs <= nowUs;
-  }
-
   read(of: FreeBsdOpenFile, page: number, pages: number, nowUs: number, submit: SubmitIo): ReadOutcome {
     checkRead(of, page, pages);
-    const hit = this.cache.run(of.file, page, pages, nowUs, true);
-    const hitPages = hit.readyAtUs <= nowUs ? hit.pages : 0;
-    if (this.fastPath(of, page, pages, nowUs)) {
+    const hitPages = validPagesAt(this.cache, of.file, page, pages, nowUs);
+    if (this.fastEligible(pages) && hitPages === pages) {
+      // FreeBSD 13 page-cache fast path: every page resident and valid.
       of.nextOffPages = page + pages;
       this.cache.touch(of.file, page, pages, nowUs);
       return outcome(emptyTally(), nowUs, null, hitPages);
@@ -424,7 +420,7 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
   /** `maxra` of cluster_read. */
   private maxra(of: FreeBsdOpenFile, lbn: number, seq: number): number {
     let maxra = Math.min(seq, this.readMax);
-    const blocksInFile = Math.floor((of.sizePages * PAGE_BYTES) / (this.blockPages * PAGE_BYTES));
+    const blocksInFile = this.fullBlocks(of);
     if (lbn + maxra + 1 > blocksInFile) maxra = blocksInFile - lbn;
     return maxra;
   }
@@ -455,8 +451,7 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
     if (i >= maxra) return null;
     r.raNext = lbn + i;
     r.raLimit = lbn + maxra;
-    const wait = this.readaheadLoop(r, nowUs, submit, tally);
-    return wait;
+    return this.readaheadLoop(r, nowUs, submit, tally);
   }
 
   /** cluster_read, block absent (§3.5 B), then the readahead loop. */
@@ -503,8 +498,9 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
     while (r.raNext < r.raLimit) {
       const st = this.blockState(of, r.raNext, nowUs);
       if (st.state === "in-flight") return st.readyAtUs;
-      const k = this.rbuild(of, r.raNext, this.racluster, false, nowUs, submit, tally);
-      r.raNext += k;
+      // cluster_rbuild() on a present first block: no I/O, it consumes 1 block (§3.6).
+      r.raNext +=
+        st.state === "absent" ? this.rbuild(of, r.raNext, this.racluster, false, nowUs, submit, tally) : 1;
     }
     r.raNext = -1;
     r.raLimit = -1;
@@ -513,7 +509,8 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
 
   /**
    * `cluster_rbuild()` (§3.6): one device I/O of the absent blocks from
-   * `first`, stopping at a present block or `mnt_iosize_max`. Returns blocks consumed.
+   * `first` (absent: the caller checked), stopping at a present block or
+   * `mnt_iosize_max`. Returns blocks consumed.
    */
   private rbuild(
     of: FreeBsdOpenFile,
@@ -526,10 +523,9 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
   ): number {
     const bp = this.blockPages;
     const cache = this.cache;
-    const fullBlocks = Math.floor(of.sizePages / bp);
+    const fullBlocks = this.fullBlocks(of);
     let n = run;
     while (n > 1 && first + n > fullBlocks) n--;
-    if (!sync && this.blockState(of, first, nowUs).state !== "absent") return 1;
     // Blocks first+1 .. first+n-1 join while no page of theirs is cached (present, busy or partly valid).
     let k = n;
     if (n > 1) {
@@ -558,7 +554,6 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
     nowUs: number,
     _submit: SubmitIo,
   ): IoTally {
-    const n = pages > 0 ? Math.min(pages, of.sizePages - page) : of.sizePages - page;
     switch (advice) {
       case "random":
         of.random = true;
@@ -569,14 +564,13 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
         break;
       case "willneed":
         break; // vop_stdadvise: "do nothing for now"
-      case "dontneed":
+      case "dontneed": {
+        const n = fadviseRange(of, page, pages);
         if (n > 0) this.cache.drop(of.file, page, n, nowUs);
         break;
+      }
       default:
-        throw new ReadaheadError(
-          "READAHEAD_BAD_PARAMETER",
-          `fadvise advice ${JSON.stringify(advice)} is unknown; use normal, sequential, random, willneed or dontneed.`,
-        );
+        throw unknownAdvice(advice);
     }
     return emptyTally();
   }
@@ -594,6 +588,20 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
     const seq = this.heuristic(of, page, pages);
     of.seqcount = saved;
     return seq;
+  }
+
+  /**
+   * First marked block overlapping `[a, b)` that cluster_read would act on
+   * (not the file's last block, which gets a plain bread()), as a page, or -1.
+   */
+  private firstMark(of: FreeBsdOpenFile, a: number, b: number): number {
+    const bp = this.blockPages;
+    const nblocks = this.fileBlocks(of);
+    for (let m = this.cache.markerIn(of.file, a, b); m >= 0; m = this.cache.markerIn(of.file, m + bp, b)) {
+      if (Math.floor(m / bp) + 1 < nblocks) return m;
+      if (m + bp >= b) break;
+    }
+    return -1;
   }
 
   /** Would a read of `len` pages that are all valid take the FreeBSD 13 page-cache fast path? */
@@ -621,26 +629,17 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
     if (quietEnd <= page) return { pages: 0, readyAtUs: nowUs };
     let pages = wholeReads(Math.min(quietEnd, page + max) - page, max, pagesPerRead);
     if (pages === 0) return { pages: 0, readyAtUs: nowUs };
-    const nblocks = this.fileBlocks(of);
-    /** First marked block (not the last block of the file) overlapping [a, b), as a page, or -1. */
-    const firstMark = (a: number, b: number): number => {
-      for (let m = this.cache.markerIn(of.file, a, b); m >= 0; m = this.cache.markerIn(of.file, m + bp, b)) {
-        if (Math.floor(m / bp) + 1 < nblocks) return m;
-        if (m + bp >= b) break;
-      }
-      return -1;
-    };
     // Read 0: on the slow path with a positive counter, cluster_read acts on a mark.
     const len0 = Math.min(pagesPerRead, pages);
     const fast0 = this.fastEligible(len0) && run.readyAtUs <= nowUs;
-    if (!fast0 && this.peekHeuristic(of, page, len0) > 0 && firstMark(page, page + len0) >= 0) {
+    if (!fast0 && this.peekHeuristic(of, page, len0) > 0 && this.firstMark(of, page, page + len0) >= 0) {
       return { pages: 0, readyAtUs: nowUs };
     }
     // Later reads find the run valid. Those on the slow path are sequential, so their counter
     // is positive (unless POSIX_FADV_RANDOM or F_READAHEAD 0): the first mark they touch ends the run.
     const laterSeq = of.random ? 0 : of.fixedSeqcount !== null ? of.fixedSeqcount : 1;
     if (!this.fastEligible(pagesPerRead) && laterSeq > 0 && pages > len0) {
-      const m = firstMark(page + len0, page + pages);
+      const m = this.firstMark(of, page + len0, page + pages);
       if (m >= 0) {
         const firstRead = Math.floor((Math.max(m, page + len0) - page) / pagesPerRead);
         pages = firstRead * pagesPerRead;
@@ -652,8 +651,7 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
   skipQuiet(of: FreeBsdOpenFile, page: number, pages: number, pagesPerRead: number, nowUs: number): void {
     if (pages <= 0) return;
     const len0 = Math.min(pagesPerRead, pages);
-    const run0 = this.cache.run(of.file, page, len0, nowUs, true);
-    const fast0 = this.fastEligible(len0) && run0.pages === len0 && run0.readyAtUs <= nowUs;
+    const fast0 = this.fastEligible(len0) && validPagesAt(this.cache, of.file, page, len0, nowUs) === len0;
     if (!fast0) this.heuristic(of, page, len0);
     const rest = pages - len0;
     if (rest > 0 && !of.random && of.fixedSeqcount === null) {
