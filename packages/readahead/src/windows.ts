@@ -54,10 +54,10 @@ import {
   type ReadaheadModel,
   type ReadOutcome,
   type SubmitIo,
-  UNBOUNDED_PAGES,
   wholeReads,
 } from "./model.js";
 import type { PageCache } from "./page-cache.js";
+import { fadviseRange, openSizePages, unknownAdvice, validPagesAt } from "./per-open.js";
 
 /** Options of {@link windowsReadahead}; every size is an unknown of readahead.md §4.2. */
 export interface WindowsOptions {
@@ -116,6 +116,11 @@ interface Plan {
   frontier: number;
 }
 
+/** A read that queues no read-ahead (the frontier stays or moves to `frontier`). */
+function noReadahead(frontier: number): Plan {
+  return { raStart: -1, raEnd: -1, frontier };
+}
+
 /** The Windows Cache Manager model (see the file header; confidence: low). */
 export class WindowsReadahead implements ReadaheadModel<WindowsOpenFile> {
   readonly name = "windows" as const;
@@ -131,6 +136,8 @@ export class WindowsReadahead implements ReadaheadModel<WindowsOpenFile> {
 
   constructor(cache: PageCache, options: WindowsOptions = {}) {
     this.cache = cache;
+    // Defaults (readahead.md §4.1, §4.2, all unknowns of the inferred model): G 64 KiB (FastFAT's
+    // READ_AHEAD_GRANULARITY 0x10000), C 32 KiB (middle of the suggested 8-64 KiB sweep), V 256 KiB (view size).
     const g = checkNumber("Windows granularityBytes", options.granularityBytes ?? 65536, {
       min: PAGE_BYTES,
       integer: true,
@@ -161,11 +168,20 @@ export class WindowsReadahead implements ReadaheadModel<WindowsOpenFile> {
   }
 
   open(file: number, options: WindowsOpenOptions = {}): WindowsOpenFile {
-    const size = checkNumber("file sizePages", options.sizePages ?? UNBOUNDED_PAGES, {
-      min: 0,
-      integer: true,
-    });
-    return new WindowsOpenFile(file, size, options.sequentialScan === true, options.randomAccess === true);
+    return new WindowsOpenFile(
+      file,
+      openSizePages(options),
+      options.sequentialScan === true,
+      options.randomAccess === true,
+    );
+  }
+
+  /**
+   * Read-ahead unit of a sequential read of `pages`: `k x roundup(len, G)`, with
+   * k = 2 under SEQUENTIAL_SCAN ("the amount of prefetch is doubled", readahead.md §4.1, §4.2).
+   */
+  private seqUnit(of: WindowsOpenFile, pages: number): number {
+    return (of.sequentialScan ? 2 : 1) * this.roundUpG(pages);
   }
 
   private roundUpG(pages: number): number {
@@ -184,43 +200,38 @@ export class WindowsReadahead implements ReadaheadModel<WindowsOpenFile> {
     page: number,
     pages: number,
   ): Plan {
-    const none: Plan = { raStart: -1, raEnd: -1, frontier };
-    if (of.randomAccess) return none;
+    if (of.randomAccess) return noReadahead(frontier);
     const end = page + pages;
     const seq =
       of.sequentialScan ||
       (h1Page >= 0 && h2Page >= 0 && page === h1Page + h1Pages && h1Page === h2Page + h2Pages);
     if (seq) {
-      const k = of.sequentialScan ? 2 : 1;
-      const unit = k * this.roundUpG(pages);
-      let f = Math.max(frontier, end);
-      if (f - end >= unit || f >= of.sizePages) return { raStart: -1, raEnd: -1, frontier: f };
+      const unit = this.seqUnit(of, pages);
+      const f = Math.max(frontier, end);
+      if (f - end >= unit || f >= of.sizePages) return noReadahead(f);
       const viewEnd = (Math.floor(f / this.viewPages) + 1) * this.viewPages;
       const raEnd = Math.min(f + unit, viewEnd, of.sizePages);
-      const raStart = f;
-      f = raEnd;
-      return { raStart, raEnd, frontier: f };
+      return { raStart: f, raEnd, frontier: raEnd };
     }
     if (h1Page >= 0 && h2Page >= 0) {
       const stride = page - h1Page;
       if (stride !== 0 && stride === h1Page - h2Page) {
         const g = this.granularityPages;
         const ps = page + stride;
-        if (ps < 0 || ps >= of.sizePages) return none;
+        if (ps < 0 || ps >= of.sizePages) return noReadahead(frontier);
         const a = Math.floor(ps / g) * g;
         const b = Math.min(Math.ceil((ps + pages) / g) * g, of.sizePages);
         return { raStart: a, raEnd: b, frontier };
       }
     }
-    return none;
+    return noReadahead(frontier);
   }
 
   read(of: WindowsOpenFile, page: number, pages: number, nowUs: number, submit: SubmitIo): ReadOutcome {
     checkRead(of, page, pages);
     const cache = this.cache;
     const tally = emptyTally();
-    const hit = cache.run(of.file, page, pages, nowUs, true);
-    const hitPages = hit.readyAtUs <= nowUs ? hit.pages : 0;
+    const hitPages = validPagesAt(cache, of.file, page, pages, nowUs);
     const end = page + pages;
     // Demand misses: the C-aligned cluster around each missing page, its absent pages.
     let p = cache.nextMissing(of.file, page, pages);
@@ -294,15 +305,12 @@ export class WindowsReadahead implements ReadaheadModel<WindowsOpenFile> {
       case "willneed":
         break;
       case "dontneed": {
-        const n = pages > 0 ? Math.min(pages, of.sizePages - page) : of.sizePages - page;
+        const n = fadviseRange(of, page, pages);
         if (n > 0) this.cache.drop(of.file, page, n, nowUs);
         break;
       }
       default:
-        throw new ReadaheadError(
-          "READAHEAD_BAD_PARAMETER",
-          `fadvise advice ${JSON.stringify(advice)} is unknown; use normal, sequential, random, willneed or dontneed.`,
-        );
+        throw unknownAdvice(advice);
     }
     return emptyTally();
   }
@@ -331,7 +339,7 @@ export class WindowsReadahead implements ReadaheadModel<WindowsOpenFile> {
         p === h1Page + h1Pages &&
         (of.sequentialScan || (h2Page >= 0 && h1Page === h2Page + h2Pages));
       if (steady && frontier >= p + len) {
-        const unit = (of.sequentialScan ? 2 : 1) * this.roundUpG(len);
+        const unit = this.seqUnit(of, len);
         // Read j (at p + j*len) triggers when frontier - (p + (j+1)*len) < unit.
         const jTrigger = Math.max(0, Math.floor((frontier - unit - p) / len));
         const fullReads = Math.floor((end - p) / len);
