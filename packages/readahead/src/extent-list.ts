@@ -72,6 +72,7 @@ export class ExtentList {
   private readonly head: (Extent | null)[] = new Array<Extent | null>(MAX_LEVEL).fill(null);
   private readonly update: (Extent | null)[] = new Array<Extent | null>(MAX_LEVEL).fill(null);
   private level = 1;
+  /** xorshift32 state: any nonzero value; fixed so that every run builds the same towers. */
   private seed = 0x2545f491;
   /** Number of extents. */
   size = 0;
@@ -110,6 +111,7 @@ export class ExtentList {
   private randomLevel(): number {
     let lvl = 1;
     for (;;) {
+      // Marsaglia's xorshift32 (shifts 13, 17, 5); p = 1/4 per extra level.
       let x = this.seed;
       x ^= x << 13;
       x ^= x >>> 17;

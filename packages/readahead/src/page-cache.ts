@@ -161,6 +161,8 @@ export class PageCache {
       integer: true,
       allowInfinity: true,
     });
+    // 64 epochs per capacity: a model choice (the LRU errs by at most 1/64 of the cache, see the
+    // header), not a kernel constant.
     const defaultEpoch = Number.isFinite(this.capacityPages)
       ? Math.max(1, Math.ceil(this.capacityPages / 64))
       : Number.POSITIVE_INFINITY;
@@ -175,7 +177,7 @@ export class PageCache {
 
   /** State of one page at `nowUs`. */
   page(file: number, page: number, nowUs: number): PageInfo {
-    const e = this.files.get(file)?.find(page) ?? null;
+    const e = this.extentAt(file, page);
     if (e === null) return { state: "absent", readyAtUs: Number.NaN, markerUnit: -1 };
     const valid = e.readyAtUs <= nowUs;
     return {
@@ -196,7 +198,7 @@ export class PageCache {
 
   /** True if the page is cached (valid or in flight). */
   isPresent(file: number, page: number): boolean {
-    return (this.files.get(file)?.find(page) ?? null) !== null;
+    return this.extentAt(file, page) !== null;
   }
 
   /**
@@ -229,7 +231,7 @@ export class PageCache {
    * `2^order` pages inserted together (see {@link PageCache.insert}).
    */
   folioAt(file: number, page: number): FolioInfo | null {
-    const e = this.files.get(file)?.find(page) ?? null;
+    const e = this.extentAt(file, page);
     if (e === null) return null;
     const size = 2 ** e.order;
     return { start: Math.max(e.start, Math.floor(page / size) * size), order: e.order };

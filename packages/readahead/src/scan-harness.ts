@@ -296,6 +296,8 @@ export function simulateScan(pattern: ScanPattern, options: ScanHarnessOptions):
   const lastReadBlocks: number[] = [];
   for (let i = 0; i < nproc; i++) {
     opens.push(shared ?? model.open(file, { sizePages }));
+    // One stream per process: the seed and the process number mixed with the 32-bit golden-ratio
+    // (Fibonacci hashing) and MurmurHash3 fmix constants, so neighbouring seeds give unrelated streams.
     rngs.push(mulberry32((seed * 0x9e3779b1 + i * 0x85ebca6b) >>> 0));
     cur.push(0);
     claimEnd.push(0);
