@@ -7,6 +7,7 @@
  * {@link summariseReads}). Node-only.
  */
 export { formatAllocator, parseAllocator } from "./allocator-arg.js";
+export type { ReproduceJson } from "./commands/reproduce.js";
 export type { CliStreams, TerminalInfo } from "./context.js";
 export { type DeviceArg, resolveDeviceArg } from "./device-arg.js";
 export { type BrandedUserError, CliError, EXIT, isUserError } from "./errors.js";

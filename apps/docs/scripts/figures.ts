@@ -32,6 +32,7 @@ import { createRequire } from "node:module";
 import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TARGETS, type TargetReport } from "@scanlab/simulator";
+import type { ReproduceJson } from "scanlab";
 import { barChartSvg, formatNumber, lineChartSvg } from "../src/lib/charts.js";
 import { buildHash, filesUnder } from "./build-hash.js";
 import { conformanceFragments } from "./conformance.js";
@@ -41,16 +42,6 @@ const repoRoot = join(app, "..", "..");
 const generated = join(app, "src", "generated");
 const figures = join(app, "src", "public", "figures");
 const require = createRequire(import.meta.url);
-
-/** What `scanlab reproduce --json` prints (apps/cli ReproduceJson). */
-interface ReproduceJson {
-  scanlab: string;
-  seed: number | null;
-  calibration: boolean;
-  interrupted: boolean;
-  targets: (TargetReport & { interrupted: boolean })[];
-  summary: { statements: number; hold: number; ratios: number; withinTolerance: number };
-}
 
 /**
  * Targets left out of the quick build (`npm run build`, which `npm test` runs): T3 simulates

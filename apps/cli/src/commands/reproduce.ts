@@ -42,14 +42,29 @@ export interface ReproduceFlags {
   json?: boolean;
 }
 
-/** What `reproduce --json` prints. */
+/** What `scanlab reproduce --json` prints (and `--report DIR` saves as report.json). */
 export interface ReproduceJson {
+  /** The scanlab version that ran. */
   scanlab: string;
+  /** The `--seed` given, or null for each scenario's own seed. */
   seed: number | null;
+  /** False with `--no-calibration`. */
   calibration: boolean;
+  /** True when Ctrl-C cut the run short. */
   interrupted: boolean;
+  /** One report per target, in the order asked; `interrupted` when Ctrl-C cut that target short. */
   targets: (TargetReport & { interrupted: boolean })[];
-  summary: { statements: number; hold: number; ratios: number; withinTolerance: number };
+  /** Statements that hold and ratios within tolerance, over every target. */
+  summary: {
+    /** "Must reproduce" statements checked. */
+    statements: number;
+    /** Of those, how many hold. */
+    hold: number;
+    /** Ratio bars checked. */
+    ratios: number;
+    /** Of those, how many are within their tolerance. */
+    withinTolerance: number;
+  };
 }
 
 /** Picks the targets named on the command line (none or `all`: every target). */
