@@ -1,6 +1,14 @@
 /** Small helpers shared by the targets' "must reproduce" statements. */
 import type { RowMetrics } from "./types.js";
 
+/**
+ * The bar a ratio check must meet: within 25% of the published ratio. A
+ * project acceptance bar (scanlab issue 7, README "Where the model falls
+ * short"; the docs' faithful summary reports against it), not a figure from
+ * the publications.
+ */
+export const RATIO_TOLERANCE = 0.25;
+
 /** The metrics of row `id`; a missing row is a programming error in the experiment. */
 export function rowOf(rows: ReadonlyMap<string, RowMetrics>, id: string): RowMetrics {
   const r = rows.get(id);

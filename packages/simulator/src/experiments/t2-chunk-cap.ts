@@ -88,6 +88,8 @@ export const T2: Experiment = {
   ],
   rows,
   ratios: [],
+  // Each threshold below turns a qualitative "Must reproduce" line of targets.md T2 into a number
+  // (our reading of its wording, e.g. "roughly", "about", "within noise"); none is a published figure.
   statements: [
     shapeStatement("linux-5.4"),
     shapeStatement("windows"),

@@ -8,8 +8,9 @@
  * 12 GB/s: the data was served from memory, so this target is about the cost
  * of handing out blocks, not about I/O (targets.md T4).
  */
+import { DEFAULT_CPU_COSTS } from "../engine/cpu-costs.js";
 import type { ScenarioInput } from "../scenario/schema.js";
-import { fmt, speedup } from "./checks.js";
+import { fmt, RATIO_TOLERANCE, speedup } from "./checks.js";
 import type { Experiment, ExperimentRow } from "./types.js";
 
 const LINEITEM_BLOCKS = 107_500_000;
@@ -62,7 +63,8 @@ function scenario(table: "lineitem" | "int", p: Policy, perTupleUs: number): Sce
   };
 }
 
-function rows(perTupleUs = 0.05): ExperimentRow[] {
+/** The uncalibrated default: cpu-costs.ts's per-tuple cost [I]. */
+function rows(perTupleUs = DEFAULT_CPU_COSTS.perTupleUs): ExperimentRow[] {
   const out: ExperimentRow[] = [];
   for (const table of ["lineitem", "int"] as const) {
     for (const p of POLICIES) {
@@ -95,6 +97,7 @@ export const T4: Experiment = {
     unknown: "CPU cost per tuple (machine.cpu.perTupleUs), from the int table with atomics (5.83 s)",
     row: "int-atomics",
     metric: "timeS",
+    // Search interval for the calibrated unknown (wide enough to contain the answer; not a model figure).
     bounds: [0.001, 2],
     apply: (v) => rows(v),
   },
@@ -106,7 +109,7 @@ export const T4: Experiment = {
       numerator: "lineitem-atomics",
       denominator: "lineitem-spinlock",
       published: PUBLISHED_S["lineitem-spinlock"]! / PUBLISHED_S["lineitem-atomics"]!,
-      tolerance: 0.25,
+      tolerance: RATIO_TOLERANCE,
     },
     {
       id: "int-atomics-vs-spinlock",
@@ -115,9 +118,11 @@ export const T4: Experiment = {
       numerator: "int-atomics",
       denominator: "int-spinlock",
       published: PUBLISHED_S["int-spinlock"]! / PUBLISHED_S["int-atomics"]!,
-      tolerance: 0.25,
+      tolerance: RATIO_TOLERANCE,
     },
   ],
+  // Each threshold below turns a qualitative "Must reproduce" line of targets.md T4 into a number
+  // (our reading of its wording, e.g. "roughly", "about", "within noise"); none is a published figure.
   statements: [
     {
       id: "lineitem-lock-bottleneck",
