@@ -24,17 +24,24 @@ import {
   parseDeviceProfile,
   throughputAt,
 } from "@scanlab/device-profiles";
-import { createReadaheadModel, type OpenFile, PageCache, type ReadaheadModel } from "@scanlab/readahead";
+import {
+  createReadaheadModel,
+  type OpenFile,
+  PAGE_BYTES,
+  PageCache,
+  type ReadaheadModel,
+} from "@scanlab/readahead";
 import { InProcessSyncScanTracker } from "@scanlab/syncscan";
 import { ScenarioError } from "../errors.js";
 import type { ResolvedScenario } from "../scenario/resolve.js";
 import type { AllocatorSpec, QuerySpec } from "../scenario/schema.js";
+import { BLOCK_BYTES } from "../units.js";
 import { FILE_ID_STRIDE, PAGES_PER_BLOCK } from "./machine.js";
 import type { OsPort, ScanAllocation, SyncScanPort } from "./ports.js";
 import type { BuiltOs, ModelFactories, OsStats } from "./simulate.js";
 import { BucketSeries } from "./time-series.js";
 
-const PAGE_BYTES = 4096;
+/** RELSEG_SIZE x BLCKSZ: PostgreSQL's 1 GB segment files (postgres.md 4.3; readahead.md 1). */
 const SEGMENT_ALIGN_BYTES = 1024 ** 3;
 
 /** A device profile from a scenario's `machine.device` (a built-in name or an inline profile). */
@@ -73,7 +80,7 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
   const fileBaseBytes = new Map<number, number>();
   let base = 0;
   resolved.tables.forEach((t, ti) => {
-    const segBytes = t.segmentBlocks * 8192;
+    const segBytes = t.segmentBlocks * BLOCK_BYTES;
     const segStride = Math.ceil(segBytes / SEGMENT_ALIGN_BYTES) * SEGMENT_ALIGN_BYTES;
     const segments = Math.max(1, Math.ceil(t.nblocks / t.segmentBlocks));
     for (let s = 0; s < segments; s++) {
@@ -129,8 +136,7 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
       model.fadvise(of as OpenFile, "willneed", page, pages, nowUs, submit);
     },
     cacheRun(file, page, maxPages, nowUs) {
-      const r = cache.run(file, page, maxPages, nowUs);
-      return { pages: r.pages, readyAtUs: r.readyAtUs };
+      return cache.run(file, page, maxPages, nowUs);
     },
     cachedReadsAreQuiet: m.os !== "windows",
     touch(file, page, pages) {
@@ -147,6 +153,8 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
   return {
     port,
     confidence: model.confidence,
+    // Not Linux: 128 kB, Linux's default window (VM_READAHEAD_PAGES, readahead.md 2.1) and
+    // FreeBSD's MAXPHYS cluster (readahead.md 3.1).
     adaptive: adaptiveInputs(profile, m.os.startsWith("linux") ? (overrides.readAheadKb as number) : 128),
     stats(): OsStats {
       const d = device.stats();
@@ -168,8 +176,15 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
  * device model the way a DBA would measure the real device with fio: QD1
  * latency of an 8 kB random read, deep-queue sequential bandwidth, and the
  * queue depth at which 8 kB random IOPS reach 90% of their maximum.
+ *
+ * The workloads follow the datasheets' conventions (devices.md 1-4: sequential
+ * reads rated at QD32 with 128 KiB transfers; random reads at QD1 and deep
+ * queues). QD 256 as "the maximum" and 90% as "IOPS stop growing" are this
+ * function's own operational definitions of the adaptive cost model's
+ * `saturatingQueueDepth` (@scanlab/bitmap-prefetch adaptive-cost-model.ts),
+ * not published figures.
  */
-export function adaptiveInputs(profile: DeviceProfile, readAheadKb: number) {
+function adaptiveInputs(profile: DeviceProfile, readAheadKb: number) {
   const qd1 = throughputAt(profile, { queueDepth: 1, requestBytes: 8192, pattern: "random" });
   const seq = throughputAt(profile, { queueDepth: 32, requestBytes: 131072, pattern: "sequential" });
   const peak = throughputAt(profile, { queueDepth: 256, requestBytes: 8192, pattern: "random" }).iops;

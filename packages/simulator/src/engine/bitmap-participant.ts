@@ -18,10 +18,11 @@
  * only during the first few pages of the ramp.
  */
 import type { BitmapScanPolicy, PrefetchEnv } from "@scanlab/bitmap-prefetch";
+import { BLOCK_BYTES } from "../units.js";
 import { pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
-import { fileIdOf, PAGES_PER_BLOCK } from "./machine.js";
-import type { OpenFiles, ScanRunCtx } from "./scan-run.js";
+import { PAGES_PER_BLOCK } from "./machine.js";
+import { type OpenFiles, openSegment, osBlocks, type ScanRunCtx } from "./scan-run.js";
 import type { Entity } from "./scheduler.js";
 
 export class BitmapScanParticipant implements Entity {
@@ -79,10 +80,11 @@ export class BitmapScanParticipant implements Entity {
         } else {
           const seg = Math.floor(b / table.segmentBlocks);
           const page = (b - seg * table.segmentBlocks) * PAGES_PER_BLOCK;
-          const ready = os.read(this.openFile(seg), page, PAGES_PER_BLOCK, t);
-          sb.installRun(table.index, b, 1, null, ready > t ? ready : t);
+          const ready = os.read(openSegment(ctx, this.opens, seg), page, PAGES_PER_BLOCK, t);
+          const valid = ready > t ? ready : t;
+          sb.installRun(table.index, b, 1, null, valid);
           ctx.stats.osBlocks++;
-          const after = (ready > t ? ready : t) + preadUs(cpu, 8192) * factor;
+          const after = valid + preadUs(cpu, BLOCK_BYTES) * factor;
           if (after > t && !ctx.scheduler.canContinue(after)) {
             ctx.scheduler.schedule(this.id, after);
             return;
@@ -108,31 +110,8 @@ export class BitmapScanParticipant implements Entity {
   }
 
   private advise(firstBlock: number, blocks: number, t: number, factor: number): number {
-    const table = this.ctx.table;
-    const os = this.ctx.machine.os;
-    let b = firstBlock;
-    const end = firstBlock + blocks;
-    while (b < end) {
-      const seg = Math.floor(b / table.segmentBlocks);
-      const segEnd = Math.min(end, (seg + 1) * table.segmentBlocks);
-      os.willneed(
-        this.openFile(seg),
-        (b - seg * table.segmentBlocks) * PAGES_PER_BLOCK,
-        (segEnd - b) * PAGES_PER_BLOCK,
-        t,
-      );
-      b = segEnd;
-    }
+    osBlocks(this.ctx, this.opens, firstBlock, blocks, t, true);
     this.adviceCalls++;
     return t + this.ctx.machine.cpu.fadviseUs * factor;
-  }
-
-  private openFile(segment: number) {
-    let of = this.opens.get(segment);
-    if (of === undefined) {
-      of = this.ctx.machine.os.open(fileIdOf(this.ctx.table, segment));
-      this.opens.set(segment, of);
-    }
-    return of;
   }
 }

@@ -33,6 +33,8 @@
  *   are slower; targets.md T4 is where these matter.
  */
 
+import { DEFAULT_CPU_JITTER } from "./cpu-jitter.js";
+
 /** Per-operation CPU costs of the modelled machine, in microseconds. */
 export interface CpuCosts {
   /** Page-level work per heap page (visibility map, page header), us. */
@@ -69,7 +71,7 @@ export const DEFAULT_CPU_COSTS: Readonly<CpuCosts> = Object.freeze({
   spinlockHoldUs: 0.25,
   atomicOpUs: 0.1,
   sharedBufferHitUs: 0.1,
-  jitter: 0.3,
+  jitter: DEFAULT_CPU_JITTER,
   workerForkUs: 300,
   workerInitUs: 1500,
 });

@@ -24,8 +24,10 @@ import {
   seed004Query,
   seed004Table,
 } from "@scanlab/bitmap-prefetch";
+import { SYNC_SCAN_REPORT_INTERVAL_BLOCKS } from "@scanlab/syncscan";
 import { ScenarioError } from "../errors.js";
 import type { QuerySpec } from "../scenario/schema.js";
+import { BLOCK_BYTES } from "../units.js";
 import { BitmapScanParticipant } from "./bitmap-participant.js";
 import { preadUs } from "./cpu-costs.js";
 import type { MachineRt } from "./machine.js";
@@ -43,6 +45,9 @@ export interface AdaptiveInputs {
   saturatingQueueDepth: number;
   readaheadBlocks: number;
 }
+
+/** io_combine_limit's default (and io_max_combine_limit's, PG18+): 16 blocks = 128 kB (postgres.md 4.1; targets.md T12). */
+export const DEFAULT_IO_COMBINE_LIMIT = 16;
 
 /** PostgreSQL's effective_io_concurrency default by version (postgres.md 3.1, 4.3). */
 export function defaultEic(pg: QuerySpec["pg"]): number {
@@ -128,14 +133,17 @@ export function startProcesses(setup: RunSetup): void {
         }
         const b = cur++;
         left--;
-        if (setup.syncscan && b % 16 === 0) machine.syncscan.report(key, b);
+        if (setup.syncscan && b % SYNC_SCAN_REPORT_INTERVAL_BLOCKS === 0) machine.syncscan.report(key, b);
         return b;
       };
       const stream = new ReadStream(source, {
         version: Math.min(pg, 19) as ReadStreamVersion,
         effectiveIoConcurrency: spec.effectiveIoConcurrency ?? defaultEic(spec.pg),
-        ioCombineLimit: spec.ioCombineLimit ?? 16,
-        ioMaxCombineLimit: pg >= 18 ? Math.max(16, spec.ioCombineLimit ?? 16) : undefined,
+        ioCombineLimit: spec.ioCombineLimit ?? DEFAULT_IO_COMBINE_LIMIT,
+        ioMaxCombineLimit:
+          pg >= 18
+            ? Math.max(DEFAULT_IO_COMBINE_LIMIT, spec.ioCombineLimit ?? DEFAULT_IO_COMBINE_LIMIT)
+            : undefined,
         ioMethod: pg >= 18 ? (spec.ioMethod ?? "worker") : "sync",
         flags: { sequential: true },
         strategy: ctx.ringBuffers > 0 ? "bulkread" : "none",
@@ -166,8 +174,11 @@ export function startProcesses(setup: RunSetup): void {
       const stream = new ReadStream(source, {
         version: Math.min(pg, 19) as ReadStreamVersion,
         effectiveIoConcurrency: eic,
-        ioCombineLimit: spec.ioCombineLimit ?? 16,
-        ioMaxCombineLimit: Math.max(16, spec.ioCombineLimit ?? 16),
+        ioCombineLimit: spec.ioCombineLimit ?? DEFAULT_IO_COMBINE_LIMIT,
+        ioMaxCombineLimit: Math.max(
+          DEFAULT_IO_COMBINE_LIMIT,
+          spec.ioCombineLimit ?? DEFAULT_IO_COMBINE_LIMIT,
+        ),
         ioMethod: spec.ioMethod ?? "worker",
         perBufferData: true,
         strategy: "none",
@@ -191,7 +202,7 @@ export function startProcesses(setup: RunSetup): void {
     policies = [
       new AdaptiveBitmapPrefetcher(bitmap, {
         ...setup.adaptive,
-        cpuPerPageUs: cpu.perPageUs + preadUs(cpu, 8192),
+        cpuPerPageUs: cpu.perPageUs + preadUs(cpu, BLOCK_BYTES),
         cpuPerTupleUs: cpu.perTupleUs,
         adviceCallUs: cpu.fadviseUs,
       }),
@@ -219,5 +230,6 @@ export function startProcesses(setup: RunSetup): void {
  * default count with 100 connections replaced.
  */
 function procsFor(pg: number, maxConnections: number): number {
+  // 100: max_connections' default, which DEFAULT_PROCS_PG17/18 assume (postgres.md 2.7: 100 connections -> 174).
   return maxConnections - 100 + (pg >= 18 ? DEFAULT_PROCS_PG18 : DEFAULT_PROCS_PG17);
 }

@@ -20,11 +20,10 @@
  *   one fadvise syscall; the allocator's shared-memory cost per claim.
  */
 import type { ReadStream, ReadStreamEnv, ReadStreamIo, ReadStreamStep } from "@scanlab/bitmap-prefetch";
+import { BLOCK_BYTES } from "../units.js";
 import { pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
-import { fileIdOf, PAGES_PER_BLOCK } from "./machine.js";
-import type { OsOpenFile } from "./ports.js";
-import type { OpenFiles, ScanRunCtx } from "./scan-run.js";
+import { type OpenFiles, osBlocks, type ScanRunCtx } from "./scan-run.js";
 import type { Entity } from "./scheduler.js";
 import type { BufferRing } from "./shared-buffers.js";
 
@@ -80,43 +79,38 @@ export class ReadStreamParticipant implements Entity {
       // of it is still in progress, the consumer waits for it (WaitIO).
       isBuffered: (block) => {
         if (!sb.isResident(table.index, block)) return false;
-        const valid = sb.hit(table.index, block, viaRing);
+        self.hitValidAt.set(block, sb.hit(table.index, block, viaRing));
         ctx.stats.sharedHits++;
-        if (valid > Number.NEGATIVE_INFINITY) self.hitValidAt.set(block, valid);
         return true;
       },
       startRead(io: ReadStreamIo, nowUs: number): number | null {
         if (io.advise) {
-          self.forEachPiece(io, self.opens, (of, page, pages) =>
-            ctx.machine.os.willneed(of, page, pages, nowUs),
-          );
+          osBlocks(ctx, self.opens, io.firstBlock, io.blocks, nowUs, true);
           costs.debtUs += cpu.fadviseUs;
         }
         if (!io.async) return null;
-        const files = ioWorkers !== null ? ioWorkers.pick() : self.opens;
-        let ready = nowUs;
-        self.forEachPiece(io, files, (of, page, pages) => {
-          const r = ctx.machine.os.read(of, page, pages, nowUs);
-          if (r > ready) ready = r;
-        });
-        const valid = ready + preadUs(cpu, io.blocks * 8192);
-        sb.installRun(table.index, io.firstBlock, io.blocks, self.ring, valid);
-        ctx.stats.osBlocks += io.blocks;
-        return valid;
+        // The copy of an asynchronous read is not this backend's CPU (an I/O worker's, or the
+        // kernel's with io_uring): no CPU-sharing factor.
+        return self.read(io, ioWorkers !== null ? ioWorkers.pick() : self.opens, nowUs, 1);
       },
       waitRead(io: ReadStreamIo, nowUs: number): number {
         if (io.async) return io.readyAtUs ?? nowUs;
-        let ready = nowUs;
-        self.forEachPiece(io, self.opens, (of, page, pages) => {
-          const r = ctx.machine.os.read(of, page, pages, nowUs);
-          if (r > ready) ready = r;
-        });
-        const valid = ready + preadUs(cpu, io.blocks * 8192) * ctx.cpuFactor();
-        sb.installRun(table.index, io.firstBlock, io.blocks, self.ring, valid);
-        ctx.stats.osBlocks += io.blocks;
-        return valid;
+        return self.read(io, self.opens, nowUs, ctx.cpuFactor());
       },
     };
+  }
+
+  /**
+   * The preadv of a stream I/O on `files`: the OS read, then the copy's CPU
+   * (times `cpuFactor`); the buffers are valid, and installed, from then on.
+   */
+  private read(io: ReadStreamIo, files: OpenFiles, nowUs: number, cpuFactor: number): number {
+    const ctx = this.ctx;
+    const ready = osBlocks(ctx, files, io.firstBlock, io.blocks, nowUs, false);
+    const valid = ready + preadUs(ctx.machine.cpu, io.blocks * BLOCK_BYTES) * cpuFactor;
+    ctx.machine.sharedBuffers.installRun(ctx.table.index, io.firstBlock, io.blocks, this.ring, valid);
+    ctx.stats.osBlocks += io.blocks;
+    return valid;
   }
 
   start(nowUs: number): void {
@@ -164,28 +158,6 @@ export class ReadStreamParticipant implements Entity {
       }
       ctx.scheduler.schedule(this.id, t);
       return;
-    }
-  }
-
-  /** Splits a stream I/O at segment-file boundaries (md.c does the same for a preadv). */
-  private forEachPiece(
-    io: ReadStreamIo,
-    files: OpenFiles,
-    f: (of: OsOpenFile, page: number, pages: number) => void,
-  ): void {
-    const table = this.ctx.table;
-    let b = io.firstBlock;
-    const end = io.firstBlock + io.blocks;
-    while (b < end) {
-      const seg = Math.floor(b / table.segmentBlocks);
-      const segEnd = Math.min(end, (seg + 1) * table.segmentBlocks);
-      let of = files.get(seg);
-      if (of === undefined) {
-        of = this.ctx.machine.os.open(fileIdOf(table, seg));
-        files.set(seg, of);
-      }
-      f(of, (b - seg * table.segmentBlocks) * PAGES_PER_BLOCK, (segEnd - b) * PAGES_PER_BLOCK);
-      b = segEnd;
     }
   }
 }

@@ -2,7 +2,7 @@
  * One execution of one query: its participants, its shared allocation state
  * and its contended cache line, and the statistics it collects.
  */
-import type { MachineRt, TableRt } from "./machine.js";
+import { fileIdOf, type MachineRt, PAGES_PER_BLOCK, type TableRt } from "./machine.js";
 import type { OsOpenFile } from "./ports.js";
 import type { Scheduler } from "./scheduler.js";
 import type { SharedLine } from "./shared-memory.js";
@@ -39,3 +39,48 @@ export interface ScanRunCtx {
 
 /** Files a process has open: segment number -> the OS's open-file state. */
 export type OpenFiles = Map<number, OsOpenFile>;
+
+/** The process's open file of `segment` (opened on first use, as PostgreSQL's md.c does). */
+export function openSegment(ctx: ScanRunCtx, opens: OpenFiles, segment: number): OsOpenFile {
+  let of = opens.get(segment);
+  if (of === undefined) {
+    of = ctx.machine.os.open(fileIdOf(ctx.table, segment));
+    opens.set(segment, of);
+  }
+  return of;
+}
+
+/**
+ * Blocks [firstBlock, firstBlock + blocks) through the OS, one call per segment
+ * file (md.c splits a request at the 1 GB boundary too): posix_fadvise(WILLNEED)
+ * when `advise`, else a read. Returns when the data read is ready (`nowUs` if
+ * already, and always for advice).
+ */
+export function osBlocks(
+  ctx: ScanRunCtx,
+  opens: OpenFiles,
+  firstBlock: number,
+  blocks: number,
+  nowUs: number,
+  advise: boolean,
+): number {
+  const os = ctx.machine.os;
+  const segBlocks = ctx.table.segmentBlocks;
+  let ready = nowUs;
+  let b = firstBlock;
+  const end = firstBlock + blocks;
+  while (b < end) {
+    const seg = Math.floor(b / segBlocks);
+    const segEnd = Math.min(end, (seg + 1) * segBlocks);
+    const of = openSegment(ctx, opens, seg);
+    const page = (b - seg * segBlocks) * PAGES_PER_BLOCK;
+    const pages = (segEnd - b) * PAGES_PER_BLOCK;
+    if (advise) os.willneed(of, page, pages, nowUs);
+    else {
+      const r = os.read(of, page, pages, nowUs);
+      if (r > ready) ready = r;
+    }
+    b = segEnd;
+  }
+  return ready;
+}

@@ -24,18 +24,21 @@
  * markers only on pages it newly allocates. A steady sequential stream costs
  * one event per readahead window, not one per 8 kB block.
  */
+import { SYNC_SCAN_REPORT_INTERVAL_BLOCKS } from "@scanlab/syncscan";
+import { BLOCK_BYTES } from "../units.js";
 import { pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
-import { fileIdOf, PAGES_PER_BLOCK } from "./machine.js";
+import { PAGES_PER_BLOCK } from "./machine.js";
 import type { AllocatorParticipant } from "./ports.js";
-import type { OpenFiles, ScanRunCtx } from "./scan-run.js";
+import { type OpenFiles, openSegment, type ScanRunCtx } from "./scan-run.js";
 import type { Entity } from "./scheduler.js";
 import { BufferRing } from "./shared-buffers.js";
 
-/** Longest stretch handled in one step, so reports and CPU sharing stay timely (8 MB of blocks). */
-export const MAX_STRETCH_BLOCKS = 1024;
-/** syncscan's SYNC_SCAN_REPORT_INTERVAL (postgres.md 2.1): only multiples of 16 are stored. */
-const REPORT_INTERVAL = 16;
+/**
+ * Longest stretch handled in one step, so reports and CPU sharing stay timely (8 MB of blocks).
+ * An engine step size chosen for this simulator, not a PostgreSQL, OS or device figure.
+ */
+const MAX_STRETCH_BLOCKS = 1024;
 const NO_RUN = { pages: 0, readyAtUs: 0 };
 
 export class SeqScanParticipant implements Entity {
@@ -69,7 +72,7 @@ export class SeqScanParticipant implements Entity {
     this.ring = ctx.ringBuffers > 0 ? new BufferRing(ctx.ringBuffers) : null;
     const cpu = ctx.machine.cpu;
     const work = pageWorkUs(cpu, ctx.table.tuplesPerPage);
-    this.missUs = preadUs(cpu, 8192) + work;
+    this.missUs = preadUs(cpu, BLOCK_BYTES) + work;
     this.hitUs = cpu.sharedBufferHitUs + work;
     this.index = ctx.stats.perParticipant.length;
     ctx.stats.perParticipant.push({ blocks: 0, claims: 0, role });
@@ -147,7 +150,7 @@ export class SeqScanParticipant implements Entity {
     } else {
       const missEnd = resident < 0 ? lim : resident;
       const os = ctx.machine.os;
-      const of = this.openFile(seg);
+      const of = openSegment(ctx, this.opens, seg);
       const page = (b - seg * segBlocks) * PAGES_PER_BLOCK;
       n = 0;
       let validAt = t;
@@ -180,7 +183,7 @@ export class SeqScanParticipant implements Entity {
 
     if (ctx.syncReport) {
       const last = b + n - 1;
-      const m16 = last - (last % REPORT_INTERVAL);
+      const m16 = last - (last % SYNC_SCAN_REPORT_INTERVAL_BLOCKS);
       if (m16 >= b) this.pendingReport = m16;
     }
     ctx.stats.blocks += n;
@@ -188,15 +191,5 @@ export class SeqScanParticipant implements Entity {
     this.cur += n;
     this.remaining -= n;
     return t;
-  }
-
-  /** The process's open file of `segment` (opened on first use, as PostgreSQL's md.c does). */
-  openFile(segment: number) {
-    let of = this.opens.get(segment);
-    if (of === undefined) {
-      of = this.ctx.machine.os.open(fileIdOf(this.ctx.table, segment));
-      this.opens.set(segment, of);
-    }
-    return of;
   }
 }

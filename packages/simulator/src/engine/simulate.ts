@@ -15,11 +15,13 @@
  * larger than NBuffers / 4 that is not temporary is read through a
  * BAS_BULKREAD ring and may synchronize (when synchronize_seqscans is on).
  */
+import { PAGE_BYTES } from "@scanlab/readahead";
 import { ScenarioError } from "../errors.js";
 import type { ResolvedScenario } from "../scenario/resolve.js";
+import { BLOCK_BYTES } from "../units.js";
 import { resolveCpuCosts } from "./cpu-costs.js";
 import { FILE_ID_STRIDE, type MachineRt, PAGES_PER_BLOCK, type TableRt } from "./machine.js";
-import { type AdaptiveInputs, startProcesses } from "./participants.js";
+import { type AdaptiveInputs, DEFAULT_IO_COMBINE_LIMIT, defaultEic, startProcesses } from "./participants.js";
 import type { AllocatorParticipant, OsPort, ScanAllocation, SyncScanPort } from "./ports.js";
 import { Postmaster } from "./postmaster.js";
 import { IoWorkers } from "./read-stream-participant.js";
@@ -211,7 +213,10 @@ export function simulateWith(
 ): SimulationResult {
   const s = resolved.scenario;
   const cpu = resolveCpuCosts(s.machine.cpu);
-  const capacityPages = Math.max(0, Math.floor((resolved.ramBytes - resolved.sharedBuffersBytes) / 4096));
+  const capacityPages = Math.max(
+    0,
+    Math.floor((resolved.ramBytes - resolved.sharedBuffersBytes) / PAGE_BYTES),
+  );
   const builtOs = models.buildOs(resolved, capacityPages);
   const tables: TableRt[] = resolved.tables.map((t, i) => ({
     index: i,
@@ -220,6 +225,7 @@ export function simulateWith(
     tuplesPerPage: t.tuplesPerPage,
     segmentBlocks: t.segmentBlocks,
     temp: t.temp,
+    // FirstNormalObjectId (src/include/access/transam.h): the first OID a user relation can get.
     syncKey: 16384 + i,
   }));
   if (tables.length >= FILE_ID_STRIDE) throw new ScenarioError("A scenario holds at most 65535 tables.");
@@ -274,8 +280,8 @@ export function simulateWith(
             pg: spec.pg,
             nbuffers: resolved.nbuffers,
             maxConnections: s.machine.maxConnections,
-            ioCombineLimit: spec.ioCombineLimit ?? 16,
-            effectiveIoConcurrency: spec.effectiveIoConcurrency ?? (Number(spec.pg) >= 18 ? 16 : 1),
+            ioCombineLimit: spec.ioCombineLimit ?? DEFAULT_IO_COMBINE_LIMIT,
+            effectiveIoConcurrency: spec.effectiveIoConcurrency ?? defaultEic(spec.pg),
           })
         : 0;
 
@@ -391,7 +397,7 @@ export function simulateWith(
     const done = r.runs.filter((x) => x.finished);
     r.meanDurationS = done.length > 0 ? done.reduce((a, x) => a + x.durationS, 0) / done.length : Number.NaN;
     const t = tables.find((x) => x.name === r.table)!;
-    r.mibPerS = (t.nblocks * 8192) / 1048576 / r.meanDurationS;
+    r.mibPerS = (t.nblocks * BLOCK_BYTES) / 1048576 / r.meanDurationS;
   }
   const os = builtOs.stats();
   const allocatorOps = lines.reduce((a, l) => a + l.ops, 0);

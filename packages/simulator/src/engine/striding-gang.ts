@@ -36,15 +36,19 @@
  * last 32; the CPU-sharing factor is taken once per stretch.
  */
 
+import { SYNC_SCAN_REPORT_INTERVAL_BLOCKS } from "@scanlab/syncscan";
 import { fileIdOf, PAGES_PER_BLOCK } from "./machine.js";
 import type { ScanAllocation } from "./ports.js";
-import type { ScanRunCtx } from "./scan-run.js";
+import { openSegment, type ScanRunCtx } from "./scan-run.js";
 import type { Entity } from "./scheduler.js";
 import type { SeqScanParticipant } from "./seqscan-participant.js";
 import type { BufferRing } from "./shared-buffers.js";
 
-const REPORT_INTERVAL = 16;
-/** Relative tolerance for "two rounds moved every clock by the same amount". */
+/**
+ * Relative tolerance for "two rounds moved every clock by the same amount": floating-point
+ * rounding of sums of microsecond costs, not a model figure (far above double precision's
+ * 1e-16 relative error, far below any real difference between rounds).
+ */
 const PERIOD_EPSILON = 1e-9;
 
 export class StridingGang implements Entity {
@@ -125,19 +129,10 @@ export class StridingGang implements Entity {
     if (b1 < 0) return;
     const m = this.members[k]!;
     const table = this.ctx.table;
-    const os = this.ctx.machine.os;
     const t = this.lastTime[k]!;
-    for (const b of [this.last2[k]!, b1]) {
-      if (b < 0) continue;
-      const seg = Math.floor(b / table.segmentBlocks);
-      os.skipQuiet(
-        m.openFile(seg),
-        (b - seg * table.segmentBlocks) * PAGES_PER_BLOCK,
-        PAGES_PER_BLOCK,
-        PAGES_PER_BLOCK,
-        t,
-      );
-    }
+    const b2 = this.last2[k]!;
+    if (b2 >= 0) this.skipBlock(m, b2, t);
+    this.skipBlock(m, b1, t);
     // After a periodic jump the ring holds the process's last block (the ones before passed through it).
     const sb = this.ctx.machine.sharedBuffers;
     if (!sb.isResident(table.index, b1)) sb.installRun(table.index, b1, 1, m.ring, t);
@@ -147,6 +142,19 @@ export class StridingGang implements Entity {
     this.bulkClaims[k] = 0;
     this.last1[k] = -1;
     this.last2[k] = -1;
+  }
+
+  /** Accounts one quiet 8 kB read of `block` by `m` in its open file's state. */
+  private skipBlock(m: SeqScanParticipant, block: number, t: number): void {
+    const segBlocks = this.ctx.table.segmentBlocks;
+    const seg = Math.floor(block / segBlocks);
+    this.ctx.machine.os.skipQuiet(
+      openSegment(this.ctx, m.opens, seg),
+      (block - seg * segBlocks) * PAGES_PER_BLOCK,
+      PAGES_PER_BLOCK,
+      PAGES_PER_BLOCK,
+      t,
+    );
   }
 
   /** Emulates the claims of a quiet stretch (see the header); false when the stretch is not there. */
@@ -184,7 +192,6 @@ export class StridingGang implements Entity {
 
     // Processes that already hold a claim (they got the line and have not read yet) finish it
     // first, if it is quiet too; otherwise no bulk this time.
-    const os0 = ctx.machine.os;
     const sb = ctx.machine.sharedBuffers;
     const held: number[] = [];
     for (let i = 0; i < n; i++) {
@@ -195,7 +202,7 @@ export class StridingGang implements Entity {
       if (cSeg * table.segmentBlocks !== segStart || c + m.remaining > segStart + table.segmentBlocks)
         return this.backOff();
       if (sb.firstResident(table.index, c, c + m.remaining) >= 0) return this.backOff();
-      const r = os0.cacheRun(file, (c - segStart) * PAGES_PER_BLOCK, m.remaining * PAGES_PER_BLOCK, t);
+      const r = os.cacheRun(file, (c - segStart) * PAGES_PER_BLOCK, m.remaining * PAGES_PER_BLOCK, t);
       if (r.pages < m.remaining * PAGES_PER_BLOCK) return this.backOff();
       held.push(i, r.readyAtUs);
     }
@@ -284,7 +291,7 @@ export class StridingGang implements Entity {
       const dataAt = lineFree > ready ? lineFree : ready;
       const first = b0 + handed;
       if (report) {
-        const m16 = first + cb - 1 - ((first + cb - 1) % REPORT_INTERVAL);
+        const m16 = first + cb - 1 - ((first + cb - 1) % SYNC_SCAN_REPORT_INTERVAL_BLOCKS);
         if (m16 >= first) ctx.machine.syncscan.report(table.syncKey, m16);
       }
       clock[k] = readBlocks(first, cb, members[k]!.ring, lineFree, ready);
@@ -332,7 +339,7 @@ export class StridingGang implements Entity {
             ctx.stats.osBlocks += shiftBlocks;
             if (report) {
               const last = b0 + handed - 1;
-              ctx.machine.syncscan.report(table.syncKey, last - (last % REPORT_INTERVAL));
+              ctx.machine.syncscan.report(table.syncKey, last - (last % SYNC_SCAN_REPORT_INTERVAL_BLOCKS));
             }
           }
         }
