@@ -51,8 +51,10 @@ export class ReadStreamParticipant implements Entity {
   private done = false;
   private readonly consumeUs: number;
   private readonly jitter: CpuJitter;
-  /** Buffers pinned as hits that are not consumed yet: when each becomes valid. */
+  /** Buffers pinned as hits while another backend's read of them was in flight: when each becomes valid. */
   private readonly hitValidAt = new Map<number, number>();
+  /** The time the stream is being called at (its env callbacks run then). */
+  private streamNowUs = 0;
 
   constructor(
     private readonly ctx: ScanRunCtx,
@@ -79,7 +81,9 @@ export class ReadStreamParticipant implements Entity {
       // of it is still in progress, the consumer waits for it (WaitIO).
       isBuffered: (block) => {
         if (!sb.isResident(table.index, block)) return false;
-        self.hitValidAt.set(block, sb.hit(table.index, block, viaRing));
+        const valid = sb.hit(table.index, block, viaRing);
+        // Only a buffer still being read can make the consumer wait: it consumes at or after now.
+        if (valid > self.streamNowUs) self.hitValidAt.set(block, valid);
         ctx.stats.sharedHits++;
         return true;
       },
@@ -122,6 +126,7 @@ export class ReadStreamParticipant implements Entity {
     const ctx = this.ctx;
     let t = nowUs;
     for (;;) {
+      this.streamNowUs = t;
       const step: ReadStreamStep | null = this.waiting
         ? this.stream.resume(t, this.env)
         : this.stream.nextBuffer(t, this.env);
@@ -143,10 +148,12 @@ export class ReadStreamParticipant implements Entity {
         return;
       }
       this.waiting = false;
-      const valid = this.hitValidAt.get(step.block);
-      if (valid !== undefined) {
-        this.hitValidAt.delete(step.block);
-        if (valid > t) t = valid;
+      if (this.hitValidAt.size > 0) {
+        const valid = this.hitValidAt.get(step.block);
+        if (valid !== undefined) {
+          this.hitValidAt.delete(step.block);
+          if (valid > t) t = valid;
+        }
       }
       t += this.costs.debtUs + this.consumeUs * ctx.cpuFactor() * this.jitter.factor(1);
       this.costs.debtUs = 0;
