@@ -36,7 +36,6 @@ import type { FlashProfile, ReadMeasurement } from "./profile-schema.js";
 import { seededRandom } from "./seeded-random.js";
 import { KiB, MiB } from "./units.js";
 
-/** Options of {@link calibrate}. */
 /**
  * Queue depths of the random-read phases: QD1 for the profile's latency, then
  * factors of 4 up to 64, past the QD32-64 at which devices.md's datasheets
@@ -44,6 +43,7 @@ import { KiB, MiB } from "./units.js";
  */
 const DEFAULT_QUEUE_DEPTHS: readonly number[] = [1, 4, 16, 64];
 
+/** Options of {@link calibrate}. */
 export interface CalibrateOptions {
   /** `auto` (default): fio when installed, else Node. */
   readonly method?: "auto" | "fio" | "node";

@@ -52,8 +52,11 @@ export interface ReproduceJson {
   calibration: boolean;
   /** True when Ctrl-C cut the run short. */
   interrupted: boolean;
-  /** One report per target, in the order asked; `interrupted` when Ctrl-C cut that target short. */
-  targets: (TargetReport & { interrupted: boolean })[];
+  /** One report per target, in the order asked. */
+  targets: (TargetReport & {
+    /** Ctrl-C cut this target short: only the rows finished before it, no ratios or statements. */
+    interrupted: boolean;
+  })[];
   /** Statements that hold and ratios within tolerance, over every target. */
   summary: {
     /** "Must reproduce" statements checked. */
