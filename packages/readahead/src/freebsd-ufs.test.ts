@@ -124,3 +124,21 @@ describe("bad parameters", () => {
     );
   });
 });
+
+describe("a read that waits (PendingRead)", () => {
+  it("counts as remaining only the pages from the next block still to hand to cluster_read", () => {
+    const { model, ofs, dev } = setup();
+    // Pages 100-131 = UFS blocks 12 (from its page 4) to 16, cold: block 12 misses and
+    // clusters 12-15 (128 KiB, synchronous); the reader sleeps on block 12 (bufwait)
+    // before it hands block 13 on, so 13-16 remain: pages 104-131.
+    const out = model.read(ofs[0]!, 100, 32, 0, dev.submit);
+    expect(dev.log).toMatchObject([{ page: 96, pages: 32, sync: true }]);
+    const pending = out.pending!;
+    expect(pending.remainingPages).toBe(132 - 104);
+    dev.nowUs = out.readyAtUs;
+    const done = model.resume(pending, out.readyAtUs, dev.submit);
+    expect(done.pending).toBeNull();
+    expect(dev.log[1]).toMatchObject({ page: 128, pages: 8, sync: true }); // block 16
+    expect(pending.remainingPages).toBe(0);
+  });
+});

@@ -145,26 +145,32 @@ class FreeBsdPending implements PendingRead {
   readonly seq: number;
   readyAtUs: number;
   readonly hitPages: number;
+  /** Pages per UFS block (the model's). */
+  readonly blockPages: number;
   done = false;
   constructor(
     of: FreeBsdOpenFile,
     startPage: number,
     end: number,
-    lbn: number,
+    blockPages: number,
     seq: number,
     readyAtUs: number,
     hitPages: number,
   ) {
     this.of = of;
+    this.blockPages = blockPages;
+    this.lbn = Math.floor(startPage / blockPages);
     this.startPage = startPage;
     this.end = end;
-    this.lbn = lbn;
     this.seq = seq;
     this.readyAtUs = readyAtUs;
     this.hitPages = hitPages;
   }
+  /** Pages from the next block still to hand to cluster_read (or whose marker check waits) to the end. */
   get remainingPages(): number {
-    return this.done ? 0 : this.end - this.startPage;
+    if (this.done) return 0;
+    const from = this.lbn * this.blockPages;
+    return this.end - (from > this.startPage ? from : this.startPage);
   }
 }
 
@@ -275,7 +281,7 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
       of,
       page,
       page + pages,
-      Math.floor(page / this.blockPages),
+      this.blockPages,
       seq,
       nowUs,
       hitPages,
