@@ -170,7 +170,7 @@ class FreeBsdPending implements PendingRead {
   get remainingPages(): number {
     if (this.done) return 0;
     const from = this.lbn * this.blockPages;
-    return this.end - (from > this.startPage ? from : this.startPage);
+    return this.end - Math.max(from, this.startPage);
   }
 }
 
@@ -277,15 +277,7 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
       return outcome(emptyTally(), nowUs, null, hitPages);
     }
     const seq = this.heuristic(of, page, pages);
-    const r = new FreeBsdPending(
-      of,
-      page,
-      page + pages,
-      this.blockPages,
-      seq,
-      nowUs,
-      hitPages,
-    );
+    const r = new FreeBsdPending(of, page, page + pages, this.blockPages, seq, nowUs, hitPages);
     return this.walk(r, nowUs, submit);
   }
 
