@@ -127,8 +127,8 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
     quietRun(of, page, maxPages, pagesPerRead, nowUs) {
       return model.quietRun(of as OpenFile, page, maxPages, pagesPerRead, nowUs);
     },
-    skipQuiet(of, page, pages, pagesPerRead, nowUs) {
-      requestedBytes += pages * PAGE_BYTES;
+    skipQuiet(of, page, pages, pagesPerRead, nowUs, counted = false) {
+      if (!counted) requestedBytes += pages * PAGE_BYTES;
       model.skipQuiet(of as OpenFile, page, pages, pagesPerRead, nowUs);
     },
     willneed(of, page, pages, nowUs) {
@@ -139,7 +139,8 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
       return cache.run(file, page, maxPages, nowUs);
     },
     cachedReadsAreQuiet: m.os !== "windows",
-    touch(file, page, pages) {
+    touch(file, page, pages, readPages) {
+      requestedBytes += readPages * PAGE_BYTES;
       if (pages > 0) cache.touch(file, page, pages);
     },
     isResident(file, page) {

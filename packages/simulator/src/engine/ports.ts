@@ -60,8 +60,18 @@ export interface OsPort {
     pagesPerRead: number,
     nowUs: number,
   ): { pages: number; readyAtUs: number };
-  /** Accounts a quiet run in the open file's state, as if each read had been issued. */
-  skipQuiet(of: OsOpenFile, page: number, pages: number, pagesPerRead: number, nowUs: number): void;
+  /**
+   * Accounts a quiet run in the open file's state, as if each read had been issued. The reads
+   * count as asked of the OS unless `counted` (they were already counted by {@link OsPort.touch}).
+   */
+  skipQuiet(
+    of: OsOpenFile,
+    page: number,
+    pages: number,
+    pagesPerRead: number,
+    nowUs: number,
+    counted?: boolean,
+  ): void;
   /** posix_fadvise(WILLNEED). */
   willneed(of: OsOpenFile, page: number, pages: number, nowUs: number): void;
   /**
@@ -73,8 +83,11 @@ export interface OsPort {
   cacheRun(file: number, page: number, maxPages: number, nowUs: number): { pages: number; readyAtUs: number };
   /** False when reading cached, unmarked pages can still make the OS act (Windows). */
   readonly cachedReadsAreQuiet: boolean;
-  /** Refreshes pages in the LRU (reads the engine accounted for in bulk). */
-  touch(file: number, page: number, pages: number): void;
+  /**
+   * Refreshes pages in the LRU and counts `readPages` of them as read from the page cache
+   * (reads the engine accounted for in bulk; the rest were shared-buffer hits).
+   */
+  touch(file: number, page: number, pages: number, readPages: number): void;
   /** Whether a page is resident (valid or in flight) — for statistics only. */
   isResident(file: number, page: number): boolean;
   /** Makes `pages` pages of `file` valid from page 0 (a warm cache at the start). */

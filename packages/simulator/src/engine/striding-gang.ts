@@ -144,7 +144,7 @@ export class StridingGang implements Entity {
     this.last2[k] = -1;
   }
 
-  /** Accounts one quiet 8 kB read of `block` by `m` in its open file's state. */
+  /** Accounts one quiet 8 kB read of `block` by `m` in its open file's state (the bulk's `touch` counted it). */
   private skipBlock(m: SeqScanParticipant, block: number, t: number): void {
     const segBlocks = this.ctx.table.segmentBlocks;
     const seg = Math.floor(block / segBlocks);
@@ -154,6 +154,7 @@ export class StridingGang implements Entity {
       PAGES_PER_BLOCK,
       PAGES_PER_BLOCK,
       t,
+      true,
     );
   }
 
@@ -193,6 +194,7 @@ export class StridingGang implements Entity {
     // Processes that already hold a claim (they got the line and have not read yet) finish it
     // first, if it is quiet too; otherwise no bulk this time.
     const sb = ctx.machine.sharedBuffers;
+    const osBlocksBefore = ctx.stats.osBlocks;
     const held: number[] = [];
     for (let i = 0; i < n; i++) {
       const m = members[i]!;
@@ -354,7 +356,12 @@ export class StridingGang implements Entity {
     ctx.line.addBulk(claims, hold, waitUs, lineFree);
     ctx.stats.blocks += handed;
     ctx.stats.claims += claims;
-    os.touch(file, (b0 - segStart) * PAGES_PER_BLOCK, handed * PAGES_PER_BLOCK);
+    os.touch(
+      file,
+      (b0 - segStart) * PAGES_PER_BLOCK,
+      handed * PAGES_PER_BLOCK,
+      (ctx.stats.osBlocks - osBlocksBefore) * PAGES_PER_BLOCK,
+    );
     return true;
   }
 
