@@ -8,8 +8,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, resolve } from "node:path";
-import { describe, expect, it } from "vitest";
 import { publishedPackages } from "@scanlab/release-checks/workspace";
+import { describe, expect, it } from "vitest";
 
 const NODE_ONLY = new Set(["@scanlab/file-scan", "scanlab"]);
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
 import { publishedPackages } from "@scanlab/release-checks/workspace";
+import { describe, expect, it } from "vitest";
 
 const packages = publishedPackages();
 
