@@ -140,6 +140,7 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
     name: "cores",
     arg: "N",
     help: "CPU cores of the machine",
+    // 4096: a sanity bound of ours, not a model figure.
     parse: (raw) => parseIntFlag(raw, "cores", 1, 4096),
     apply: (d, v) => {
       d.machine.cores = v;
@@ -150,6 +151,7 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
     name: "ram",
     arg: "SIZE",
     help: "memory of the machine (e.g. 64GB); the OS page cache gets what shared_buffers leaves",
+    // 1 MB: a sanity floor of ours, not a model figure.
     parse: (raw) => sizeText(raw, "ram", 1 << 20),
     apply: (d, v) => {
       d.machine.ram = v;
@@ -160,6 +162,7 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
     name: "shared-buffers",
     arg: "SIZE",
     help: "shared_buffers (default 128MB)",
+    // 128 kB: PostgreSQL's minimum shared_buffers (16 buffers of 8 kB, guc_tables.c).
     parse: (raw) => sizeText(raw, "shared-buffers", 128 * 1024),
     apply: (d, v) => {
       d.machine.sharedBuffers = v;
@@ -170,6 +173,7 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
     name: "max-connections",
     arg: "N",
     help: "max_connections (sizes PG17+'s bulk-read ring; default 100)",
+    // 262143: MAX_BACKENDS (2^18 - 1, postmaster.h), max_connections' upper bound.
     parse: (raw) => parseIntFlag(raw, "max-connections", 1, 262143),
     apply: (d, v) => {
       d.machine.maxConnections = v;

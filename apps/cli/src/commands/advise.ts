@@ -120,6 +120,8 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
     flags.workload === undefined
       ? "seqscan"
       : parseChoice(flags.workload, "workload", ["seqscan", "bitmap"] as const);
+  // The 1 GB default and the 64 MB floor (8192 blocks, one full-size PG14 chunk) are our choices to
+  // keep advise quick while the scaled table stays thousands of blocks long; neither is a model figure.
   const simBytes =
     flags.simSize === undefined ? 1024 ** 3 : parseSizeFlag(flags.simSize, "sim-size", 64 * 1024 ** 2);
   const jobs = parseJobs(flags.jobs);

@@ -74,6 +74,7 @@ export function bitmapFor(spec: QuerySpec, nblocks: number): HeapBitmap {
       const table = seed004Table({ layout: b.dataset, seed: b.seed ?? 4, tableBlocks: nblocks });
       bitmap = seed004Query(table, { selectivity: b.selectivity, seed: (b.seed ?? 4) + 1 }).bitmap;
     }
+    // A memory bound of ours (a sweep rarely uses more than a few dozen bitmaps), not a model figure.
     if (bitmapCache.size > 64) bitmapCache.clear();
     bitmapCache.set(key, bitmap);
   }
