@@ -177,3 +177,59 @@ describe("lookup", () => {
     expect(() => raid0Of(r, 2)).toThrow(/must be a flash or hdd profile/);
   });
 });
+
+describe("units: devices.md figures converted by its preamble (MB/s = 10^6 B/s, MiB = 2^20 B, vendor KB = 1024 B)", () => {
+  // A MB/s vs MiB/s mix-up is a 4.9 % error, inside the 10 % the throughput checks above allow, so the
+  // figures are checked exactly here, converted by hand.
+  const get = (name: string) => getBuiltinProfile(name);
+
+  it("flash: 270 / 500 / 550 / 7 450 / 3 000 MB/s are 10^6 B/s; latencies in us; '4 KB' IOPS reads are 4096 bytes", () => {
+    const expected: Record<string, [number, number, number]> = {
+      // name: [latency us, sequential B/s, IOPS]
+      "intel-ssd-320-120gb": [75, 270e6, 38_000], // devices.md 1
+      "intel-dc-s3700-100gb": [50, 500e6, 75_000], // devices.md 2
+      "intel-dc-s3610-100gb": [55, 550e6, 84_000], // devices.md 2
+      "samsung-990-pro-1tb": [50, 7.45e9, 1.2e6], // devices.md 3
+      "wd-ultrastar-dc-sn640-960gb": [80, 3.0e9, 400_000], // devices.md 4 placeholders
+    };
+    for (const [name, [latencyUs, bytesPerSecond, iops]] of Object.entries(expected)) {
+      const p = get(name);
+      if (p.kind !== "sata-ssd" && p.kind !== "nvme") throw new Error(`${name} is not flash`);
+      expect(p.readLatencyQd1Us, name).toBe(latencyUs);
+      expect(p.sequentialReadBytesPerSecond, name).toBe(bytesPerSecond);
+      expect(p.randomReadIops, name).toBe(iops);
+      expect(p.randomReadBlockBytes, name).toBe(4096);
+      expect(p.latencyReadBytes, name).toBe(4096);
+    }
+  });
+
+  it("Intel 320: the 300 MB/s link and 111 GiB capacity", () => {
+    const p = get("intel-ssd-320-120gb");
+    expect(p.kind === "sata-ssd" && p.linkBytesPerSecond).toBe(300e6);
+    expect(p.kind === "sata-ssd" && p.capacityBytes).toBe(111 * 2 ** 30);
+  });
+
+  it("hdd: 7.4 ms and 0.23 ms seeks in us, 175 and 83 MB/s in 10^6 B/s (devices.md 5)", () => {
+    const p = get("hdd-7200rpm");
+    if (p.kind !== "hdd") throw new Error("not hdd");
+    expect([p.averageSeekUs, p.trackToTrackSeekUs, p.rpm]).toEqual([7400, 230, 7200]);
+    expect([p.outerZoneReadBytesPerSecond, p.innerZoneReadBytesPerSecond]).toEqual([175e6, 83e6]);
+  });
+
+  it("gp3: 125 MiB/s is 125 x 2^20 B/s and the counting unit 256 KiB is 262 144 bytes (devices.md 6)", () => {
+    const p = get("aws-ebs-gp3-baseline");
+    if (p.kind !== "cloud-volume") throw new Error("not cloud");
+    expect(p.throughputLimitBytesPerSecond).toBe(131_072_000);
+    expect(p.ioCountingUnitBytes).toBe(262_144);
+    expect(p.iopsLimit).toBe(3000);
+    // devices.md 6 [I]: 125 MiB/s is "about 1 000 x 128 KiB I/Os per second" (exactly, in MiB).
+    expect(p.throughputLimitBytesPerSecond / 131_072).toBe(1000);
+  });
+
+  it("raid0: 512 KiB chunks are 524 288 bytes, read_ahead_kb 6144 = 2 x 6 x 512 (devices.md 2)", () => {
+    const p = get("raid0-6x-intel-s3600-100gb");
+    if (p.kind !== "raid0") throw new Error("not raid0");
+    expect(p.chunkBytes).toBe(524_288);
+    expect(p.memberCount).toBe(6);
+  });
+});

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { getBuiltinProfile } from "./builtin-profiles.js";
 import { countedIos } from "./cloud-budget.js";
 import { createDeviceModel } from "./create-device-model.js";
+import { parseDeviceProfile } from "./parse-profile.js";
 import type { CloudVolumeProfile } from "./profile-schema.js";
 import { burstingVolume } from "./test-profiles.js";
 import { throughputAt } from "./throughput.js";
@@ -76,5 +77,73 @@ describe("burst bucket", () => {
     const later = 60e6; // a minute later the bucket is full again
     expect(m.submit(0, 4096, later)).toBeCloseTo(later + 1000, 6);
     expect(m.submit(1_048_576, 4096, later)).toBeCloseTo(later + 1e6 / 3000 + 1000, 6);
+  });
+});
+
+describe("burst buckets over time, with devices.md 6's figures", () => {
+  const MiB = 1024 * 1024;
+  const TiB = 1024 * 1024 * MiB;
+  const volume = (fields: Record<string, unknown>) =>
+    parseDeviceProfile(
+      {
+        kind: "cloud-volume",
+        name: "test-volume",
+        title: "test",
+        basis: "assumption",
+        sources: ["devices.md 6"],
+        note: "",
+        maxIoBytes: 1024 * KiB,
+        readLatencyUs: 1000, // devices.md 6 gives no st1/gp2 latency: 1 ms assumed for the test
+        ...fields,
+      },
+      "test",
+    );
+
+  it("st1, 1 TiB: 250 MiB/s while 1 TiB of byte credits last, then the 40 MiB/s baseline", () => {
+    // devices.md 6, st1: baseline 40 MiB/s per TiB, burst 250 MiB/s per TiB, bucket of 1 TiB of credits per TiB
+    // refilled at the baseline rate, 500 IOPS of 1 MiB I/Os. Sequential 1 MiB reads all queued at t = 0:
+    // read k is admitted at max(k / 500 s, k MiB / 250 MiB/s, k MiB / 40 MiB/s - 1 TiB / 40 MiB/s).
+    // 1 TiB / 40 MiB/s = 1 048 576 / 40 = 26 214.4 s. The burst lasts while k / 250 >= k / 40 - 26 214.4,
+    // i.e. k <= 26 214.4 / (1/40 - 1/250) = 1 248 305 reads, 4 993 s (1 TiB / (250 - 40) MiB/s).
+    const st1 = volume({
+      iopsLimit: 500,
+      throughputLimitBytesPerSecond: 40 * MiB,
+      ioCountingUnitBytes: 1024 * KiB,
+      mergeSequentialIos: true,
+      burst: { throughputLimitBytesPerSecond: 250 * MiB, byteCredits: TiB },
+    });
+    const m = createDeviceModel(st1);
+    const at = new Map<number, number>();
+    const probes = new Set([1_000_000, 1_248_000, 1_400_000]);
+    for (let k = 0; k <= 1_400_000; k++) {
+      const done = m.submit(k * MiB, MiB, 0);
+      if (probes.has(k)) at.set(k, done);
+    }
+    expect(at.get(1_000_000)! / 1e6).toBeCloseTo(1_000_000 / 250 + 0.001, 6); // 4 000 s: burst rate
+    expect(at.get(1_248_000)! / 1e6).toBeCloseTo(1_248_000 / 250 + 0.001, 6); // 4 992 s: still bursting
+    expect(at.get(1_400_000)! / 1e6).toBeCloseTo(1_400_000 / 40 - 26_214.4 + 0.001, 6); // 8 785.6 s: baseline
+  });
+
+  it("gp2, 100 GiB: bursts to 3 000 IOPS from a 5.4 M-credit bucket for 5.4 M / (3 000 - 300) = 2 000 s", () => {
+    // devices.md 6, gp2 for comparison: 3 IOPS/GiB (300 at 100 GiB), burst to 3 000 from a 5.4 M-credit bucket.
+    // Random 16 KiB reads queued at t = 0 (16 KiB x 3 000/s = 47 MiB/s, under the throughput limit): read k is
+    // admitted at max(k / 3 000 s, k / 300 s - 5.4 M / 300 s) = max(k / 3 000, k / 300 - 18 000) s.
+    const gp2 = volume({
+      iopsLimit: 300,
+      throughputLimitBytesPerSecond: 250 * MiB,
+      ioCountingUnitBytes: 256 * KiB,
+      mergeSequentialIos: true,
+      burst: { iopsLimit: 3000, ioCredits: 5.4e6 },
+    });
+    const m = createDeviceModel(gp2);
+    const at = new Map<number, number>();
+    const probes = new Set([3_000_000, 5_990_000, 6_300_000]);
+    for (let k = 0; k <= 6_300_000; k++) {
+      const done = m.submit((k % 2 === 0 ? k : 2 ** 30 - k) * 16 * KiB, 16 * KiB, 0); // never sequential
+      if (probes.has(k)) at.set(k, done);
+    }
+    expect(at.get(3_000_000)! / 1e6).toBeCloseTo(1000 + 0.001, 6); // burst rate
+    expect(at.get(5_990_000)! / 1e6).toBeCloseTo(5_990_000 / 3000 + 0.001, 6); // 1 996.7 s: still bursting
+    expect(at.get(6_300_000)! / 1e6).toBeCloseTo(6_300_000 / 300 - 18_000 + 0.001, 6); // 3 000 s: baseline
   });
 });

@@ -4,7 +4,9 @@
  * 2-vCPU KVM guest, virtio disk, ext4). The expected figures are read off the
  * fixture files themselves (jobs[].read), not from the importer.
  */
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DeviceProfileError } from "./errors.js";
@@ -29,9 +31,82 @@ describe("fio sizes", () => {
     expect(parseFioSize("4k")).toBe(4096);
     expect(parseFioSize("128K")).toBe(131072);
     expect(parseFioSize("1m")).toBe(1048576);
-    expect(parseFioSize("64KiB")).toBe(65536);
+    expect(parseFioSize("4kB")).toBe(4096); // an SI "B" suffix keeps the kb_base of 1024
     expect(parseFioSize("8192")).toBe(8192);
     expect(parseFioSize("fast")).toBeNaN();
+  });
+
+  it("reads IEC sizes the way fio does: with the default kb_base=1024, KiB and MiB are powers of 1000", () => {
+    // fio's HOWTO, kb_base: "1024: Compatibility mode (default) ... power-of-2 values with SI prefixes,
+    // power-of-10 values with IEC prefixes". Checked on this machine with fio 3.33: bs=4KiB reads 4000-byte
+    // blocks (1048000 bytes in 262 I/Os of a 1 MiB file), bs=4kB and bs=4Ki 4096-byte blocks.
+    expect(parseFioSize("4KiB")).toBe(4000);
+    expect(parseFioSize("8kib")).toBe(8000);
+    expect(parseFioSize("1MiB")).toBe(1_000_000);
+    expect(parseFioSize("4Ki")).toBe(4096);
+    // kb_base=1000 swaps them: 4k = 4000, 8KiB = 8192, 1m = 10^6.
+    expect(parseFioSize("4k", 1000)).toBe(4000);
+    expect(parseFioSize("8KiB", 1000)).toBe(8192);
+    expect(parseFioSize("1m", 1000)).toBe(1_000_000);
+  });
+
+  it("uses the job's kb_base when it reads bs out of fio JSON", () => {
+    const read = { iops: 1000, bw_bytes: 8_192_000, total_ios: 1000, lat_ns: { mean: 1_000_000 } };
+    const points = fioReadMeasurements(
+      {
+        jobs: [
+          { jobname: "iec", groupid: 0, "job options": { rw: "randread", bs: "8KiB" }, read },
+          { jobname: "si", groupid: 1, "job options": { rw: "randread", bs: "8KiB", kb_base: "1000" }, read },
+        ],
+      },
+      "kb-base.json",
+    );
+    expect(points.map((p) => p.blockBytes)).toEqual([8000, 8192]);
+  });
+
+  it("agrees with the fio installed here on what a block size string means", (ctx) => {
+    const requireLive = process.env.SCANLAB_REQUIRE_LIVE === "1";
+    let version: string;
+    try {
+      version = execFileSync("fio", ["--version"], { encoding: "utf8" }).trim();
+    } catch {
+      if (requireLive) throw new Error("SCANLAB_REQUIRE_LIVE=1 but fio is not installed");
+      console.log("skipped: fio is not installed");
+      return ctx.skip("fio is not installed");
+    }
+    const dir = mkdtempSync(join(tmpdir(), "scanlab-fio-size-"));
+    try {
+      const file = join(dir, "f.bin");
+      writeFileSync(file, Buffer.alloc(1024 * 1024));
+      for (const [bs, kbBase] of [
+        ["4k", "1024"],
+        ["4KiB", "1024"],
+        ["8KiB", "1000"],
+        ["4k", "1000"],
+      ] as const) {
+        const out = execFileSync(
+          "fio",
+          [
+            "--name=size",
+            `--filename=${file}`,
+            "--size=1m",
+            `--kb_base=${kbBase}`, // before bs: fio applies kb_base to the options parsed after it
+            `--bs=${bs}`,
+            "--rw=read",
+            "--readonly",
+            "--output-format=json",
+          ],
+          { encoding: "utf8" },
+        );
+        const json = JSON.parse(out);
+        const r = json.jobs[0].read;
+        const actualBlock = r.io_bytes / r.total_ios; // what fio actually read per I/O
+        expect(parseFioSize(bs, Number(kbBase)), `${version} bs=${bs} kb_base=${kbBase}`).toBe(actualBlock);
+        expect(fioReadMeasurements(json, "live.json")[0]!.blockBytes).toBe(actualBlock);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -6,9 +6,13 @@
  *
  * - the pattern from `rw` (`read` = sequential, `randread` = random; fio's
  *   default is `read`), the read size from `bs` (first value of a
- *   `read,write` pair; fio's default 4k; k/m/g suffixes are powers of 1024 as
- *   with fio's default `kb_base=1024`), and the queue depth from `iodepth`
- *   (default 1) times `numjobs` (default 1). Options come from the job's
+ *   `read,write` pair; fio's default 4k; read as fio reads it: with its
+ *   default `kb_base=1024`, k/m/g/t are powers of 1024 and the IEC forms
+ *   KiB/MiB/... powers of 1000, the other way round with `kb_base=1000`; fio
+ *   3.33 reads `bs=4KiB` as 4000 bytes. fio applies `kb_base` only to options
+ *   parsed after it; the JSON does not keep that order, so a `kb_base` in the
+ *   job's or the global options is taken to come before `bs`), and the queue
+ *   depth from `iodepth` (default 1) times `numjobs` (default 1). Options come from the job's
  *   `job options`, falling back to the file's `global options`. Synchronous
  *   engines (`sync`, `psync`, `vsync`, `pvsync`, `pvsync2`) keep one read in
  *   flight per job whatever `iodepth` says;
@@ -30,20 +34,29 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Parses a fio size ("4k", "128K", "1m", "4096", "64KiB") into bytes, with
- * fio's default kb_base=1024. Returns NaN when it is not a size.
+ * Parses a fio size ("4k", "128K", "1m", "4096", "4KiB") into bytes the way
+ * fio does. fio's `kb_base` (default 1024) is the base of the plain prefixes
+ * (k, kB, m, ...); the IEC forms (KiB, MiB, ...) take the other base, so with
+ * the default "4KiB" is 4000 bytes (fio's "compatibility mode", checked with
+ * fio 3.33). Returns NaN when it is not a size.
+ *
+ * @param text the size as written in a job file
+ * @param kbBase the job's `kb_base`, 1024 (fio's default) or 1000
  *
  * @example
  * ```ts
  * import { parseFioSize } from "@scanlab/device-profiles";
  * parseFioSize("128k"); // 131072
+ * parseFioSize("4KiB"); // 4000, as fio reads it with its default kb_base=1024
  * ```
  */
-export function parseFioSize(text: string): number {
+export function parseFioSize(text: string, kbBase = 1024): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$/i.exec(text);
   if (m === null) return Number.NaN;
-  const scale: Record<string, number> = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
-  return Math.round(Number(m[1]) * (scale[m[2]!.toLowerCase()] ?? Number.NaN));
+  const iec = m[3]!.toLowerCase() === "ib";
+  const base = (kbBase === 1000) === iec ? 1024 : 1000;
+  const power: Record<string, number> = { "": 0, k: 1, m: 2, g: 3, t: 4 };
+  return Math.round(Number(m[1]) * base ** (power[m[2]!.toLowerCase()] ?? Number.NaN));
 }
 
 /**
@@ -90,7 +103,10 @@ export function fioReadMeasurements(json: unknown, source = "(no file)"): ReadMe
     if (!(iops > 0) || !(bw > 0)) continue;
     const lat = isRecord(read.lat_ns) ? read.lat_ns : isRecord(read.clat_ns) ? read.clat_ns : undefined;
     const latencyUs = lat !== undefined ? Number(lat.mean) / 1000 : Number.NaN;
-    const blockBytes = parseFioSize((option("bs") ?? option("blocksize") ?? "4k").split(",")[0]!);
+    const blockBytes = parseFioSize(
+      (option("bs") ?? option("blocksize") ?? "4k").split(",")[0]!,
+      Number(option("kb_base") ?? 1024),
+    );
     if (!(blockBytes > 0))
       fail(`job "${String(job.jobname)}" has a block size fio's JSON does not make readable`);
     const engine = option("ioengine") ?? "psync";

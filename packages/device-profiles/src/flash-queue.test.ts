@@ -1,6 +1,9 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { getBuiltinProfile } from "./builtin-profiles.js";
 import { createDeviceModel } from "./create-device-model.js";
 import { FlashQueueModel, flashQueueParameters } from "./flash-queue.js";
+import type { FlashProfile } from "./profile-schema.js";
 import { roundFlash } from "./test-profiles.js";
 import { throughputAt } from "./throughput.js";
 
@@ -133,5 +136,75 @@ describe("optional in-drive read-ahead (off in every built-in)", () => {
     // A jump breaks the stream: the full 100 us again.
     const s2 = start + 1000;
     expect(m.submit(10 * 1048576, 4096, s2) - s2).toBeCloseTo(100, 9);
+  });
+});
+
+describe("Intel SSD 320 at QD1, by hand from devices.md 1 (75 us 4 KiB latency, 270 MB/s = 270 B/us)", () => {
+  // At QD1 nothing waits, so a b-byte read takes L + (b - 4096) / B (flash-queue.ts header).
+  const intel320 = getBuiltinProfile("intel-ssd-320-120gb");
+  it("8 KiB: 75 + 4096 / 270 = 90.17 us", () => {
+    const m = createDeviceModel(intel320);
+    expect(m.submit(0, 8192, 500)).toBeCloseTo(500 + 75 + 4096 / 270, 6);
+  });
+
+  it("128 KiB: 75 + 126 976 / 270 = 545.28 us, i.e. 240 MB/s (devices.md 1 [I]: 'the link ... limits large reads even at QD1')", () => {
+    const m = createDeviceModel(intel320);
+    const done = m.submit(0, 131072, 0);
+    expect(done).toBeCloseTo(75 + 126_976 / 270, 6);
+    expect(131072 / done).toBeCloseTo(240.4, 1); // bytes per us = MB/s
+  });
+
+  it("a read submitted after the device went idle again costs the same as the first", () => {
+    const m = createDeviceModel(intel320);
+    m.submit(0, 131072, 0); // done at 545.28 us
+    expect(m.submit(1 << 30, 8192, 10_000)).toBeCloseTo(10_000 + 75 + 4096 / 270, 6);
+  });
+});
+
+describe("ceilings and time order under any workload (property)", () => {
+  // The data path moves at most B bytes per us and the N units serve at most R reads per us
+  // (each held N / R us, flash-queue.ts header), so whatever is submitted from t0 on and has completed by
+  // T satisfies bytes <= B (T - t0) and reads <= R (T - t0); and a read never completes before its own QD1 time.
+  const profiles = ["intel-ssd-320-120gb", "intel-dc-s3700-100gb", "samsung-990-pro-1tb"].map((n) =>
+    getBuiltinProfile(n),
+  ) as FlashProfile[];
+  it("never exceeds the datasheet bandwidth or IOPS, and never completes a read early", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: profiles.length - 1 }),
+        // Small reads test the IOPS ceiling, large ones the bandwidth: each run draws from one of the sets.
+        fc.constantFrom([512, 4096], [4096, 8192, 65536, 131072, 1048576]).chain((sizes) =>
+          fc.array(
+            fc.record({
+              gapUs: fc.constantFrom(0, 0, 0, 1, 5, 50, 500),
+              bytes: fc.constantFrom(...sizes),
+              offset: fc.integer({ min: 0, max: 2 ** 30 }),
+            }),
+            { minLength: 1, maxLength: 300 },
+          ),
+        ),
+        (i, reads) => {
+          const p = profiles[i]!;
+          const B = p.sequentialReadBytesPerSecond / 1e6; // bytes per us
+          const R = p.randomReadIops / 1e6; // reads per us
+          const m = createDeviceModel(p);
+          let now = 0;
+          let bytes = 0;
+          let pieces = 0;
+          let last = 0;
+          for (const r of reads) {
+            now += r.gapUs;
+            const done = m.submit(r.offset, r.bytes, now);
+            const qd1 = p.readLatencyQd1Us + (Math.min(r.bytes, p.maxIoBytes) - p.latencyReadBytes) / B;
+            if (done < now + qd1 - 1e-9) return false;
+            bytes += r.bytes;
+            pieces += Math.ceil(r.bytes / p.maxIoBytes);
+            last = Math.max(last, done);
+          }
+          return bytes <= B * last * (1 + 1e-12) && pieces <= R * last * (1 + 1e-12);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

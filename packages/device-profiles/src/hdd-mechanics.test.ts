@@ -115,3 +115,48 @@ describe("seek vs sequential", () => {
     expect(done - t).toBeCloseTo((2 * 8192) / 175, 0);
   });
 });
+
+describe("rotation is consistent with streaming anywhere on the disk", () => {
+  // Hand arithmetic from devices.md 5: HC310 7200 rpm -> 60e6 / 7200 = 8333.33 us per revolution;
+  // Constellation ES.3 zone rate falls linearly from 175 MB/s (offset 0) to 83 MB/s (the 6 TB capacity),
+  // so at offset x the rate is 175 - 92 x / 6e12 bytes per us (MB/s = 10^6 B/s = 1 B/us).
+  const revUs = 60e6 / 7200;
+  const rateAt = (x: number) => 175 - (92 * x) / 6e12;
+
+  it("mid-disk, look-ahead off: a 100 us host gap costs the rest of a revolution (devices.md 5: 'one revolution (8.33 ms)')", () => {
+    // 3e12 is half-way: 129 MB/s, a 128 KiB read transfers in 131072 / 129 = 1016.1 us. After each read the
+    // host waits 100 us; the next byte passed under the head at the end of the transfer, so the drive waits
+    // 8333.3 - 100 us for it: per read 100 + 8233.3 + 1016.1 = 9349.4 us.
+    const start = 3e12;
+    const m = createDeviceModel(hddWithLookAhead(hdd, 0));
+    let t = m.submit(start, 131072, 0);
+    const t0 = t;
+    for (let i = 1; i <= 100; i++) t = m.submit(start + i * 131072, 131072, t + 100);
+    const perRead = (t - t0) / 100;
+    const expected = revUs + 131072 / rateAt(start);
+    expect(Math.abs(perRead - expected)).toBeLessThan(5);
+  });
+
+  it("near the inner diameter, a short skip costs the skipped bytes' rotation, not a seek", () => {
+    // At 5.9e12 the rate is 175 - 92 x 5.9/6 = 84.53 MB/s. The head ends the first 8 KiB read at byte
+    // start + 8192; the second read starts 8 KiB further on the same track: 8192 / 84.53 us of rotation, then
+    // 8192 / 84.53 us of transfer = 193.8 us after the first completes.
+    const start = 5.9e12;
+    const m = new HddModel(hddWithLookAhead(hdd, 0));
+    const first = m.submit(start, 8192, 0);
+    const second = m.submit(start + 16384, 8192, 0);
+    expect(second - first).toBeCloseTo((2 * 8192) / rateAt(start), 0);
+  });
+
+  it("a byte b further on comes round b / rate later: rotationalWait(x + b) - rotationalWait(x) = b / rate(x)", () => {
+    // Same instant, two offsets 64 KiB apart on one track: the second passes 65536 / rate(x) us after the first.
+    const model = new HddModel(hdd);
+    for (const x of [1e9, 2e12, 4e12, 5.5e12]) {
+      const at = 123_456.7;
+      const a = model.rotationalWaitUs(x, at);
+      let b = model.rotationalWaitUs(x + 65536, at);
+      if (b < a) b += revUs; // wrapped past the head
+      expect(b - a, `offset ${x}`).toBeCloseTo(65536 / rateAt(x), 0);
+    }
+  });
+});

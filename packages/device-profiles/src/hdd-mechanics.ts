@@ -22,8 +22,16 @@
  *   still equals the datasheet's.
  * - Waits for the sector to come round. The platter's angle is a function of
  *   time (angle = t / revolution, mod 1) and a byte's angle is a function of
- *   its offset (offset / trackBytes, mod 1; trackBytes = zone rate x
- *   revolution time). So the rotational wait is computed, not drawn at random:
+ *   its offset: the number of tracks before it, mod 1. A track at offset y
+ *   holds rate(y) x revolution bytes, so the tracks before offset x are the
+ *   integral of dy / (rate(y) x revolution) from 0 to x; with the linear zone
+ *   rate below, rate(y) = outer - s y, that is
+ *   -ln(1 - s x / outer) / (s x revolution) (x / (outer x revolution) when
+ *   s = 0). This keeps the angle consistent with streaming: a byte b bytes
+ *   further on comes round b / rate later, as its transfer time says,
+ *   anywhere on the disk (x / trackBytes(x) would not be: its slope is off by
+ *   s x / rate, 35 % mid-disk on the built-in, so a look-ahead-off gap
+ *   would not cost a revolution). The rotational wait is computed, not drawn at random:
  *   the model needs no seed, and over random offsets the wait averages half a
  *   revolution (HC310 Table 7: 8.33 ms per revolution, 4.16 ms average).
  * - Transfers at the zone rate, which falls linearly from the outer diameter
@@ -154,10 +162,24 @@ export class HddModel implements DeviceModel {
     return this.outerBytesPerUs - this.slopeBytesPerUsPerByte * x;
   }
 
+  /**
+   * Tracks before a byte (its angle in revolutions, before taking mod 1): the
+   * integral of dx / (rate(x) x revolution) from 0 to the offset (file header).
+   */
+  private tracksBefore(offsetBytes: number): number {
+    const x = Math.min(offsetBytes, this.capacityBytes);
+    const s = this.slopeBytesPerUsPerByte;
+    const tracks =
+      s > 0
+        ? -Math.log1p((-s * x) / this.outerBytesPerUs) / (s * this.revolutionUs)
+        : x / (this.outerBytesPerUs * this.revolutionUs);
+    // Past the capacity (not a real offset) the inner-zone track size continues.
+    return tracks + (offsetBytes - x) / (this.rateBytesPerUs(x) * this.revolutionUs);
+  }
+
   /** Time from `atUs` until the byte at `offsetBytes` is under the head (same track), in microseconds. */
   rotationalWaitUs(offsetBytes: number, atUs: number): number {
-    const trackBytes = this.rateBytesPerUs(offsetBytes) * this.revolutionUs;
-    const target = offsetBytes / trackBytes;
+    const target = this.tracksBefore(offsetBytes);
     const head = atUs / this.revolutionUs;
     let turn = target - Math.floor(target) - (head - Math.floor(head));
     if (turn < 0) turn += 1;

@@ -185,3 +185,28 @@ describe("figures that contradict each other", () => {
     );
   });
 });
+
+describe("error sentences for nested and non-JSON values", () => {
+  const gp3 = () => JSON.parse(JSON.stringify(getBuiltinProfile("aws-ebs-gp3-baseline")));
+
+  it("an unknown field inside burst names the object it is in, not 'a undefined profile'", () => {
+    const e = errorOf({ ...gp3(), burst: { iopsLimit: 3000, credits: 5 } }, "gp2.json");
+    expect(e.message).toBe(
+      'Device profile gp2.json: field "burst.credits" is not a field of "burst" in a cloud-volume profile.',
+    );
+    expect(e.field).toBe("burst.credits");
+    expectOneSentence(e.message);
+  });
+
+  it("a list where a number or list belongs reads as English ('an array', 'a number')", () => {
+    expect(errorOf({ ...good, sources: "fio" }).message).toMatch(/field "sources" must be an array \(/);
+    expect(errorOf({ ...good, randomReadIops: [1] }).message).toMatch(
+      /field "randomReadIops" must be a number \(/,
+    );
+  });
+
+  it("shows NaN as NaN (a profile built in code), not as JSON's null", () => {
+    const e = errorOf({ ...good, readLatencyQd1Us: Number.NaN });
+    expect(e.message).toMatch(/field "readLatencyQd1Us" must be a number .*, got NaN\.$/);
+  });
+});

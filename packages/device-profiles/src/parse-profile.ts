@@ -47,6 +47,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function show(value: unknown): string {
   if (value === undefined) return "nothing";
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value); // JSON.stringify would say null
   const text = JSON.stringify(value);
   return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
@@ -158,10 +159,14 @@ function issueSentence(
     const key = issue.keys[0] ?? "?";
     const field = [...issue.path.map(String), key].join(".");
     const { value } = levelAt(input, issue.path);
-    const kind = isRecord(value) ? String(value.kind) : "this";
+    // A profile level (top or RAID member) has a kind; a nested object such as `burst` does not.
+    const where =
+      isRecord(value) && typeof value.kind === "string"
+        ? `a ${value.kind} profile`
+        : `"${issue.path.map(String).join(".")}" in a ${String(input.kind)} profile`;
     return new DeviceProfileError(
       "DEVICE_PROFILE_INVALID",
-      `Device profile ${label}: field "${field}" is not a field of a ${kind} profile.`,
+      `Device profile ${label}: field "${field}" is not a field of ${where}.`,
       { field, source: label },
     );
   }
@@ -176,7 +181,8 @@ function issueSentence(
   if (value === undefined && issue.code === "invalid_type") {
     problem = `is missing${about}`;
   } else if (issue.code === "invalid_type") {
-    problem = `must be ${issue.expected === "int" ? "an integer" : `a ${issue.expected}`}${about}, got ${show(value)}`;
+    const expected = issue.expected === "int" ? "integer" : String(issue.expected);
+    problem = `must be ${/^[aeiou]/.test(expected) ? "an" : "a"} ${expected}${about}, got ${show(value)}`;
   } else if (issue.code === "too_small") {
     const bound = Number(issue.minimum);
     problem =

@@ -82,3 +82,68 @@ describe("raid0 model", () => {
     expect(m.submit(3 * 512 * KiB, 8 * KiB, 0)).toBeCloseTo(member.submit(0, 8 * KiB, 0), 9);
   });
 });
+
+describe("raid0 splitting and completion, by hand (devices.md 2: 6 x DC S3700, 512 KiB chunks)", () => {
+  // One S3700 member (devices.md 2: 50 us, 500 MB/s = 500 B/us, 75 000 IOPS at QD32): budget 50 - 4096/500 =
+  // 41.808 us, 75 000 x 41.808 us = 3.14 -> 3 units busy 3/75 000 s = 40 us, command path 1.808 us
+  // (flash-queue.ts header). An idle member serves b bytes in 40 + b/500 + 1.808 us.
+  const idle = (b: number) => 40 + b / 500 + 1.808;
+
+  it("splits an unaligned 1 MiB + 8 KiB read into 4 KiB, 512 KiB, 512 KiB and 4 KiB on members 0-3", () => {
+    // Starts 4 KiB before the end of chunk 0: 4 KiB of chunk 0 (member 0), all of chunks 1 and 2 (members 1, 2),
+    // then 4 KiB of chunk 3 (member 3). It completes when the 512 KiB pieces do: 40 + 1048.576 + 1.808 us.
+    const m = new Raid0Model(raid);
+    const done = m.submit(512 * KiB - 4 * KiB, 1024 * KiB + 8 * KiB, 0);
+    expect(m.members.map((x) => x.stats().bytes)).toEqual([4 * KiB, 512 * KiB, 512 * KiB, 4 * KiB, 0, 0]);
+    expect(m.members.map((x) => x.stats().requests)).toEqual([1, 1, 1, 1, 0, 0]);
+    expect(m.stats().deviceRequests).toBe(4);
+    expect(done).toBeCloseTo(idle(512 * KiB), 6);
+  });
+
+  it("wraps from the last member to the first: chunk 5 -> member 5, chunk 6 -> member 0 at member offset 512 KiB", () => {
+    // An 8 KiB read across the chunk 5 / chunk 6 boundary. Member 0's piece lands at member offset 512 KiB,
+    // right after where a 512 KiB read of chunk 0 ended: visible as a sequential read to an HDD member.
+    const m = new Raid0Model(raid);
+    m.submit(6 * 512 * KiB - 4 * KiB, 8 * KiB, 0);
+    expect(m.members.map((x) => x.stats().bytes)).toEqual([4 * KiB, 0, 0, 0, 0, 4 * KiB]);
+  });
+
+  it("completes when the slowest member piece does, not the first", () => {
+    // t = 0: 512 KiB of chunk 1 keeps member 1's data path busy until 40 + 1048.576 = 1088.576 us.
+    // Then an 8 KiB read across the chunk 0 / chunk 1 boundary, also at t = 0: member 0's 4 KiB piece is done at
+    // idle(4096) = 50 us, but member 1's piece waits for the data path: 1088.576 + 8.192 + 1.808 = 1098.576 us.
+    const m = new Raid0Model(raid);
+    m.submit(512 * KiB, 512 * KiB, 0);
+    expect(m.submit(512 * KiB - 4 * KiB, 8 * KiB, 0)).toBeCloseTo(1088.576 + 4096 / 500 + 1.808, 6);
+    // and the array's own counters see one read of 8 KiB that lasted that long
+    expect(m.stats().requests).toBe(2);
+    expect(m.stats().lastCompletionUs).toBeCloseTo(1098.576, 6);
+  });
+
+  it("serves pieces on different members in parallel: 6 chunks at once take one chunk's time", () => {
+    // A full 3 MiB stripe (io_opt, devices.md 2) is one 512 KiB read per member: idle(512 KiB) = 1090.384 us,
+    // not 6 x 1048.576 us.
+    const m = new Raid0Model(raid);
+    expect(m.submit(0, 3 * 1024 * KiB, 0)).toBeCloseTo(idle(512 * KiB), 6);
+  });
+});
+
+describe("raid0 of disks: member offsets reach the member's mechanics", () => {
+  it("a stream across the stripe is sequential on each member (no seek after the first chunk)", () => {
+    // Two HDD members, 64 KiB chunks: array bytes [0, 256 KiB) are chunks 0-3, i.e. member 0 gets [0, 64 KiB)
+    // and [64 KiB, 128 KiB), a sequential pair. Submitted at once, member 0's second chunk streams straight on:
+    // it completes 65536 / 175 us (devices.md 5: 175 MB/s at the outer diameter) after the first.
+    const hdd = getBuiltinProfile("hdd-7200rpm");
+    const m = new Raid0Model({
+      ...raid,
+      member: hdd as Raid0Profile["member"],
+      chunkBytes: 64 * KiB,
+      memberCount: 2,
+    });
+    m.submit(0, 64 * KiB, 0);
+    const first = m.members[0]!.stats().lastCompletionUs;
+    m.submit(128 * KiB, 64 * KiB, 0);
+    const second = m.members[0]!.stats().lastCompletionUs;
+    expect(second - first).toBeCloseTo(65536 / 175, 3);
+  });
+});
