@@ -69,7 +69,8 @@
  *
  * Not modelled: bdi congestion (legacy request queues, gone by 5.18), cgroup
  * congestion, mmap faults, the 6.4 next/prev-miss off-by-one fixes, block-layer
- * merging across windows, the device's segment limit.
+ * merging across windows. (The device's segment limit is modelled: the
+ * `maxSegments` option.)
  */
 import { checkNumber, ReadaheadError } from "./errors.js";
 import {
