@@ -20,14 +20,14 @@ export interface DeviceArg {
   file: string | null;
 }
 
-/** Resolves a `--device` value (a built-in name or a profile file). */
-export function resolveDeviceArg(raw: string, flag = "device"): DeviceArg {
+/**
+ * Resolves a `--device` value (a built-in name or a profile file); `what`
+ * names it in errors (default `--device`; `profiles show` for its argument).
+ */
+export function resolveDeviceArg(raw: string, what = "--device"): DeviceArg {
   const value = raw.trim();
   if (value === "")
-    throw new CliError(
-      "CLI_BAD_DEVICE",
-      `--${flag} is empty: give a built-in profile name or a profile file.`,
-    );
+    throw new CliError("CLI_BAD_DEVICE", `${what} is empty: give a built-in profile name or a profile file.`);
   let builtin: DeviceProfile | undefined;
   try {
     builtin = getBuiltinProfile(value);
@@ -39,7 +39,7 @@ export function resolveDeviceArg(raw: string, flag = "device"): DeviceArg {
     if (!existsSync(value)) {
       throw new CliError(
         "CLI_FILE_NOT_FOUND",
-        `--${flag} file ${value} does not exist: give a built-in profile name (scanlab profiles list) or a profile file (scanlab calibrate --out).`,
+        `${what} file ${value} does not exist: give a built-in profile name (scanlab profiles list) or a profile file (scanlab calibrate --out).`,
       );
     }
     const profile = readDeviceProfileFile(value);
@@ -52,6 +52,6 @@ export function resolveDeviceArg(raw: string, flag = "device"): DeviceArg {
   }
   throw new CliError(
     "CLI_UNKNOWN_DEVICE",
-    `--${flag} "${value}" is neither a built-in profile nor a file: run "scanlab profiles list" for the names, or give a profile file.`,
+    `${what} "${value}" is neither a built-in profile nor a file: run "scanlab profiles list" for the names, or give a profile file.`,
   );
 }

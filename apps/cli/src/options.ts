@@ -93,7 +93,16 @@ export function parseChoice<T extends string>(raw: string, flag: string, choices
 export function parseFraction(raw: string, flag: string): number {
   const text = raw.trim();
   const pct = text.endsWith("%");
-  const n = parseNumberFlag(pct ? text.slice(0, -1) : text, flag, 0, pct ? 100 : 1) / (pct ? 100 : 1);
+  let n: number;
+  try {
+    n = parseNumberFlag(pct ? text.slice(0, -1) : text, flag, 0, pct ? 100 : 1) / (pct ? 100 : 1);
+  } catch {
+    // Name the value as written (with its %), not the number inside it.
+    throw new CliError(
+      "CLI_BAD_NUMBER",
+      `--${flag} "${raw}" is not valid: write a fraction from 0 to 1 or a percentage up to 100%, e.g. 0.05 or 5%.`,
+    );
+  }
   if (n <= 0) throw new CliError("CLI_BAD_NUMBER", `--${flag} "${raw}" must be above 0 (e.g. 0.05 or 5%).`);
   return n;
 }

@@ -97,6 +97,16 @@ function sizeText(raw: string, flag: string, minBytes: number): string {
 }
 const onOff = (v: unknown) => (v ? "on" : "off");
 
+/** Linux block-device settings: the simulator reads them only for a Linux OS, so elsewhere they would be ignored. */
+function requireLinux(d: ScenarioDraft, flag: string): void {
+  if (!String(d.machine.os).startsWith("linux")) {
+    throw new CliError(
+      "CLI_CONFLICT",
+      `--${flag} is a Linux setting, but the scenario's OS is ${String(d.machine.os)}: use --os linux-5.4 or linux-6.10, or drop it.`,
+    );
+  }
+}
+
 function bitmapOf(q: Record<string, unknown>): Record<string, unknown> {
   const b = q.bitmap as Record<string, unknown> | undefined;
   if (b === undefined || "pgbench" in b)
@@ -186,12 +196,7 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
     help: "Linux read_ahead_kb of the device (default: the device's, 128 for one disk)",
     parse: (raw) => parseIntFlag(raw, "read-ahead-kb", 0, 1 << 20),
     apply: (d, v) => {
-      if (!String(d.machine.os).startsWith("linux")) {
-        throw new CliError(
-          "CLI_CONFLICT",
-          `--read-ahead-kb is a Linux setting, but the scenario's OS is ${String(d.machine.os)}: use --os linux-5.4 or linux-6.10, or drop it.`,
-        );
-      }
+      requireLinux(d, "read-ahead-kb");
       osOptions(d).readAheadKb = v;
     },
     format: str,
@@ -202,6 +207,7 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
     help: "Linux max_sectors_kb: the largest request the block layer sends",
     parse: (raw) => parseIntFlag(raw, "max-sectors-kb", 4, 1 << 20),
     apply: (d, v) => {
+      requireLinux(d, "max-sectors-kb");
       osOptions(d).maxSectorsKb = v;
     },
     format: str,
@@ -527,7 +533,18 @@ export function applyScenarioFlags(base: ScenarioDraft, flags: ParsedFlags, seed
   return draft as unknown as ScenarioInput;
 }
 
-/** The flags as a command line writes them (`--table-size 100GB --workers 4`). */
+/** A word as a POSIX shell reads it back: quoted when it holds anything but plain characters. */
+function shellWord(word: string): string {
+  return /^[\w.,:%/+=@-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The flags as a command line writes them (`--table-size 100GB --workers 4`), ready to run again. */
 export function formatFlags(flags: ParsedFlags): string {
-  return flags.map(({ flag, value }) => `--${flag.name} ${flag.format(value)}`).join(" ");
+  return flags
+    .map(({ flag, value }) => {
+      // A profile file is given again as its file: its profile name is no built-in name.
+      const file = flag.name === "device" ? (value as ReturnType<typeof resolveDeviceArg>).file : null;
+      return `--${flag.name} ${shellWord(file ?? flag.format(value))}`;
+    })
+    .join(" ");
 }

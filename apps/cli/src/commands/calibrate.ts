@@ -8,7 +8,7 @@
  * findings (read_ahead_kb, max_sectors_kb, kernel line) are printed as the
  * flags to pass to `simulate`, and recorded in the profile's note.
  */
-import { existsSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { FlashProfile } from "@scanlab/device-profiles";
 import { calibrate, readDeviceProfileFile, writeDeviceProfileFile } from "@scanlab/device-profiles/node";
@@ -63,6 +63,25 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
       throw new CliError(
         "CLI_OUT_DIR_MISSING",
         `--out ${flags.out}: the directory ${dirname(out)} does not exist.`,
+      );
+    }
+    // The profile is written over --out: never over the file being measured (a link to it included).
+    if (existsSync(out) && existsSync(path)) {
+      const [o, p] = [statSync(out), statSync(path)];
+      if (o.dev === p.dev && o.ino === p.ino) {
+        throw new CliError(
+          "CLI_OUT_IS_INPUT",
+          `--out ${flags.out} is the file being measured (${path}): writing the profile there would replace its data, so give another file name such as my-disk.json.`,
+        );
+      }
+    }
+    // Found out now, not after minutes of measuring.
+    try {
+      accessSync(existsSync(out) ? out : dirname(out), constants.W_OK);
+    } catch (e) {
+      throw new CliError(
+        "CLI_OUT_NOT_WRITABLE",
+        `--out ${flags.out} cannot be written (${(e as NodeJS.ErrnoException).code ?? String(e)}): give a file in a writable directory.`,
       );
     }
   }

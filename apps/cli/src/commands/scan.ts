@@ -13,7 +13,7 @@
  */
 import { availableParallelism, release, totalmem } from "node:os";
 import type { AllocatorPolicy } from "@scanlab/block-allocator";
-import { type BlockWork, type ScanResult, scanFile } from "@scanlab/file-scan";
+import { type BlockWork, MAX_BLOCK_BYTES, type ScanResult, scanFile } from "@scanlab/file-scan";
 import { resolveBlockDevice } from "@scanlab/readahead/node";
 import type { RowMetrics, ScenarioInput } from "@scanlab/simulator";
 import { formatAllocator, parseAllocator } from "../allocator-arg.js";
@@ -124,6 +124,12 @@ export async function scanCommand(ctx: Ctx, path: string, flags: ScanFlags): Pro
             : parseAllocator(flags.allocator),
         ];
   const blockBytes = flags.blockSize === undefined ? 8192 : parseSizeFlag(flags.blockSize, "block-size", 512);
+  if (blockBytes > MAX_BLOCK_BYTES) {
+    throw new CliError(
+      "CLI_BAD_SIZE",
+      `--block-size "${flags.blockSize}" is too large: it must be at most ${MAX_BLOCK_BYTES / 2 ** 20}MB.`,
+    );
+  }
   if (flags.work !== undefined && flags.workModule !== undefined) {
     throw new CliError(
       "CLI_CONFLICT",

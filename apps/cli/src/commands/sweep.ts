@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { RowMetrics, ScenarioInput } from "@scanlab/simulator";
 import type { Ctx } from "../context.js";
 import { toJson } from "../context.js";
-import { CliError, EXIT } from "../errors.js";
+import { CliError, EXIT, isUserError } from "../errors.js";
 import { splitList } from "../options.js";
 import { fixed, pct, seconds } from "../output/format.js";
 import { Bars } from "../output/progress.js";
@@ -126,8 +126,13 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
   const rowsVary = varies[1] ?? null;
   let baselineIndex = 0;
   if (flags.baseline !== undefined) {
-    const label = cols.flag.format(cols.flag.parse(flags.baseline));
-    baselineIndex = cols.labels.indexOf(label);
+    let label: string | null = null;
+    try {
+      label = cols.flag.format(cols.flag.parse(flags.baseline));
+    } catch (e) {
+      if (!isUserError(e)) throw e;
+    }
+    baselineIndex = label === null ? -1 : cols.labels.indexOf(label);
     if (baselineIndex < 0) {
       throw new CliError(
         "CLI_BAD_BASELINE",

@@ -93,6 +93,13 @@ export async function traceImportCommand(ctx: Ctx, file: string, flags: TraceFla
         : looksLikeBlkparse(text)
           ? "blkparse"
           : null;
+  if (kind === null && text.startsWith("\u001f\ufffd")) {
+    // gzip's magic bytes 1f 8b (8b is no UTF-8 on its own): a compressed log, such as the test fixtures.
+    throw new CliError(
+      "CLI_BAD_TRACE",
+      `The trace ${file} is gzip-compressed: decompress it first (gunzip -k ${file}) and import the result.`,
+    );
+  }
   if (kind === null) {
     throw new CliError(
       "CLI_BAD_TRACE",

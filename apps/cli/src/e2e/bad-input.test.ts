@@ -4,9 +4,21 @@
  * "Tests"). The `mentions` column is a word the line has to contain, so a
  * case cannot pass with an unrelated message.
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { constants } from "node:buffer";
+import {
+  chmodSync,
+  closeSync,
+  ftruncateSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { runBin } from "./run-bin.js";
 
@@ -42,7 +54,22 @@ const notATrace = f("notes.txt", "hello\nthis is not a trace\n");
 const straceNoPaths = f("nopaths.strace", '123 pread64(5, ""..., 8192, 0) = 8192\n');
 const badProfile = f("bad-profile.json", JSON.stringify({ kind: "tape", name: "x" }));
 const reportFile = f("report-is-a-file", "x");
-// Root reads anything: run the unreadable-file case as nobody (65534) then.
+const dataLink = join(dir, "data-link.dat");
+symlinkSync(dataFile, dataLink);
+// A directory nobody but its owner may write into.
+const readOnlyDir = join(dir, "read-only");
+mkdirSync(readOnlyDir);
+chmodSync(readOnlyDir, 0o555);
+// A trace longer than the longest string Node can hold (sparse: it takes no disk space).
+const hugeTrace = join(dir, "huge.strace");
+{
+  const fd = openSync(hugeTrace, "w");
+  ftruncateSync(fd, constants.MAX_STRING_LENGTH + 1);
+  closeSync(fd);
+  chmodSync(hugeTrace, 0o644);
+}
+const gzTrace = f("scan.strace.gz", gzipSync('123 pread64(5, ""..., 8192, 0) = 8192\n'));
+// Root reads and writes anything: run the unreadable-file and read-only cases as nobody (65534) then.
 const asRoot = typeof process.getuid === "function" && process.getuid() === 0;
 
 const cases: [string, string[], string][] = [
@@ -129,9 +156,55 @@ const cases: [string, string[], string][] = [
   ["trace that is not a trace", ["trace", "import", notATrace], "neither"],
   ["trace --path without -y paths", ["trace", "import", straceNoPaths, "--path", "16384"], "strace -y"],
   ["unknown command", ["frobnicate"], "frobnicate"],
+  [
+    "max_sectors_kb on FreeBSD",
+    ["simulate", "--os", "freebsd-12", "--max-sectors-kb", "256"],
+    "--max-sectors-kb is a Linux setting",
+  ],
+  ["selectivity above 100%", ["simulate", "--selectivity", "150%"], '--selectivity "150%"'],
+  [
+    "sweep: baseline that is no value",
+    ["sweep", "--vary", "workers=1,2", "--baseline", "lots"],
+    "--baseline",
+  ],
+  [
+    "sweep --report a read-only directory",
+    ["sweep", "--table-size", "64MB", "--vary", "workers=1,2", "--report", readOnlyDir],
+    "cannot be written",
+  ],
+  ["sweep --report empty", ["sweep", "--vary", "workers=1,2", "--report", ""], "--report is empty"],
+  [
+    "reproduce --report a read-only directory",
+    ["reproduce", "T4", "--no-calibration", "--report", readOnlyDir],
+    "cannot be written",
+  ],
+  ["scan: block size above 64 MB", ["scan", dataFile, "--block-size", "100MB"], "--block-size"],
+  [
+    "calibrate --out the measured file",
+    ["calibrate", dataFile, "--out", dataFile],
+    "the file being measured",
+  ],
+  [
+    "calibrate --out a link to the measured file",
+    ["calibrate", dataFile, "--out", dataLink],
+    "the file being measured",
+  ],
+  [
+    "calibrate --out in a read-only directory",
+    ["calibrate", dataFile, "--no-readahead", "--out", join(readOnlyDir, "p.json")],
+    "cannot be written",
+  ],
+  [
+    "profiles show a missing file",
+    ["profiles", "show", join(dir, "missing.json")],
+    "profiles: profiles show",
+  ],
+  ["trace too large to read", ["trace", "import", hugeTrace], "more than the"],
+  ["gzip-compressed trace", ["trace", "import", gzTrace], "gzip"],
 ];
 
 afterAll(() => {
+  chmodSync(readOnlyDir, 0o755);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -140,8 +213,9 @@ describe("bad input: exit 2 and one line naming the problem", () => {
     expect(cases.length).toBeGreaterThanOrEqual(30);
   });
   it.concurrent.each(cases)("%s", async (_name, args, mentions) => {
-    const unreadableCase = args.includes(unreadable);
-    const r = await runBin(args, unreadableCase && asRoot ? { uid: 65534, cwd: dir } : {});
+    const asNobody = args.some((a) => a === unreadable || a.startsWith(readOnlyDir));
+    // cwd: a case that wrongly writes into it writes into the temp directory.
+    const r = await runBin(args, asNobody && asRoot ? { uid: 65534, cwd: dir } : { cwd: dir });
     const lines = r.stderr.trimEnd().split("\n");
     expect({ code: r.code, stderr: r.stderr }).toMatchObject({ code: 2 });
     expect(lines).toHaveLength(1);

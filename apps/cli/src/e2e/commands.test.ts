@@ -3,7 +3,7 @@
  * every command, --version, profiles (and a profile file --device accepts),
  * calibrate on a real file, advise.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -96,7 +96,63 @@ describe("calibrate", () => {
   });
 });
 
+describe("calibrate never writes over the file it measures", () => {
+  it.each(["the file", "a symbolic link to it"])("--out %s: exit 2, data unchanged", async (what) => {
+    const data = join(dir, `keep-${what.length}.dat`);
+    const content = Buffer.alloc(2 * 1024 * 1024);
+    for (let i = 0; i < content.length; i++) content[i] = (i * 7) & 0xff;
+    writeFileSync(data, content);
+    const before = statSync(data).mtimeMs;
+    let out = data;
+    if (what !== "the file") {
+      out = join(dir, `link-${what.length}.json`);
+      symlinkSync(data, out);
+    }
+    const r = await runBin([
+      "calibrate",
+      data,
+      "--method",
+      "node",
+      "--phase-ms",
+      "100",
+      "--no-readahead",
+      "--out",
+      out,
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("the file being measured");
+    expect(readFileSync(data).equals(content)).toBe(true);
+    expect(statSync(data).mtimeMs).toBe(before);
+  });
+});
+
 describe("advise", () => {
+  it("with a profile file, the commands it prints run as they are", async () => {
+    const shown = await runBin(["profiles", "show", "intel-ssd-320-120gb", "--json"]);
+    const file = join(dir, "advise-disk.json");
+    writeFileSync(file, shown.stdout.replace('"intel-ssd-320-120gb"', '"my-disk"'));
+    const r = await runBin([
+      "advise",
+      "--device",
+      file,
+      "--os",
+      "linux-5.4",
+      "--table-size",
+      "64MB",
+      "--cores",
+      "2",
+      "--json",
+    ]);
+    expect(r.code).toBe(0);
+    const eic = JSON.parse(r.stdout).recommendations.find(
+      (x: { setting: string }) => x.setting === "effective_io_concurrency",
+    );
+    expect(eic.command).toContain(`--device ${file}`);
+    const again = await runBin([...eic.command.split(" ").slice(1), "--json"]);
+    expect(again.stderr).toBe("");
+    expect(again.code).toBe(0);
+  });
+
   it("recommends each setting with its simulated gain and the command that shows it", async () => {
     const r = await runBin([
       "advise",

@@ -92,6 +92,14 @@ describe("simulate", () => {
     expect(over).toEqual(await resultOf(swapped));
   });
 
+  it("reads a scenario file that starts with a UTF-8 byte-order mark (as Windows editors save it)", async () => {
+    const bomFile = join(dir, "bom.json");
+    writeFileSync(bomFile, `\ufeff${JSON.stringify(byHand, null, 2)}`);
+    const handFile = join(dir, "hand3.json");
+    writeFileSync(handFile, JSON.stringify(byHand, null, 2));
+    expect(await resultOf([bomFile])).toEqual(await resultOf([handFile]));
+  });
+
   it("is deterministic for a seed", async () => {
     const a = await runBin(["simulate", ...flags, "--json"]);
     const b = await runBin(["simulate", ...flags, "--json"]);

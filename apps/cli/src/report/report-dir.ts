@@ -1,14 +1,28 @@
 /** The `--report DIR` directory: created if missing, refused if it is a file. */
-import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, constants, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CliError } from "../errors.js";
 import { renderSvg, svgToPng, type VegaLiteSpec } from "./render.js";
 
 /** Creates the report directory (and parents) and returns its absolute path. */
 export function prepareReportDir(dir: string): string {
+  if (dir.trim() === "") {
+    throw new CliError("CLI_REPORT_DIR", "--report is empty: give a directory to write the report into.");
+  }
   const abs = resolve(dir);
   try {
-    if (statSync(abs).isDirectory()) return abs;
+    if (statSync(abs).isDirectory()) {
+      // Found out now, not after the simulations: the report is written at the end.
+      try {
+        accessSync(abs, constants.W_OK | constants.X_OK);
+      } catch (e) {
+        throw new CliError(
+          "CLI_REPORT_DIR",
+          `--report ${dir} cannot be written (${(e as NodeJS.ErrnoException).code ?? String(e)}): give a writable directory.`,
+        );
+      }
+      return abs;
+    }
     throw new CliError(
       "CLI_REPORT_DIR",
       `--report ${dir} is a file, not a directory: give a directory to write the report into.`,
