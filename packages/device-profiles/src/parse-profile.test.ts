@@ -71,6 +71,14 @@ describe("bad profile files fail with one sentence naming the field and the file
     expectOneSentence(e.message);
   });
 
+  it("a largest read below one 4 KiB page (the page cache reads whole pages)", () => {
+    const e = errorOf({ ...good, maxIoBytes: 2048 });
+    expect(e.message).toMatch(
+      /^Device profile profiles\/my-nvme.json: field "maxIoBytes" must be at least 4096 .*got 2048\.$/,
+    );
+    expectOneSentence(e.message);
+  });
+
   it("unknown kind", () => {
     const e = errorOf({ ...good, kind: "tape" });
     expect(e.message).toBe(

@@ -72,7 +72,15 @@ const commonFields = {
 };
 
 const blockDeviceFields = {
-  maxIoBytes: positiveInt("largest read the device accepts in bytes; the OS splits larger reads"),
+  // At least one 4 KiB page: the page cache reads whole pages, and Linux's block layer does not run a
+  // queue whose largest request is below one page.
+  maxIoBytes: z
+    .number()
+    .int()
+    .min(4096)
+    .describe(
+      "largest read the device accepts in bytes (at least 4096, one page); the OS splits larger reads",
+    ),
   optimalIoBytes: z
     .number()
     .int()
