@@ -436,6 +436,19 @@ describe("bad scenarios name the field", () => {
     expect(e.message).toMatch(/^lab\.json: field "machine\.ram": /);
   });
 
+  it("the pgbench bitmap on a table that is not pgbench_accounts at scale 3000 (checked before anything runs)", () => {
+    // 300 M rows (scale 3000 x 100 000) at 61 rows per page: ceil(300e6 / 61) = 4 918 033 blocks.
+    const s = ok();
+    s.queries[0] = { name: "q", table: "t", kind: "bitmap", pg: "13", bitmap: { pgbench: "seed004" } };
+    const e = errorOf(s, "lab.json");
+    expect(e.field).toBe("queries.0.bitmap");
+    expect(e.message).toBe(
+      'lab.json: field "queries.0.bitmap": the seed-004 pgbench bitmap needs pgbench_accounts at scale 3000 (4918033 blocks), not table "t" of 20000 blocks.',
+    );
+    s.tables[0]!.blocks = 4_918_033;
+    expect(() => resolveScenario(s as unknown as ScenarioInput)).not.toThrow();
+  });
+
   it("not an object at all: the top level", () => {
     expect(errorOf(null).field).toBe("(top level)");
   });

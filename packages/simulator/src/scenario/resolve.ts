@@ -3,10 +3,16 @@
  * the engine runs on. Validation errors name the field and say what is wrong
  * in one sentence (ScenarioError).
  */
+import { PGBENCH_ACCOUNTS_PER_SCALE, PGBENCH_ACCOUNTS_ROWS_PER_PAGE } from "@scanlab/bitmap-prefetch";
 import { ScenarioError } from "../errors.js";
 import { BLOCK_BYTES, parseBytes, parseDurationUs } from "../units.js";
 import { scenarioSchema } from "./schema.js";
 import type { Query, Scenario, ScenarioInput } from "./types.js";
+
+/** pgbench_accounts at seed 004's scale 3000 (targets.md T7 b): 300 M rows at 61 per page. */
+const PGBENCH_SEED004_BLOCKS = Math.ceil(
+  (PGBENCH_ACCOUNTS_PER_SCALE * 3000) / PGBENCH_ACCOUNTS_ROWS_PER_PAGE,
+);
 
 /** A validated scenario with every quantity in bytes, blocks or microseconds. */
 export interface ResolvedScenario {
@@ -144,6 +150,15 @@ function resolveFrom(input: unknown, source: string): ResolvedScenario {
           field: `queries.${i}.bitmap`,
         },
       );
+    }
+    if (q.kind === "bitmap" && q.bitmap !== undefined && "pgbench" in q.bitmap) {
+      const table = tables[tableIndex]!;
+      if (table.nblocks !== PGBENCH_SEED004_BLOCKS) {
+        throw new ScenarioError(
+          `${source}: field "queries.${i}.bitmap": the seed-004 pgbench bitmap needs pgbench_accounts at scale 3000 (${PGBENCH_SEED004_BLOCKS} blocks), not table "${table.name}" of ${table.nblocks} blocks.`,
+          { field: `queries.${i}.bitmap` },
+        );
+      }
     }
     return {
       spec: q,
