@@ -449,6 +449,35 @@ describe("bad scenarios name the field", () => {
     expect(() => resolveScenario(s as unknown as ScenarioInput)).not.toThrow();
   });
 
+  it("two queries with one name (results are keyed by it)", () => {
+    const q = ok();
+    q.queries.push({ name: "q", table: "t" });
+    const e = errorOf(q, "lab.json");
+    expect(e.field).toBe("queries.1.name");
+    expect(e.message).toBe('lab.json: field "queries.1.name": query "q" is defined twice.');
+  });
+
+  it("a query duration of 0 (pgbench -T 0 runs nothing)", () => {
+    const s = ok();
+    s.queries[0]!.duration = "0s";
+    const e = errorOf(s);
+    expect(e.field).toBe("queries.0.duration");
+    expect(e.message).toContain("a duration of 0 runs nothing");
+    s.queries[0]!.duration = "1ms";
+    expect(() => resolveScenario(s as unknown as ScenarioInput)).not.toThrow();
+  });
+
+  it("a seed outside 0 to 2^31 - 1 (the generators take 32 bits; the CLI's --seed range)", () => {
+    for (const seed of [-5, 2 ** 31, 1.5]) {
+      const s = ok();
+      s.seed = seed;
+      expect(errorOf(s).field).toBe("seed");
+    }
+    const s = ok();
+    s.seed = 2 ** 31 - 1;
+    expect(() => resolveScenario(s as unknown as ScenarioInput)).not.toThrow();
+  });
+
   it("not an object at all: the top level", () => {
     expect(errorOf(null).field).toBe("(top level)");
   });

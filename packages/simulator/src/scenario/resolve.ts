@@ -135,7 +135,15 @@ function resolveFrom(input: unknown, source: string): ResolvedScenario {
     };
   });
   const tableNames = tables.map((t) => t.name);
+  const queryNames = new Set<string>();
   const queries = s.queries.map((q, i) => {
+    // Results and reports are keyed by query name.
+    if (queryNames.has(q.name)) {
+      throw new ScenarioError(`${source}: field "queries.${i}.name": query "${q.name}" is defined twice.`, {
+        field: `queries.${i}.name`,
+      });
+    }
+    queryNames.add(q.name);
     const tableIndex = tableNames.indexOf(q.table);
     if (tableIndex < 0) {
       throw new ScenarioError(
@@ -160,11 +168,18 @@ function resolveFrom(input: unknown, source: string): ResolvedScenario {
         );
       }
     }
+    const durationUs = q.duration === undefined ? null : parseDurationUs(q.duration, `queries.${i}.duration`);
+    if (durationUs === 0) {
+      throw new ScenarioError(
+        `${source}: field "queries.${i}.duration": a duration of 0 runs nothing; give a positive duration (pgbench -T) or leave it out and use runs.`,
+        { field: `queries.${i}.duration` },
+      );
+    }
     return {
       spec: q,
       tableIndex,
       startUs: parseDurationUs(q.start, `queries.${i}.start`),
-      durationUs: q.duration === undefined ? null : parseDurationUs(q.duration, `queries.${i}.duration`),
+      durationUs,
       clientStaggerUs: parseDurationUs(q.clientStagger, `queries.${i}.clientStagger`),
     };
   });

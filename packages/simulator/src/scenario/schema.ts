@@ -162,7 +162,14 @@ const scenarioSchemaImpl = z
   .object({
     name: z.string().min(1),
     description: z.string().optional(),
-    seed: z.number().int().default(1),
+    // The seeded generators take 32 bits (cpu-jitter.ts); 0 to 2^31 - 1 keeps every seed distinct and
+    // matches the CLI's --seed.
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 31 - 1)
+      .default(1),
     machine: machineSchema,
     tables: z.array(tableSchema).min(1),
     queries: z.array(querySchema).min(1),
