@@ -17,7 +17,7 @@ import { freebsdUfsReadahead } from "./freebsd-ufs.js";
 import { linuxReadahead } from "./linux.js";
 import type { FadviseAdvice, OpenFile, ReadaheadModel } from "./model.js";
 import { PageCache } from "./page-cache.js";
-import { readAll, TestDevice } from "./test-driver.js";
+import { playRun, readAll, TestDevice } from "./test-driver.js";
 import { windowsReadahead } from "./windows.js";
 
 type Make = (c: PageCache) => ReadaheadModel;
@@ -134,23 +134,9 @@ function play(make: Make, openOpts: OpenOpts[], s: Scenario, fast: boolean) {
   const of = ofs[s.runOpener]![s.runFile - 1]!;
   const start = Math.min(s.runPage, of.sizePages - 1);
   const end = Math.min(start + s.runPages, of.sizePages);
-  let p = start;
-  let skipped = 0;
-  while (p < end) {
-    if (fast) {
-      const q = model.quietRun(of, p, end - p, s.pagesPerRead, t);
-      if (q.pages > 0) {
-        model.skipQuiet(of, p, q.pages, s.pagesPerRead, t);
-        skipped += q.pages;
-        p += q.pages;
-        t = q.readyAtUs + s.cpuUsPerPage * q.pages;
-        continue;
-      }
-    }
-    const n = Math.min(s.pagesPerRead, end - p);
-    t = readAll(model, of, p, n, t, dev).readyAtUs + s.cpuUsPerPage * n;
-    p += n;
-  }
+  const played = playRun(model, of, start, end, s.pagesPerRead, s.cpuUsPerPage, t, dev, fast);
+  t = played.endUs;
+  const skipped = played.skipped;
   const T = t;
   const cacheState = [1, 2].map((f) => {
     const merged: { start: number; end: number; ready: string | number; marker: number; epoch: number }[] =

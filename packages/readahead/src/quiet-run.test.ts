@@ -14,7 +14,7 @@ import { freebsdUfsReadahead } from "./freebsd-ufs.js";
 import { linuxReadahead } from "./linux.js";
 import type { OpenFile, ReadaheadModel } from "./model.js";
 import { PageCache } from "./page-cache.js";
-import { readAll, TestDevice } from "./test-driver.js";
+import { playRun, readAll, TestDevice } from "./test-driver.js";
 import { windowsReadahead } from "./windows.js";
 
 const MODELS: [string, (c: PageCache) => ReadaheadModel][] = [
@@ -75,23 +75,9 @@ function play(make: (c: PageCache) => ReadaheadModel, s: Scenario, fast: boolean
   t += s.waitUs;
   const of = ofs[s.runOpener]!;
   const end = s.runPage + s.runPages;
-  let p = s.runPage;
-  let skipped = 0;
-  while (p < end) {
-    if (fast) {
-      const q = model.quietRun(of, p, end - p, s.pagesPerRead, t);
-      if (q.pages > 0) {
-        model.skipQuiet(of, p, q.pages, s.pagesPerRead, t);
-        skipped += q.pages;
-        p += q.pages;
-        t = q.readyAtUs + s.cpuUsPerPage * q.pages;
-        continue;
-      }
-    }
-    const n = Math.min(s.pagesPerRead, end - p);
-    t = readAll(model, of, p, n, t, dev).readyAtUs + s.cpuUsPerPage * n;
-    p += n;
-  }
+  const played = playRun(model, of, s.runPage, end, s.pagesPerRead, s.cpuUsPerPage, t, dev, fast);
+  t = played.endUs;
+  const skipped = played.skipped;
   // Observable state at the end time: runs of (state, completion if in flight, marker, folio order, LRU epoch).
   const T = t;
   const runs = cache.extents(1).map((r) => ({

@@ -65,3 +65,40 @@ export function readBlock<O extends OpenFile>(
 ): ReadOutcome {
   return readAll(model, of, 2 * block, 2, nowUs, dev, by);
 }
+
+/**
+ * Reads pages [start, end) in reads of `pagesPerRead`, spending `cpuUsPerPage` after each, from
+ * `nowUs`: every read through `read()` (slow), or taking `quietRun` + `skipQuiet` where they allow
+ * it (fast). Returns the end time and how many pages the fast path skipped.
+ */
+export function playRun<O extends OpenFile>(
+  model: ReadaheadModel<O>,
+  of: O,
+  start: number,
+  end: number,
+  pagesPerRead: number,
+  cpuUsPerPage: number,
+  nowUs: number,
+  dev: TestDevice,
+  fast: boolean,
+): { endUs: number; skipped: number } {
+  let t = nowUs;
+  let p = start;
+  let skipped = 0;
+  while (p < end) {
+    if (fast) {
+      const q = model.quietRun(of, p, end - p, pagesPerRead, t);
+      if (q.pages > 0) {
+        model.skipQuiet(of, p, q.pages, pagesPerRead, t);
+        skipped += q.pages;
+        p += q.pages;
+        t = q.readyAtUs + cpuUsPerPage * q.pages;
+        continue;
+      }
+    }
+    const n = Math.min(pagesPerRead, end - p);
+    t = readAll(model, of, p, n, t, dev).readyAtUs + cpuUsPerPage * n;
+    p += n;
+  }
+  return { endUs: t, skipped };
+}
