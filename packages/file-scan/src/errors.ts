@@ -15,7 +15,7 @@
 
 /** Stable codes of {@link FileScanError}; new codes may be added, existing ones never change meaning. */
 export type FileScanErrorCode =
-  /** The target path does not exist. */
+  /** The target path does not exist (or cannot name a file: a symbolic-link loop, a path too long). */
   | "FILESCAN_NOT_FOUND"
   /** The target is a directory. */
   | "FILESCAN_IS_DIRECTORY"

@@ -256,7 +256,7 @@ export interface ScanResult {
   readonly blockBytes: number;
   /** The block counter value 0 maps to (0, the syncscan location, or `startBlock`). */
   readonly startBlock: number;
-  /** True when the scan was stopped by its AbortSignal (the numbers are what was read until then). */
+  /** True when the scan was stopped by its AbortSignal before every block was read (the numbers are what was read until then). */
   readonly aborted: boolean;
   /** Blocks read (all workers). */
   readonly blocks: number;
@@ -494,6 +494,11 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
   if (typeof target !== "string" || target === "") {
     throw badOption(`the target must be a file path (got ${JSON.stringify(target)}).`);
   }
+  if (target.includes("\0")) {
+    throw badOption(
+      `the target path ${JSON.stringify(target)} contains a NUL byte, which no file name can hold.`,
+    );
+  }
   const workers = intOption("workers", options.workers ?? 1, 1, MAX_WORKERS);
   const blockBytes = intOption("blockBytes", options.blockBytes ?? DEFAULT_BLOCK_BYTES, 1, MAX_BLOCK_BYTES);
   // At most 2^31 blocks per segment (scanlab's bound, inside the uint32 block numbers of MAX_SCAN_BLOCKS).
@@ -511,6 +516,19 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
   }
   if (options.onProgress !== undefined && typeof options.onProgress !== "function") {
     throw badOption("onProgress must be a function.");
+  }
+  // Checked before any worker starts: a signal that cannot be listened to would otherwise throw after the
+  // workers were started and leave them waiting for the start flag, keeping the process alive.
+  const signal = options.signal;
+  if (
+    signal !== undefined &&
+    (typeof signal !== "object" ||
+      signal === null ||
+      typeof signal.aborted !== "boolean" ||
+      typeof signal.addEventListener !== "function" ||
+      typeof signal.removeEventListener !== "function")
+  ) {
+    throw badOption("signal must be an AbortSignal (from an AbortController).");
   }
   const policy = resolvePolicy(options.policy ?? { kind: "pg14" });
   const work = resolveWork(options.work);
@@ -552,7 +570,6 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
 
   const paths = resolved.segments.map((s) => s.path);
   const warnings: string[] = [];
-  const signal = options.signal;
 
   let eviction: EvictionReport = { requested: false, ok: false };
   if (options.evict === true && !signal?.aborted) {
@@ -667,7 +684,7 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
   let blocks = 0;
   let bytes = 0;
   let shortReads = 0;
-  let aborted = signal?.aborted === true;
+  let stopped = signal?.aborted === true;
   let nonZero = 0;
   let checksum = 0n;
   let moduleTotal = 0;
@@ -676,7 +693,7 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
     blocks += t.blocks;
     bytes += t.bytes;
     shortReads += t.shortReads;
-    if (t.aborted) aborted = true;
+    if (t.aborted) stopped = true;
     nonZero += t.nonZeroBytes;
     checksum += BigInt(t.checksumHi) * 4294967296n + BigInt(t.checksumLo); // hi * 2^32 + lo: worker.ts splits the 64-bit sum
     moduleTotal += t.moduleTotal;
@@ -701,6 +718,8 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
     return work.code === WORK_MODULE ? { ...result, finish: t.moduleFinish } : result;
   });
   const wallUs = Math.max(0, lastEnd - windowStart);
+  // An abort that came after every block had been read (say from the final onProgress call) stopped nothing.
+  const aborted = stopped && blocks < nblocks;
 
   let coverCheck: CoverCheck;
   if (cover === "counter" && coverBuffer !== null)

@@ -30,7 +30,7 @@
  */
 import { closeSync, constants, existsSync, openSync, type Stats, statSync } from "node:fs";
 import { basename, resolve } from "node:path";
-import { errnoCode, FileScanError } from "./errors.js";
+import { clause, errnoCode, FileScanError } from "./errors.js";
 
 /** RELSEG_SIZE: blocks per relation segment file, 131072 x 8 kB = 1 GB (pg_config.h, configure --with-segsize=1 default). */
 export const RELSEG_BLOCKS = 131072;
@@ -108,7 +108,19 @@ function statFile(path: string, what: string): Stats {
         `${what} ${path} cannot be reached: permission denied on a directory of its path.`,
       );
     }
-    throw error;
+    if (code === "ELOOP") {
+      throw new FileScanError(
+        "FILESCAN_NOT_FOUND",
+        `${what} ${path} cannot be resolved: too many levels of symbolic links (a symbolic-link loop).`,
+      );
+    }
+    if (code === "ENAMETOOLONG") {
+      throw new FileScanError(
+        "FILESCAN_NOT_FOUND",
+        `${what} path ${path.slice(0, 80)}... is longer than the system allows, so no such file can exist.`,
+      );
+    }
+    throw new FileScanError("FILESCAN_READ_FAILED", `${what} ${path} cannot be examined (${clause(error)}).`);
   }
   if (st.isDirectory()) {
     throw new FileScanError(
@@ -139,7 +151,10 @@ function checkReadable(path: string): void {
       );
     }
     if (code === "ENOENT") throw new FileScanError("FILESCAN_NOT_FOUND", `${path} does not exist.`);
-    throw error;
+    throw new FileScanError(
+      "FILESCAN_READ_FAILED",
+      `${path} cannot be opened for reading (${clause(error)}).`,
+    );
   }
   closeSync(fd);
 }

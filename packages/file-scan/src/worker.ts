@@ -309,7 +309,15 @@ async function main(): Promise<void> {
   const transfer: ArrayBuffer[] = [];
   if (runs.starts !== null) transfer.push(runs.starts.buffer as ArrayBuffer);
   if (runs.lengths !== null) transfer.push(runs.lengths.buffer as ArrayBuffer);
-  post({ type: "done", totals }, transfer);
+  try {
+    post({ type: "done", totals }, transfer);
+  } catch (error) {
+    // Only finish()'s value can fail to clone: everything else in the totals is numbers and typed arrays.
+    fail(
+      "FILESCAN_WORK_FAILED",
+      `the per-block work module's finish() returned a value that cannot be sent to the main thread (${clause(error)}).`,
+    );
+  }
 }
 
 main().catch((error: unknown) => {
