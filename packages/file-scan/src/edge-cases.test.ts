@@ -8,9 +8,12 @@
  */
 import {
   appendFileSync,
+  closeSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   symlinkSync,
   truncateSync,
   writeFileSync,
@@ -351,13 +354,26 @@ describe("file descriptors", () => {
     const noDefault = new URL("../test/no-default-work.mjs", import.meta.url).href;
     const empty = join(tmp.dir, "fds-empty.dat");
     writeFileSync(empty, "");
-    const countFds = () => readdirSync("/proc/self/fd").length;
+    // Only descriptors of this test's own files count: vitest and other test files share the process,
+    // and their descriptors come and go while this test runs.
+    const countFds = () =>
+      readdirSync("/proc/self/fd").filter((fd) => {
+        try {
+          return readlinkSync(join("/proc/self/fd", fd)).startsWith(`${tmp.dir}/`);
+        } catch {
+          return false; // closed since readdir
+        }
+      }).length;
     const settle = () => new Promise((r) => setTimeout(r, 50));
     // Node opens a few descriptors of its own the first time workers and child processes run.
     await scanFile(p, { workers: 4, evict: true });
     await scanFile(p, { workers: 4, work: { module: throwing } }).catch(() => {});
     await settle();
     const before = countFds();
+    // The count sees this test's files (so a leak cannot hide from it).
+    const probe = openSync(p, "r");
+    expect(countFds()).toBe(before + 1);
+    closeSync(probe);
     await scanFile(p, { workers: 4, evict: true, work: "checksum" });
     await scanFile(p, { workers: 4, signal: AbortSignal.abort() });
     await scanFile(p, { workers: 4, work: { module: throwing } }).catch(() => {});
