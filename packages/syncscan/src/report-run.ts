@@ -38,8 +38,9 @@ export function lastReportInRun(
   checkBlockCount(blocks);
   if (blocks === 0) return null;
   checkBlockInTable(firstBlock, nblocks, "firstBlock");
-  // Last block of the run in block space. firstBlock + blocks stays far below 2^53.
-  const last = (firstBlock + blocks - 1) % nblocks;
+  // Last block of the run in block space. blocks - 1 is reduced first: firstBlock + blocks - 1
+  // itself can pass 2^53 (blocks may be any safe integer) and would then be rounded.
+  const last = (firstBlock + ((blocks - 1) % nblocks)) % nblocks;
   // Walking back from `last`, the nearest multiple is `last - last % interval`; going
   // back never crosses the wrap before reaching it (0 is a multiple), so it is in
   // the run exactly when it is at most blocks - 1 steps back.
