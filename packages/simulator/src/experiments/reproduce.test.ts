@@ -103,6 +103,49 @@ describe("solveMonotone", () => {
     expect(flipped.reached).toBe(true);
   });
 
+  // Mutation verified (each test below): without the non-finite checks in solveSteps the search
+  // went on evaluating f at NaN for 14 evaluations.
+  it("a run that did not finish (NaN) at lo ends the search at once, not reached", () => {
+    const f = counted(() => Number.NaN);
+    const s = solveMonotone(f, 10, 0, 1);
+    expect(s.value).toBe(0);
+    expect(s.reached).toBe(false);
+    expect(Number.isNaN(s.time)).toBe(true);
+    expect(s.iterations).toBe(1);
+    expect(f.calls).toBe(1);
+  });
+
+  it("NaN at hi: lo is returned with its own time, not reached", () => {
+    const f = counted((v) => (v === 10 ? Number.NaN : v));
+    const s = solveMonotone(f, 5, 0, 10);
+    expect(s).toEqual({ value: 0, time: 0, reached: false, iterations: 2 });
+    expect(f.calls).toBe(2);
+  });
+
+  it("NaN inside the interval stops the search at the best finite value; f is never asked about NaN", () => {
+    const asked: number[] = [];
+    const s = solveMonotone(
+      (v) => {
+        asked.push(v);
+        return v > 0 && v < 10 ? Number.NaN : 2 * v;
+      },
+      5,
+      0,
+      10,
+    );
+    expect(asked.every(Number.isFinite)).toBe(true);
+    expect(asked).toHaveLength(3);
+    // f(0) = 0 is 5 off, f(10) = 20 is 15 off: 0 is the closer.
+    expect(s).toEqual({ value: 0, time: 0, reached: false, iterations: 3 });
+  });
+
+  it("not reached: the closer of the two bounds is returned when no interior point beats it", () => {
+    // Mutation verified: with best starting at lo, this returned lo (time 50, 50% off) rather than
+    // hi (time 102, 2% off). The interior run did not finish, so the bounds are all there is.
+    const s = solveMonotone((v) => (v === 0 ? 50 : v === 10 ? 102 : Number.NaN), 100, 0, 10);
+    expect(s).toEqual({ value: 10, time: 102, reached: false, iterations: 3 });
+  });
+
   it("a jump across the target is never reached: 14 evaluations, the closest value found, reached false", () => {
     const f = counted((v) => (v < 3 ? 1 : 10));
     const s = solveMonotone(f, 5, 0, 10);
@@ -383,6 +426,18 @@ describe("reproduceTarget on a fake experiment", () => {
       calibration: { unknown: "x", row: "extra", metric: "timeS", bounds: [0, 1], apply: (v) => fakeRows(v) },
     });
     expect(() => reproduceTarget(exp, { simulate })).toThrow(/calibration row extra has no published time/);
+  });
+
+  it("stopped during calibration: no calibration, no rows, and no more simulations", () => {
+    // Mutation verified: the sync driver ignored shouldStop while calibrating and ran every row.
+    const { simulate, calls } = fakeSimulate();
+    let n = 0;
+    const rep = reproduceTarget(calibratedOnBase([0.001, 1]), { simulate, shouldStop: () => n++ >= 2 });
+    expect(calls).toHaveLength(2);
+    expect(rep.calibration).toBeNull();
+    expect(rep.rows).toEqual([]);
+    expect(rep.ratios).toEqual([]);
+    expect(rep.statements).toEqual([]);
   });
 
   it("stopped early: the rows run so far, and no ratios or statements (they need every row)", () => {

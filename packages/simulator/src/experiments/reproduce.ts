@@ -153,7 +153,7 @@ export interface ReproduceOptions {
   noCalibration?: boolean;
   /** Called before each row runs. */
   onRow?(experiment: string, rowId: string): void;
-  /** Return true to stop (Ctrl-C): rows not yet run are left out. */
+  /** Return true to stop (Ctrl-C): rows not yet run are left out; a calibration cut short is none. */
   shouldStop?(): boolean;
 }
 
@@ -321,7 +321,8 @@ export function reproduceTarget(exp: Experiment, options: ReproduceOptions): Tar
   let step = steps.next();
   while (!step.done) {
     const need = step.value;
-    if ("calibrate" in need) step = steps.next(run(need.calibrate));
+    // A stop during calibration is no calibration (as in reproduceTargetAsync).
+    if ("calibrate" in need) step = steps.next(options.shouldStop?.() ? undefined : run(need.calibrate));
     else {
       const results: (SimulationResult | undefined)[] = [];
       for (const request of need.rows) results.push(options.shouldStop?.() ? undefined : run(request));
@@ -365,7 +366,8 @@ const TOLERANCE = 0.01;
 
 /**
  * Finds v in [lo, hi] with f(v) = target for an increasing f (regula falsi,
- * Illinois variant), to 1% of the target or 14 evaluations. Published
+ * Illinois variant), to 1% of the target or 14 evaluations; a non-finite
+ * f(v) (a run that did not finish) ends the search, not reached. Published
  * figures are themselves means of noisy runs ("ball park" in T1), so a
  * tighter fit would only cost simulations.
  */
@@ -381,17 +383,25 @@ function* solveSteps(target: number, lo: number, hi: number): Generator<number, 
   let a = lo;
   let b = hi;
   let fa = (yield a) - target;
+  // A run that did not finish (NaN) or an infinite time cannot steer the search: stop, not reached.
+  if (!Number.isFinite(fa)) return { value: a, time: fa + target, reached: false, iterations: 1 };
   let fb = (yield b) - target;
   let iterations = 2;
+  if (!Number.isFinite(fb))
+    return { value: a, time: fa + target, reached: Math.abs(fa) <= TOLERANCE * target, iterations };
   if (fa >= 0)
     return { value: a, time: fa + target, reached: Math.abs(fa) <= TOLERANCE * target, iterations };
   if (fb <= 0)
     return { value: b, time: fb + target, reached: Math.abs(fb) <= TOLERANCE * target, iterations };
   let side = 0;
-  let best = { value: a, err: fa };
+  let best = Math.abs(fb) < Math.abs(fa) ? { value: b, err: fb } : { value: a, err: fa };
   for (; iterations < 14; iterations++) {
     const c = (a * fb - b * fa) / (fb - fa);
     const fc = (yield c) - target;
+    if (!Number.isFinite(fc)) {
+      iterations++;
+      break;
+    }
     if (Math.abs(fc) < Math.abs(best.err)) best = { value: c, err: fc };
     if (Math.abs(fc) <= TOLERANCE * target)
       return { value: c, time: fc + target, reached: true, iterations: iterations + 1 };

@@ -208,7 +208,12 @@ export const T7: Experiment = {
       check: forDevices((d, r) => {
         const x = rowOf(r, `${d}-eic256`).timeS / rowOf(r, `${d}-eic0`).timeS;
         const y = rowOf(r, `${d}-eic1`).timeS / rowOf(r, `${d}-eic0`).timeS;
-        return { holds: x >= 0.9 && x < y, detail: `eic256/eic0 time ${fmt(x)}` };
+        // "Most of the loss": eic=256 gives back more than half of what eic=1 lost against eic=0.
+        const recovered = (y - x) / (y - 1);
+        return {
+          holds: y > 1 && x >= 0.9 && recovered > 0.5,
+          detail: `eic256/eic0 time ${fmt(x)} (eic1/eic0 ${fmt(y)}: ${fmt(100 * recovered, 0)}% of the loss recovered)`,
+        };
       }),
     },
     {
@@ -259,18 +264,19 @@ export const T7: Experiment = {
       id: "adaptive-bar",
       text: "the adaptive policy (not in PostgreSQL) is never more than 5% slower than the better of eic=0 and the best fixed eic",
       check: forDevices((d, r) => {
-        let worst = 0;
-        let where = "";
+        const cases: { x: number; where: string }[] = [];
         for (const ds of T7C_DATASETS)
           for (const s of T7C_SELECTIVITY) {
             const best = Math.min(...T7C_EIC.map((e) => rowOf(r, cid(d, ds, s, e)).timeS));
             const x = rowOf(r, cid(d, ds, s, "adaptive")).timeS / best;
-            if (x > worst) {
-              worst = x;
-              where = `${ds} ${s * 100}%`;
-            }
+            cases.push({ x, where: `${ds} ${s * 100}%` });
           }
-        return { holds: worst <= 1.05, detail: `worst adaptive/best ${fmt(worst, 3)} (${where})` };
+        // A row that did not finish (NaN) makes the bar not computable: it does not hold.
+        const bad = cases.find((c) => !Number.isFinite(c.x));
+        if (bad)
+          return { holds: false, detail: `not computable at ${bad.where} (adaptive/best ${fmt(bad.x)})` };
+        const worst = cases.reduce((w, c) => (c.x > w.x ? c : w));
+        return { holds: worst.x <= 1.05, detail: `worst adaptive/best ${fmt(worst.x, 3)} (${worst.where})` };
       }),
     },
     {
@@ -278,16 +284,29 @@ export const T7: Experiment = {
       text: "the adaptive policy is faster than eic=0 wherever some fixed eic is (by more than 5%)",
       check: forDevices((d, r) => {
         const misses: string[] = [];
+        let cases = 0;
         for (const ds of T7C_DATASETS)
           for (const s of T7C_SELECTIVITY) {
             const t0 = rowOf(r, cid(d, ds, s, 0)).timeS;
             const best = Math.min(...T7C_EIC.map((e) => rowOf(r, cid(d, ds, s, e)).timeS));
-            if (best < 0.95 * t0 && rowOf(r, cid(d, ds, s, "adaptive")).timeS >= t0)
-              misses.push(`${ds} ${s * 100}%`);
+            const adaptive = rowOf(r, cid(d, ds, s, "adaptive")).timeS;
+            // A row that did not finish (NaN) is a miss, not a case to skip.
+            if (![t0, best, adaptive].every(Number.isFinite))
+              misses.push(`${ds} ${s * 100}% (not computable)`);
+            else if (best < 0.95 * t0) {
+              cases++;
+              if (adaptive >= t0) misses.push(`${ds} ${s * 100}%`);
+            }
           }
+        // With no case where a fixed eic helps there is nothing to check: not a statement that holds.
+        if (cases === 0 && misses.length === 0)
+          return { holds: false, detail: "no case where a fixed eic beats eic=0 by 5%: nothing to check" };
         return {
           holds: misses.length === 0,
-          detail: misses.length === 0 ? "everywhere" : `not faster at ${misses.join(", ")}`,
+          detail:
+            misses.length === 0
+              ? `faster in all ${cases} cases where a fixed eic is`
+              : `not faster at ${misses.join(", ")}`,
         };
       }),
     },
