@@ -8,6 +8,7 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, truncateSync, wri
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadDist, makeTempDir, readChecksums, writeBlockFile } from "../test/files.js";
+import { userError } from "../test/user-error.js";
 import { blockChecksum, sumBlockChecksums } from "./block-work.js";
 
 const { scanFile } = await loadDist();
@@ -15,20 +16,6 @@ const tmp = makeTempDir();
 afterAll(() => tmp.remove());
 const B = 8192;
 const REQUIRE_LIVE = process.env.SCANLAB_REQUIRE_LIVE === "1";
-
-async function userError(p: Promise<unknown>): Promise<{ code: string; name: string; message: string }> {
-  try {
-    await p;
-  } catch (e) {
-    const err = e as { code: string; name: string; message: string; userError?: boolean };
-    expect(err.userError).toBe(true);
-    // One sentence: a single final full stop, no line breaks.
-    expect(err.message).not.toMatch(/\n/);
-    expect(err.message).toMatch(/[.]$/);
-    return err;
-  }
-  throw new Error("expected a user error");
-}
 
 describe("typed user errors", () => {
   const ok = join(tmp.dir, "ok.dat");

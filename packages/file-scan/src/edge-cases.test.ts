@@ -22,6 +22,7 @@ import { join } from "node:path";
 import type { AllocatorPolicy } from "@scanlab/block-allocator";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadDist, makeTempDir, readChecksums, writeBlockFile } from "../test/files.js";
+import { userError } from "../test/user-error.js";
 import { blockChecksum, countNonZeroBytes, sumBlockChecksums } from "./block-work.js";
 import type { ScanResult } from "./scan-file.js";
 
@@ -263,19 +264,6 @@ describe("abort and growth", () => {
     expect(c.work).toEqual({ kind: "checksum", checksum: expected });
   });
 });
-
-async function userError(p: Promise<unknown>): Promise<{ code: string; name: string; message: string }> {
-  try {
-    await p;
-  } catch (e) {
-    const err = e as { code: string; name: string; message: string; userError?: boolean };
-    expect(err.userError).toBe(true);
-    expect(err.message).not.toMatch(/\n/);
-    expect(err.message).toMatch(/[.]$/);
-    return err;
-  }
-  throw new Error("expected a user error");
-}
 
 describe("bad paths and options: one typed sentence", () => {
   const ok = join(tmp.dir, "ok.dat");

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { SYNC_SCAN_NELEM, SYNC_SCAN_REPORT_INTERVAL_BLOCKS } from "./constants.js";
 import { SyncScanError } from "./errors.js";
+import { lookaheadReportedBlock } from "./lookahead.js";
+import { lastReportInRun } from "./report-run.js";
+import { createSerialScan } from "./serial-scan.js";
+import { SharedSyncScanTracker } from "./shared-tracker.js";
 import { InProcessSyncScanTracker } from "./tracker.js";
 
 // Worked examples of postgres.md 2.1-2.2 (syncscan.c): a 20-slot LRU of
@@ -123,6 +127,19 @@ describe("bad parameters", () => {
     [() => new InProcessSyncScanTracker().reportLocation(1, 0xffffffff), "SYNCSCAN_BAD_BLOCK"],
     [() => new InProcessSyncScanTracker().reportRun(1, 100, 5, 100), "SYNCSCAN_BAD_BLOCK"],
     [() => new InProcessSyncScanTracker().reportRun(1, 0, -1, 100), "SYNCSCAN_BAD_BLOCK_COUNT"],
+    [() => SharedSyncScanTracker.create({ nelem: 65_537 }), "SYNCSCAN_BAD_NELEM"],
+    [() => new InProcessSyncScanTracker({ nelem: "20" as unknown as number }), "SYNCSCAN_BAD_NELEM"],
+    [() => new InProcessSyncScanTracker({ reportIntervalBlocks: 2 ** 31 }), "SYNCSCAN_BAD_REPORT_INTERVAL"],
+    [
+      () => createSerialScan({ nblocks: 10, startBlock: 0, sync: true, lookaheadBlocks: 1.5 }),
+      "SYNCSCAN_BAD_LOOKAHEAD",
+    ],
+    [
+      () => lookaheadReportedBlock({ startBlock: 0, nblocks: 10, lookaheadBlocks: 1 }, 10),
+      "SYNCSCAN_BAD_BLOCK",
+    ],
+    [() => lastReportInRun(10, 1, 10, 16), "SYNCSCAN_BAD_BLOCK"],
+    [() => lastReportInRun(0, 2 ** 53, 10, 16), "SYNCSCAN_BAD_BLOCK_COUNT"],
   ] as const)("%#: throws a SyncScanError with one sentence", (fn, code) => {
     let caught: unknown;
     try {
@@ -136,6 +153,7 @@ describe("bad parameters", () => {
     expect(err.name).toBe("SyncScanError");
     expect(err.userError).toBe(true);
     expect(err.message).toMatch(/^[A-Za-z][^\n]*\.$/);
+    expect(err.message.slice(0, -1)).not.toMatch(/\.\s[A-Z]/);
   });
 
   it("accepts the largest keys and block numbers", () => {
