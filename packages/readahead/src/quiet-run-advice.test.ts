@@ -17,7 +17,7 @@ import { freebsdUfsReadahead } from "./freebsd-ufs.js";
 import { linuxReadahead } from "./linux.js";
 import type { FadviseAdvice, OpenFile, ReadaheadModel } from "./model.js";
 import { PageCache } from "./page-cache.js";
-import { playRun, readAll, TestDevice } from "./test-driver.js";
+import { observableRuns, playRun, readAll, TestDevice } from "./test-driver.js";
 import { windowsReadahead } from "./windows.js";
 
 type Make = (c: PageCache) => ReadaheadModel;
@@ -138,30 +138,7 @@ function play(make: Make, openOpts: OpenOpts[], s: Scenario, fast: boolean) {
   t = played.endUs;
   const skipped = played.skipped;
   const T = t;
-  const cacheState = [1, 2].map((f) => {
-    const merged: { start: number; end: number; ready: string | number; marker: number; epoch: number }[] =
-      [];
-    for (const r of cache.extents(f)) {
-      const x = {
-        start: r.start,
-        end: r.end,
-        ready: r.readyAtUs <= T ? "valid" : r.readyAtUs,
-        marker: r.markerUnit,
-        epoch: Number.isFinite(s.capacity) ? r.epoch : 0,
-      };
-      const last = merged.at(-1);
-      if (
-        last &&
-        last.end === x.start &&
-        last.ready === x.ready &&
-        last.marker === x.marker &&
-        last.epoch === x.epoch
-      ) {
-        last.end = x.end;
-      } else merged.push(x);
-    }
-    return merged;
-  });
+  const cacheState = [1, 2].map((f) => observableRuns(cache, f, T, Number.isFinite(s.capacity)));
   return {
     ios: dev.log.map((l) => [l.file, l.page, l.pages, l.sync, l.atUs]),
     openFiles: ofs.flat().map((o) => JSON.stringify(o)),

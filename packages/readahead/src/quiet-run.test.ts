@@ -14,7 +14,7 @@ import { freebsdUfsReadahead } from "./freebsd-ufs.js";
 import { linuxReadahead } from "./linux.js";
 import type { OpenFile, ReadaheadModel } from "./model.js";
 import { PageCache } from "./page-cache.js";
-import { playRun, readAll, TestDevice } from "./test-driver.js";
+import { observableRuns, playRun, readAll, TestDevice } from "./test-driver.js";
 import { windowsReadahead } from "./windows.js";
 
 const MODELS: [string, (c: PageCache) => ReadaheadModel][] = [
@@ -80,26 +80,7 @@ function play(make: (c: PageCache) => ReadaheadModel, s: Scenario, fast: boolean
   const skipped = played.skipped;
   // Observable state at the end time: runs of (state, completion if in flight, marker, folio order, LRU epoch).
   const T = t;
-  const runs = cache.extents(1).map((r) => ({
-    start: r.start,
-    end: r.end,
-    ready: r.readyAtUs <= T ? "valid" : r.readyAtUs,
-    marker: r.markerUnit,
-    epoch: Number.isFinite(s.capacity) ? r.epoch : 0,
-  }));
-  const merged: typeof runs = [];
-  for (const r of runs) {
-    const last = merged.at(-1);
-    if (
-      last &&
-      last.end === r.start &&
-      last.ready === r.ready &&
-      last.marker === r.marker &&
-      last.epoch === r.epoch
-    ) {
-      last.end = r.end;
-    } else merged.push({ ...r });
-  }
+  const merged = observableRuns(cache, 1, T, Number.isFinite(s.capacity));
   return {
     ios: dev.log.map((l) => [l.page, l.pages, l.sync, l.atUs]),
     openFiles: ofs.map((o) => JSON.stringify(o)),

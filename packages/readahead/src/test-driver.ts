@@ -4,6 +4,7 @@
  * submitted and which read issued it.
  */
 import type { DeviceRead, OpenFile, ReadaheadModel, ReadOutcome, SubmitIo } from "./model.js";
+import type { PageCache } from "./page-cache.js";
 
 /** A device read as the test saw it. */
 export interface LoggedIo extends DeviceRead {
@@ -101,4 +102,48 @@ export function playRun<O extends OpenFile>(
     p += n;
   }
   return { endUs: t, skipped };
+}
+
+/** A run of a file's pages that look the same from outside (see {@link observableRuns}). */
+export interface ObservableRun {
+  start: number;
+  end: number;
+  /** "valid", or the completion time of the read in flight. */
+  ready: string | number;
+  marker: number;
+  epoch: number;
+}
+
+/**
+ * The page cache's observable state of `file` at time `atUs`: runs of pages with the same state
+ * (valid, or in flight until when), marker unit and LRU epoch (0 for all when `withEpoch` is false,
+ * for an unbounded cache), adjacent equal runs merged however the cache happens to split them.
+ */
+export function observableRuns(
+  cache: PageCache,
+  file: number,
+  atUs: number,
+  withEpoch: boolean,
+): ObservableRun[] {
+  const merged: ObservableRun[] = [];
+  for (const r of cache.extents(file)) {
+    const x = {
+      start: r.start,
+      end: r.end,
+      ready: r.readyAtUs <= atUs ? "valid" : r.readyAtUs,
+      marker: r.markerUnit,
+      epoch: withEpoch ? r.epoch : 0,
+    };
+    const last = merged.at(-1);
+    if (
+      last &&
+      last.end === x.start &&
+      last.ready === x.ready &&
+      last.marker === x.marker &&
+      last.epoch === x.epoch
+    )
+      last.end = x.end;
+    else merged.push(x);
+  }
+  return merged;
 }
