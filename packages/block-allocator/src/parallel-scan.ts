@@ -182,6 +182,10 @@ export interface ParallelScan {
    * block is set, and only within the scan: the cursor must stay short of the
    * end of the scan and must not cross the wrap from the last block to
    * block 0, so that nothing but the position changes (no end-of-scan report).
+   * Like {@link ParallelScan.rescan}, only call it while no participant is
+   * inside a request: it reads the position before it moves it, so on the
+   * SharedArrayBuffer backing a claim made at the same time by another thread
+   * could be lost or handed out twice.
    *
    * @throws {@link AllocatorError} `ALLOCATOR_BAD_FAST_FORWARD` otherwise.
    */
