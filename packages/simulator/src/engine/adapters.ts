@@ -8,9 +8,10 @@
  *   striping and disk seeks.
  * - OS: one @scanlab/readahead `PageCache` for the machine (capacity = RAM
  *   minus shared_buffers) and the readahead model of the scenario's OS. Linux
- *   takes read_ahead_kb from the scenario, else from the device (md RAID:
- *   max(2 x io_opt, 128 kB); devices.md 2), and max_sectors_kb from the
- *   device's largest I/O.
+ *   takes read_ahead_kb from the scenario, else from the device (6.10:
+ *   max(2 x io_opt, 128 kB); 5.4: 128 kB, or that for md raid0; devices.md 2),
+ *   and max_sectors_kb from the device's largest I/O. osOptions.fadvise is
+ *   applied to every file as it is opened.
  * - Allocation: @scanlab/block-allocator `createParallelScan`, the policy
  *   from the scenario or PostgreSQL's for the version (9.6: one block under a
  *   spinlock; 11-13: one block per atomic; 14+: chunks).
@@ -19,8 +20,10 @@
 import { type AllocatorPolicy, createParallelScan, INVALID_BLOCK } from "@scanlab/block-allocator";
 import {
   createDeviceModel,
+  type DeviceModel,
   type DeviceProfile,
   getBuiltinProfile,
+  LINUX_DEFAULT_READ_AHEAD_KB,
   parseDeviceProfile,
   throughputAt,
 } from "@scanlab/device-profiles";
@@ -57,6 +60,20 @@ export function defaultAllocator(pg: QuerySpec["pg"]): AllocatorSpec {
   return { kind: "pg14" };
 }
 
+/**
+ * The read_ahead_kb Linux gives the device when the scenario does not set it.
+ * From ~5.9 the block layer sets max(2 x io_opt, 128 kB) for every device
+ * (`disk_update_readahead`; readahead.md 2.1, 2.10; devices.md 2 "later
+ * kernels"), which is the device model's `readAheadKbDefault`. Before that only
+ * md raid0 enlarged it, to max(128 kB, 2 x disks x chunk) = max(2 x io_opt,
+ * 128 kB) (`raid0_run()`; devices.md 2 "kernels before ~5.9"); any other
+ * device kept the 128 kB default (`VM_READAHEAD_PAGES`) whatever io_opt it reports.
+ */
+function linuxDefaultReadAheadKb(os: string, device: DeviceModel): number {
+  if (os === "linux-5.4" && device.kind !== "raid0") return LINUX_DEFAULT_READ_AHEAD_KB;
+  return device.readAheadKbDefault;
+}
+
 function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
   const m = resolved.scenario.machine;
   const profile = resolveDeviceProfile(m.device);
@@ -65,7 +82,7 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
   const opts = m.osOptions;
   const overrides: Record<string, unknown> = {};
   if (m.os.startsWith("linux")) {
-    overrides.readAheadKb = opts.readAheadKb ?? device.readAheadKbDefault;
+    overrides.readAheadKb = opts.readAheadKb ?? linuxDefaultReadAheadKb(m.os, device);
     overrides.maxSectorsKb = opts.maxSectorsKb ?? Math.floor(device.maxIoBytes / 1024);
   } else if (m.os.startsWith("freebsd")) {
     Object.assign(overrides, opts.freebsd ?? {});
@@ -108,7 +125,11 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
 
   const port: OsPort = {
     open(file) {
-      return model.open(file, { sizePages: fileSizePages.get(file) ?? 0 });
+      const of = model.open(file, { sizePages: fileSizePages.get(file) ?? 0 });
+      // A what-if posix_fadvise on the whole file right after open: it only changes
+      // per-open state (normal / sequential / random submit nothing).
+      if (opts.fadvise !== undefined) model.fadvise(of, opts.fadvise, 0, 0, now, submit);
+      return of;
     },
     read(of, page, pages, nowUs) {
       now = nowUs;

@@ -41,7 +41,10 @@ export type BitmapSpec =
 
 /** What the OS model is told beyond its version. */
 export interface OsOptions {
-  /** Linux read_ahead_kb (default: the device's, 128 kB or an md RAID's max(2 x io_opt, 128 kB)). */
+  /**
+   * Linux read_ahead_kb (default: the device's; on linux-6.10 max(2 x io_opt, 128 kB), on linux-5.4
+   * 128 kB except an md RAID0's max(2 x io_opt, 128 kB); devices.md 2).
+   */
   readAheadKb?: number;
   /** Linux max_sectors_kb (default: the device's largest I/O). */
   maxSectorsKb?: number;
