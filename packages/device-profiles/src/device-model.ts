@@ -67,7 +67,11 @@ export interface DeviceModel {
   readonly kind: DeviceKind;
   /** Largest read the device (or RAID member) accepts in one I/O; the OS splits above it. */
   readonly maxIoBytes: number;
-  /** The `read_ahead_kb` Linux sets for this device: max(2 x io_opt, 128 KiB), devices.md section 2. */
+  /**
+   * The `read_ahead_kb` Linux (~5.9 and later) sets for this device: max(2 x io_opt, 128 KiB),
+   * devices.md section 2. Older kernels gave every device 128 KiB except md raid0, whose
+   * `raid0_run()` set the same value as this.
+   */
   readonly readAheadKbDefault: number;
   /**
    * Submits a read and returns its completion time.
