@@ -75,6 +75,7 @@ export {
   type PgbenchAccountsOptions,
   type PgbenchAccountsQuery,
   pgbenchAccountsBitmap,
+  pgbenchAccountsTableBlocks,
 } from "./pgbench-accounts.js";
 export {
   DEFAULT_IO_COMBINE_LIMIT,

@@ -68,6 +68,14 @@ export interface PgbenchAccountsQuery {
 }
 
 /**
+ * Heap blocks of pgbench_accounts at `scale` right after `pgbench -i`:
+ * 100 000 rows per unit of scale, 61 per page (scale 3000: 4 918 033).
+ */
+export function pgbenchAccountsTableBlocks(scale = 3000): number {
+  return Math.ceil((PGBENCH_ACCOUNTS_PER_SCALE * scale) / PGBENCH_ACCOUNTS_ROWS_PER_PAGE);
+}
+
+/**
  * Builds the bitmap of `aid BETWEEN aidFrom AND aidTo` on pgbench_accounts right after `pgbench -i`.
  *
  * @example
@@ -102,7 +110,7 @@ export function pgbenchAccountsBitmap(options: PgbenchAccountsOptions = {}): Pgb
       `aid range must satisfy 1 <= aidFrom <= aidTo <= ${rows} (scale ${scale}), got ${String(aidFrom)}..${String(aidTo)}.`,
     );
   }
-  const tableBlocks = Math.ceil(rows / perPage);
+  const tableBlocks = pgbenchAccountsTableBlocks(scale);
   const first = Math.floor((aidFrom - 1) / perPage);
   const last = Math.floor((aidTo - 1) / perPage);
   const b = new HeapBitmapBuilder(tableBlocks);

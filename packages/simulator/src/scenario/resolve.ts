@@ -3,16 +3,14 @@
  * the engine runs on. Validation errors name the field and say what is wrong
  * in one sentence (ScenarioError).
  */
-import { PGBENCH_ACCOUNTS_PER_SCALE, PGBENCH_ACCOUNTS_ROWS_PER_PAGE } from "@scanlab/bitmap-prefetch";
+import { pgbenchAccountsTableBlocks } from "@scanlab/bitmap-prefetch";
 import { ScenarioError } from "../errors.js";
 import { BLOCK_BYTES, parseBytes, parseDurationUs } from "../units.js";
 import { scenarioSchema } from "./schema.js";
 import type { Query, Scenario, ScenarioInput } from "./types.js";
 
-/** pgbench_accounts at seed 004's scale 3000 (targets.md T7 b): 300 M rows at 61 per page. */
-const PGBENCH_SEED004_BLOCKS = Math.ceil(
-  (PGBENCH_ACCOUNTS_PER_SCALE * 3000) / PGBENCH_ACCOUNTS_ROWS_PER_PAGE,
-);
+/** pgbench_accounts at seed 004's scale 3000 (targets.md T7 b). */
+const PGBENCH_SEED004_BLOCKS = pgbenchAccountsTableBlocks(3000);
 
 /** A validated scenario with every quantity in bytes, blocks or microseconds. */
 export interface ResolvedScenario {
