@@ -7,6 +7,7 @@
  */
 import { getBuiltinProfile } from "@scanlab/device-profiles";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { type MachineIn, type TableIn, testScenario } from "../../test/scenario-builder.js";
 import { resolveScenario } from "../scenario/resolve.js";
 import type { ScenarioInput } from "../scenario/schema.js";
 import { realModels } from "./adapters.js";
@@ -35,27 +36,8 @@ afterEach(() => {
   submitted.length = 0;
 });
 
-type MachineIn = ScenarioInput["machine"];
-type TableIn = ScenarioInput["tables"][number];
-type QueryIn = ScenarioInput["queries"][number];
-
-function scenario(
-  over: { machine?: Partial<MachineIn>; tables?: TableIn[]; query?: Partial<QueryIn> } = {},
-): ScenarioInput {
-  return {
-    name: "adapters",
-    machine: {
-      cores: 8,
-      ram: "4GB",
-      os: "linux-5.4",
-      device: "intel-ssd-320-120gb",
-      cpu: { jitter: 0 },
-      ...over.machine,
-    },
-    tables: over.tables ?? [{ name: "t", blocks: 20_000, tuplesPerPage: 100 }],
-    queries: [{ name: "q", table: over.tables?.[0]?.name ?? "t", ...over.query }],
-  };
-}
+const scenario = (over: Parameters<typeof testScenario>[0] = {}) =>
+  testScenario({ name: "adapters", ...over });
 
 const run = (s: ScenarioInput) => simulateWith(resolveScenario(s), realModels);
 

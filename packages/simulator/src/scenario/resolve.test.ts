@@ -6,6 +6,7 @@
  */
 import { createDeviceModel, getBuiltinProfile, raid0Of } from "@scanlab/device-profiles";
 import { describe, expect, it } from "vitest";
+import { type MachineIn, type QueryIn, testScenario } from "../../test/scenario-builder.js";
 import { defaultAllocator, realModels } from "../engine/adapters.js";
 import { defaultEic } from "../engine/participants.js";
 import { type SimulateOptions, simulateWith } from "../engine/simulate.js";
@@ -13,28 +14,8 @@ import { ScenarioError } from "../errors.js";
 import { resolveScenario } from "./resolve.js";
 import { OS_NAMES, PG_VERSIONS, type ScenarioInput } from "./schema.js";
 
-type MachineIn = ScenarioInput["machine"];
-type TableIn = ScenarioInput["tables"][number];
-type QueryIn = ScenarioInput["queries"][number];
-
-function scenario(
-  over: { machine?: Partial<MachineIn>; table?: Partial<TableIn>; query?: Partial<QueryIn> } = {},
-): ScenarioInput {
-  const table = { name: "t", blocks: 20_000, tuplesPerPage: 100, ...over.table } as TableIn;
-  return {
-    name: "resolve",
-    machine: {
-      cores: 8,
-      ram: "4GB",
-      os: "linux-5.4",
-      device: "intel-ssd-320-120gb",
-      cpu: { jitter: 0 },
-      ...over.machine,
-    },
-    tables: [table],
-    queries: [{ name: "q", table: "t", ...over.query }],
-  };
-}
+const scenario = (over: Parameters<typeof testScenario>[0] = {}) =>
+  testScenario({ name: "resolve", ...over });
 
 function run(s: ScenarioInput, options: SimulateOptions = {}) {
   return simulateWith(resolveScenario(s), realModels, options);
