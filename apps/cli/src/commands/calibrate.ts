@@ -8,7 +8,7 @@
  * findings (read_ahead_kb, max_sectors_kb, kernel line) are printed as the
  * flags to pass to `simulate`, and recorded in the profile's note.
  */
-import { accessSync, constants, existsSync, statSync } from "node:fs";
+import { constants, existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { FlashProfile } from "@scanlab/device-profiles";
 import { calibrate, readDeviceProfileFile, writeDeviceProfileFile } from "@scanlab/device-profiles/node";
@@ -16,7 +16,7 @@ import { type KernelMeasurement, measureKernelReadahead } from "@scanlab/readahe
 import type { Ctx } from "../context.js";
 import { progressOn, toJson } from "../context.js";
 import { CliError, EXIT, isUserError } from "../errors.js";
-import { parseChoice, parseIntFlag } from "../options.js";
+import { checkWritable, parseChoice, parseIntFlag } from "../options.js";
 import { fixed, gapPct, grouped } from "../output/format.js";
 import { renderTable } from "../output/table.js";
 import { linuxLine } from "./scan.js";
@@ -76,14 +76,13 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
       }
     }
     // Found out now, not after minutes of measuring.
-    try {
-      accessSync(existsSync(out) ? out : dirname(out), constants.W_OK);
-    } catch (e) {
-      throw new CliError(
-        "CLI_OUT_NOT_WRITABLE",
-        `--out ${flags.out} cannot be written (${(e as NodeJS.ErrnoException).code ?? String(e)}): give a file in a writable directory.`,
-      );
-    }
+    checkWritable(
+      existsSync(out) ? out : dirname(out),
+      constants.W_OK,
+      "CLI_OUT_NOT_WRITABLE",
+      `--out ${flags.out}`,
+      "give a file in a writable directory",
+    );
   }
   const log = (line: string) => {
     if (progressOn(ctx)) ctx.err(ctx.c.dim(line));

@@ -1,7 +1,8 @@
 /** The `--report DIR` directory: created if missing, refused if it is a file. */
-import { accessSync, constants, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { constants, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CliError } from "../errors.js";
+import { checkWritable } from "../options.js";
 import { renderSvg, svgToPng, type VegaLiteSpec } from "./render.js";
 
 /** Creates the report directory (and parents) and returns its absolute path. */
@@ -13,14 +14,13 @@ export function prepareReportDir(dir: string): string {
   try {
     if (statSync(abs).isDirectory()) {
       // Found out now, not after the simulations: the report is written at the end.
-      try {
-        accessSync(abs, constants.W_OK | constants.X_OK);
-      } catch (e) {
-        throw new CliError(
-          "CLI_REPORT_DIR",
-          `--report ${dir} cannot be written (${(e as NodeJS.ErrnoException).code ?? String(e)}): give a writable directory.`,
-        );
-      }
+      checkWritable(
+        abs,
+        constants.W_OK | constants.X_OK,
+        "CLI_REPORT_DIR",
+        `--report ${dir}`,
+        "give a writable directory",
+      );
       return abs;
     }
     throw new CliError(
