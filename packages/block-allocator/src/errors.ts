@@ -18,7 +18,8 @@ export type AllocatorErrorCode =
   | "ALLOCATOR_BAD_MAX_BLOCKS"
   | "ALLOCATOR_BAD_SIZE"
   | "ALLOCATOR_BAD_SHARED_BUFFER"
-  | "ALLOCATOR_BAD_FAST_FORWARD";
+  | "ALLOCATOR_BAD_FAST_FORWARD"
+  | "ALLOCATOR_BAD_RELABEL";
 
 /**
  * A parameter error a user can cause, with one sentence saying what was wrong.

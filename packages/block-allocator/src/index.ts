@@ -23,6 +23,7 @@ export {
   type ParallelScan,
   type ParallelScanOptions,
   type Participant,
+  type RelabelChange,
   type ScanHooks,
   type SharedOp,
   type SharedParallelScan,

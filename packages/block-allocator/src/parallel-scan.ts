@@ -190,6 +190,41 @@ export interface ParallelScan {
    * @throws {@link AllocatorError} `ALLOCATOR_BAD_FAST_FORWARD` otherwise.
    */
   fastForward(blocks: number): void;
+  /**
+   * Renumbers the relation under a running scan: the caller removed (or put
+   * back) a stretch of blocks, and knows where every block went. The
+   * discrete-event simulator's warp uses it to skip the steady middle of a
+   * long scan: it cuts whole segments out of the table ahead of every
+   * participant (none of them has been handed out), so the scan simply has
+   * that much less to do, and later puts them back behind everyone.
+   *
+   * The relation becomes `change.nblocks` blocks, the start block becomes
+   * `change.mapBlock(startBlock)` (pg96: the cursor too), and every counter
+   * value (the shared one and each participant's own) moves by
+   * `change.counterShift`: 0 when the stretch lay ahead of the scan, its
+   * length when it is put back into the part already scanned. Chunk sizes are
+   * kept (PG14 sized them from the relation at start-up). Only on the
+   * in-process backing, only once the start block is set, and, like
+   * {@link ParallelScan.rescan}, only while no participant is inside a request.
+   *
+   * @throws {@link AllocatorError} `ALLOCATOR_BAD_RELABEL` otherwise, or when
+   * the new size or start block is out of range.
+   */
+  relabel(change: RelabelChange): void;
+}
+
+/** How {@link ParallelScan.relabel} renumbers a relation. */
+export interface RelabelChange {
+  /** The relation's new size in blocks. */
+  nblocks: number;
+  /**
+   * Where block `block` of the old numbering is now. A block of a removed
+   * stretch (pg96's cursor may point at its first block) goes to the block
+   * that followed the stretch.
+   */
+  mapBlock(block: number): number;
+  /** Added to every counter value (phs_nallocated and each participant's position). */
+  counterShift: number;
 }
 
 /** A {@link ParallelScan} whose shared state lives in a SharedArrayBuffer. */
@@ -234,7 +269,7 @@ function checkMaxBlocks(maxBlocks: number): number {
  * optimises each hot path for one mechanism only.
  */
 abstract class ParticipantBase {
-  protected readonly nblocks: number;
+  protected nblocks: number;
   /** Epoch of the scan when start-up ran; -1 before the first request. */
   protected scanEpoch = -1;
   /** phs_startblock as seen at start-up. */
@@ -321,6 +356,12 @@ abstract class ParticipantBase {
   protected reportEnd(start: number): void {
     this.ended = true;
     this.hooks.onScanEnd?.(start);
+  }
+
+  /** {@link ParallelScan.relabel} on this participant's private state. @internal */
+  relabel(change: RelabelChange): void {
+    this.nblocks = change.nblocks;
+    if (this.scanEpoch === this.state.epoch()) this.start = change.mapBlock(this.start);
   }
 }
 
@@ -452,6 +493,14 @@ class CounterParticipant extends ParticipantBase implements Participant {
     return { startBlock: block, blocks: k, firstCounter: n, op };
   }
 
+  override relabel(change: RelabelChange): void {
+    const current = this.scanEpoch === this.state.epoch();
+    super.relabel(change);
+    if (!current) return;
+    this.position += change.counterShift;
+    this.next += change.counterShift;
+  }
+
   /** The size of the next claim (called only when the current one is used up). */
   private claimBlocks(): number {
     const p = this.policy;
@@ -487,8 +536,10 @@ class CounterParticipant extends ParticipantBase implements Participant {
 }
 
 class ParallelScanImpl implements ParallelScan {
-  readonly nblocks: number;
+  nblocks: number;
   readonly syncscan: boolean;
+  /** Every participant that joined (relabel renumbers their private state too). */
+  private readonly joined: ParticipantBase[] = [];
 
   constructor(
     readonly policy: ResolvedPolicy,
@@ -514,9 +565,34 @@ class ParallelScanImpl implements ParallelScan {
 
   join(): Participant {
     const p = this.policy;
-    return p.kind === "pg96"
-      ? new CursorParticipant(this.state, this.hooks)
-      : new CounterParticipant(p, this.state, this.hooks);
+    const participant =
+      p.kind === "pg96"
+        ? new CursorParticipant(this.state, this.hooks)
+        : new CounterParticipant(p, this.state, this.hooks);
+    if (this.state instanceof LocalScanState) this.joined.push(participant);
+    return participant;
+  }
+
+  relabel(change: RelabelChange): void {
+    const state = this.state;
+    const bad = (why: string): AllocatorError =>
+      new AllocatorError("ALLOCATOR_BAD_RELABEL", `cannot relabel the scan: ${why}.`);
+    if (!(state instanceof LocalScanState)) throw bad("only the in-process backing can be relabelled");
+    const start = state.startBlock();
+    if (start === INVALID_BLOCK) throw bad("the scan has not started (no start block yet)");
+    const nblocks = checkNblocks(change.nblocks);
+    const shift = change.counterShift;
+    if (!Number.isInteger(shift)) throw bad(`counterShift must be an integer (got ${String(shift)})`);
+    const newStart = change.mapBlock(start);
+    if (!Number.isInteger(newStart) || newStart < 0 || newStart >= nblocks)
+      throw bad(`the start block ${start} maps to ${String(newStart)}, outside the new ${nblocks} blocks`);
+    const counter = state.counter() + shift;
+    if (counter < 0) throw bad("the counter would go below 0");
+    let cblock = state.cblock();
+    if (cblock !== INVALID_BLOCK) cblock = change.mapBlock(cblock);
+    state.reshape(nblocks, newStart, cblock, counter);
+    this.nblocks = nblocks;
+    for (const p of this.joined) p.relabel(change);
   }
 
   rescan(): void {

@@ -62,10 +62,20 @@ export class LocalScanState implements ScanState {
   private locked = false;
 
   constructor(
-    readonly nblocks: number,
+    public nblocks: number,
     readonly syncscan: boolean,
     readonly requestedStartBlock: number,
   ) {}
+
+  /** ParallelScan.relabel: a new size, start block, cursor and counter, all at once. */
+  reshape(nblocks: number, startBlock: number, cblock: number, counter: number): void {
+    this.lock();
+    this.nblocks = nblocks;
+    this.setStartBlock(startBlock);
+    this.setCblock(cblock);
+    this.counterValue = counter;
+    this.unlock();
+  }
 
   epoch(): number {
     return this.epochValue;

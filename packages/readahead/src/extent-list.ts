@@ -36,8 +36,8 @@ export class Extent {
   mark: number;
   /** log2 of the size of the (naturally aligned) folios the extent is made of. */
   order: number;
-  /** Owning file. */
-  readonly file: number;
+  /** Owning file (renamed only by {@link PageCache.renameFiles}). */
+  file: number;
   /** Forward pointers, one per level. */
   next: (Extent | null)[] = [];
   /** Backward pointer at level 0. */

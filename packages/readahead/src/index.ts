@@ -52,6 +52,7 @@ export {
   type QuietRun,
   type ReadaheadModel,
   type ReadOutcome,
+  renameOpenFile,
   type SubmitIo,
 } from "./model.js";
 export {

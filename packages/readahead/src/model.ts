@@ -94,6 +94,16 @@ export interface OpenFile {
   readonly sizePages: number;
 }
 
+/**
+ * Gives an open file a new file id, keeping all its per-open state (the
+ * readahead window, the previous position, its advice): the companion of
+ * {@link PageCache.renameFiles} for a simulator that renumbers a table's
+ * segment files while they are open.
+ */
+export function renameOpenFile(of: OpenFile, file: number): void {
+  (of as { file: number }).file = file;
+}
+
 /** Options of {@link ReadaheadModel.open} common to all models. */
 export interface OpenOptions {
   /** File size in pages (default: 2^40, i.e. effectively unbounded). */

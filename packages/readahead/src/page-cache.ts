@@ -39,7 +39,7 @@
  * clock only moves forward); the cache folds in-flight extents whose I/O has
  * completed into "valid" extents lazily.
  */
-import { checkNumber } from "./errors.js";
+import { checkNumber, ReadaheadError } from "./errors.js";
 import { Extent, ExtentList } from "./extent-list.js";
 
 export type { Extent } from "./extent-list.js";
@@ -171,6 +171,53 @@ export class PageCache {
       integer: true,
       allowInfinity: true,
     });
+  }
+
+  // ---------------------------------------------------------------- renaming
+
+  /**
+   * Files that hold at least one cached page, in increasing order.
+   */
+  cachedFiles(): number[] {
+    const out: number[] = [];
+    for (const [file, list] of this.files) if (list.first() !== null) out.push(file);
+    return out.sort((a, b) => a - b);
+  }
+
+  /**
+   * Renames files: what was cached for file `f` is now cached for `map(f)`,
+   * page for page, with its readiness, marker and LRU age. For a simulator
+   * that renumbers a table's segment files when it cuts a stretch out of the
+   * table ahead of its scans, or puts one back behind them (the pages do not
+   * move; their names do).
+   *
+   * `map` must be strictly increasing over the files present, so that the
+   * eviction order within an LRU epoch, (file, page), is unchanged: the
+   * cache then behaves exactly as it would have under the new names.
+   *
+   * @throws {@link ReadaheadError} `READAHEAD_BAD_PARAMETER` if it is not.
+   */
+  renameFiles(map: (file: number) => number): void {
+    const olds = [...this.files.keys()].sort((a, b) => a - b);
+    const news = olds.map(map);
+    for (let i = 0; i < news.length; i++) {
+      const f = news[i]!;
+      if (!Number.isInteger(f) || f < 0 || (i > 0 && f <= news[i - 1]!)) {
+        throw new ReadaheadError(
+          "READAHEAD_BAD_PARAMETER",
+          `renameFiles needs a strictly increasing map to file ids (file ${olds[i]} -> ${String(f)}).`,
+        );
+      }
+    }
+    const renamed = new Map<number, ExtentList>();
+    olds.forEach((old, i) => {
+      const list = this.files.get(old)!;
+      const file = news[i]!;
+      for (let e = list.first(); e !== null; e = e.next[0] ?? null) e.file = file;
+      renamed.set(file, list);
+    });
+    this.files.clear();
+    for (const [file, list] of renamed) this.files.set(file, list);
   }
 
   // ---------------------------------------------------------------- queries

@@ -164,6 +164,28 @@ export function lruEntries(words: Int32Array): SyncScanEntry[] {
 }
 
 /**
+ * Rewrites the location stored for `key` as `map(location)`, in place: the
+ * entry keeps its place in the LRU (nobody scanned or reported; the relation
+ * was renumbered). Returns false when the key has no entry. The caller holds
+ * the lock.
+ */
+export function lruRelocate(words: Int32Array, key: number, map: (location: number) => number): boolean {
+  const hi = keyHigh(key);
+  const lo = keyLow(key);
+  let item = words[HEAD_WORD]!;
+  const nelem = words[NELEM_WORD]!;
+  for (let steps = 0; item !== NIL && steps < nelem; steps++) {
+    const s = HEADER_WORDS + item * SLOT_WORDS;
+    if (words[s + KEY_HI] === hi && words[s + KEY_LO] === lo) {
+      words[s + LOCATION] = map(words[s + LOCATION]! >>> 0) | 0;
+      return true;
+    }
+    item = words[s + NEXT]!;
+  }
+  return false;
+}
+
+/**
  * Check the list's structure (every slot linked exactly once, prev/next
  * consistent, head and tail at the ends, no key twice). Returns a description
  * of the first problem found, or `null`. The caller holds the lock.

@@ -27,6 +27,7 @@ import {
   LOCK_WORD,
   lruEntries,
   lruProblem,
+  lruRelocate,
   lruSearch,
   lruWords,
   NELEM_WORD,
@@ -181,6 +182,28 @@ export abstract class SyncScanTrackerBase implements SyncScanTracker {
       this.unlock();
     }
     return true;
+  }
+
+  /**
+   * Renumbers the location stored for relation `key` (no effect if it has
+   * none), keeping its place in the LRU: for a simulator that cuts blocks
+   * out of a relation, or puts them back, in the middle of its scans. `map`
+   * must return a valid block number.
+   *
+   * @returns whether the relation had an entry.
+   */
+  relocate(key: number, map: (location: number) => number): boolean {
+    checkKey(key);
+    this.lock();
+    try {
+      return lruRelocate(this.words, key, (location) => {
+        const moved = map(location);
+        checkBlock(moved);
+        return moved;
+      });
+    } finally {
+      this.unlock();
+    }
   }
 
   /** @inheritDoc */
