@@ -64,7 +64,10 @@ describe("PageCache.renameFiles", () => {
     expect(cache.cachedFiles()).toEqual([3, 9]);
     expect(() => cache.renameFiles(() => 1)).toThrow(ReadaheadError);
     expect(() => cache.renameFiles((f) => -f)).toThrow(/strictly increasing/);
-    cache.renameFiles((f) => f + 100);
+    // A file whose pages have all gone is forgotten: the map is not asked about it.
+    cache.insert(5, 0, 4, 10, 0);
+    cache.drop(5, 0, 4, 20);
+    cache.renameFiles((f) => (f === 5 ? -1 : f + 100));
     expect(cache.cachedFiles()).toEqual([103, 109]);
     expect(cache.page(103, 1, 20).state).toBe("valid");
   });

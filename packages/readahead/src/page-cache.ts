@@ -191,13 +191,16 @@ export class PageCache {
    * table ahead of its scans, or puts one back behind them (the pages do not
    * move; their names do).
    *
-   * `map` must be strictly increasing over the files present, so that the
+   * `map` is asked only about files that hold pages (the others are
+   * forgotten), and must be strictly increasing over them, so that the
    * eviction order within an LRU epoch, (file, page), is unchanged: the
    * cache then behaves exactly as it would have under the new names.
    *
    * @throws {@link ReadaheadError} `READAHEAD_BAD_PARAMETER` if it is not.
    */
   renameFiles(map: (file: number) => number): void {
+    // Files whose pages have all gone are forgotten, not renamed.
+    for (const [file, list] of [...this.files]) if (list.first() === null) this.files.delete(file);
     const olds = [...this.files.keys()].sort((a, b) => a - b);
     const news = olds.map(map);
     for (let i = 0; i < news.length; i++) {
