@@ -17,7 +17,14 @@
  *   spinlock; 11-13: one block per atomic; 14+: chunks).
  * - Syncscan: @scanlab/syncscan `InProcessSyncScanTracker`.
  */
-import { type AllocatorPolicy, createParallelScan, INVALID_BLOCK } from "@scanlab/block-allocator";
+import {
+  type AllocatorPolicy,
+  createParallelScan,
+  INVALID_BLOCK,
+  MUNRO2020_RAMPDOWN_CHUNKS,
+  pg14ChunkSize,
+  resolvePolicy,
+} from "@scanlab/block-allocator";
 import {
   createDeviceModel,
   type DeviceModel,
@@ -33,6 +40,7 @@ import {
   PAGE_BYTES,
   PageCache,
   type ReadaheadModel,
+  renameOpenFile,
 } from "@scanlab/readahead";
 import { InProcessSyncScanTracker } from "@scanlab/syncscan";
 import { ScenarioError } from "../errors.js";
@@ -95,21 +103,31 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
   // Device layout: table after table, each segment file at a 1 GB boundary.
   const fileSizePages = new Map<number, number>();
   const fileBaseBytes = new Map<number, number>();
+  const layOut = (ti: number, nblocks: number, segmentBlocks: number, base: number, stride: number) => {
+    const segments = Math.max(1, Math.ceil(nblocks / segmentBlocks));
+    for (let s = 0; s < segments; s++) {
+      const blocks = Math.min(segmentBlocks, nblocks - s * segmentBlocks);
+      fileSizePages.set(ti * FILE_ID_STRIDE + s, Math.max(0, blocks) * PAGES_PER_BLOCK);
+      fileBaseBytes.set(ti * FILE_ID_STRIDE + s, base + s * stride);
+    }
+    return segments;
+  };
+  const tableBase: number[] = [];
+  const tableStride: number[] = [];
   let base = 0;
   resolved.tables.forEach((t, ti) => {
     const segBytes = t.segmentBlocks * BLOCK_BYTES;
     const segStride = Math.ceil(segBytes / SEGMENT_ALIGN_BYTES) * SEGMENT_ALIGN_BYTES;
-    const segments = Math.max(1, Math.ceil(t.nblocks / t.segmentBlocks));
-    for (let s = 0; s < segments; s++) {
-      const blocks = Math.min(t.segmentBlocks, t.nblocks - s * t.segmentBlocks);
-      fileSizePages.set(ti * FILE_ID_STRIDE + s, Math.max(0, blocks) * PAGES_PER_BLOCK);
-      fileBaseBytes.set(ti * FILE_ID_STRIDE + s, base + s * segStride);
-    }
-    base += segments * segStride;
+    tableBase.push(base);
+    tableStride.push(segStride);
+    base += layOut(ti, t.nblocks, t.segmentBlocks, base, segStride) * segStride;
   });
 
   const series = new BucketSeries();
   let now = 0;
+  /** Simulated time the warp skipped so far: series points are placed at reported time. */
+  let skippedUs = 0;
+  const device0 = { busyUs: 0, latencyUs: 0, spanUs: 0 };
   let deviceReads = 0;
   let deviceBytes = 0;
   let syncReads = 0;
@@ -119,7 +137,7 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
     deviceReads++;
     deviceBytes += bytes;
     if (io.sync) syncReads++;
-    series.add(now, bytes);
+    series.add(now + skippedUs, bytes);
     return device.submit(fileBaseBytes.get(io.file)! + io.page * PAGE_BYTES, bytes, now);
   };
 
@@ -170,6 +188,65 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
     warm(file, pages) {
       if (pages > 0) cache.insert(file, 0, pages, Number.NEGATIVE_INFINITY, 0);
     },
+    warp: {
+      holdsSegments(table, fromSegment, toSegment) {
+        const lo = table * FILE_ID_STRIDE + fromSegment;
+        const hi = table * FILE_ID_STRIDE + toSegment;
+        return cache.cachedFiles().some((f) => f >= lo && f < hi);
+      },
+      topCachedPages(table, segment) {
+        const file = table * FILE_ID_STRIDE + segment;
+        const size = fileSizePages.get(file) ?? 0;
+        let top = size;
+        const runs = cache.extents(file);
+        for (let i = runs.length - 1; i >= 0 && runs[i]!.end === top; i--) top = runs[i]!.start;
+        return size - top;
+      },
+      relabelTable(change) {
+        const lo = change.table * FILE_ID_STRIDE;
+        cache.renameFiles((f) => {
+          if (f < lo || f >= lo + FILE_ID_STRIDE) return f;
+          const seg = change.mapSegment(f - lo);
+          if (seg < 0)
+            throw new Error(`warp: segment ${f - lo} of table ${change.table} is cached but cut out`);
+          return lo + seg;
+        });
+        for (const map of [fileSizePages, fileBaseBytes])
+          for (const f of [...map.keys()]) if (f >= lo && f < lo + FILE_ID_STRIDE) map.delete(f);
+        layOut(
+          change.table,
+          change.newNblocks,
+          change.segmentBlocks,
+          tableBase[change.table]!,
+          tableStride[change.table]!,
+        );
+      },
+      renameOpen(of, file) {
+        renameOpenFile(of as OpenFile, file);
+      },
+      counters() {
+        const d = device.stats();
+        return {
+          deviceReads,
+          deviceBytes,
+          syncReads,
+          requestedBytes,
+          busyUs: d.busyUs,
+          latencyUs: d.totalLatencyUs,
+        };
+      },
+      credit(delta, creditUs, atUs) {
+        deviceReads += delta.deviceReads;
+        deviceBytes += delta.deviceBytes;
+        syncReads += delta.syncReads;
+        requestedBytes += delta.requestedBytes;
+        device0.busyUs += delta.busyUs;
+        device0.latencyUs += delta.latencyUs;
+        device0.spanUs += creditUs;
+        series.addSpread(atUs + skippedUs, atUs + skippedUs + creditUs, delta.deviceBytes);
+        skippedUs += creditUs;
+      },
+    },
   };
 
   return {
@@ -180,13 +257,15 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
     adaptive: adaptiveInputs(profile, m.os.startsWith("linux") ? (overrides.readAheadKb as number) : 128),
     stats(): OsStats {
       const d = device.stats();
+      // With skipped stretches, the device's own figures are over the simulated span only.
+      const span = d.spanUs + device0.spanUs;
       return {
         deviceReads,
         deviceBytes,
         syncReads,
         requestedBytes,
-        utilisation: d.utilisation,
-        meanQueueDepth: d.meanQueueDepth,
+        utilisation: span > 0 ? (d.busyUs + device0.busyUs) / span : 0,
+        meanQueueDepth: span > 0 ? (d.totalLatencyUs + device0.latencyUs) / span : 0,
         series,
       };
     },
@@ -231,6 +310,9 @@ function syncscan(): SyncScanPort {
     report: (key, block) => {
       tracker.reportLocation(key, block);
     },
+    relocate: (key, map) => {
+      tracker.relocate(key, map);
+    },
   };
 }
 
@@ -243,17 +325,21 @@ function parallelScan(
   const policy: AllocatorPolicy = spec.allocator ?? defaultAllocator(spec.pg);
   const scan = createParallelScan(policy, { nblocks, syncscan: sync, hooks });
   const fixed = policy.kind === "pg96" || policy.kind === "pg11" || policy.kind === "batch";
+  const position = () => {
+    const start = scan.startBlock;
+    return start === INVALID_BLOCK
+      ? null
+      : { counter: scan.counter, startBlock: start, nblocks: scan.nblocks };
+  };
   return {
+    position,
+    relabel: (n, mapBlock, counterShift) => scan.relabel({ nblocks: n, mapBlock, counterShift }),
+    tailBlocks: tailBlocks(policy, nblocks),
     striding: fixed
       ? {
           claimBlocks: policy.kind === "batch" ? policy.blocksPerClaim : 1,
           op: policy.kind === "pg11" ? "atomic" : "lock",
-          position: () => {
-            const start = scan.startBlock;
-            return start === INVALID_BLOCK
-              ? null
-              : { counter: scan.counter, startBlock: start, nblocks: scan.nblocks };
-          },
+          position,
           fastForward: (blocks) => scan.fastForward(blocks),
         }
       : undefined,
@@ -267,6 +353,22 @@ function parallelScan(
       };
     },
   };
+}
+
+/**
+ * Blocks at the end of a scan where its claims change size, so the warp never
+ * cuts into them: PG14's ramp-down starts when a participant is within
+ * chunk x rampdownChunks of the end (postgres.md 1.4), munro2020's within its
+ * largest chunk x its ramp-down chunks; the fixed-size policies keep one size.
+ */
+function tailBlocks(policy: AllocatorPolicy, nblocks: number): number {
+  const r = resolvePolicy(policy);
+  if (r.kind === "pg14")
+    return (
+      pg14ChunkSize(nblocks, { nchunks: r.nchunks, maxChunkBlocks: r.maxChunkBlocks }) * r.rampdownChunks
+    );
+  if (r.kind === "munro2020") return r.maxChunkBlocks * MUNRO2020_RAMPDOWN_CHUNKS;
+  return 0;
 }
 
 /** The model packages, bound. */

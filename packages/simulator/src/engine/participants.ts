@@ -31,7 +31,7 @@ import { BLOCK_BYTES } from "../units.js";
 import { BitmapScanParticipant } from "./bitmap-participant.js";
 import { preadUs } from "./cpu-costs.js";
 import type { MachineRt } from "./machine.js";
-import type { AllocatorParticipant, ScanAllocation } from "./ports.js";
+import type { AllocatorParticipant, ScanAllocation, TableChange } from "./ports.js";
 import { type CostSink, type IoWorkers, ReadStreamParticipant } from "./read-stream-participant.js";
 import type { OpenFiles, ScanRunCtx } from "./scan-run.js";
 import { SeqScanParticipant } from "./seqscan-participant.js";
@@ -94,8 +94,18 @@ export interface RunSetup {
   striding?: ScanAllocation["striding"];
 }
 
+/**
+ * The run's processes as the warp (warp.ts) sees them: the ones whose state it
+ * can renumber when it cuts blocks out of the table, or null when the run has
+ * state it cannot (read streams' queues, bitmaps).
+ */
+export type RunProcesses = {
+  readonly members: SeqScanParticipant[];
+  relabel(change: TableChange): void;
+} | null;
+
 /** Creates and starts the run's processes at `nowUs`. */
-export function startProcesses(setup: RunSetup): void {
+export function startProcesses(setup: RunSetup): RunProcesses {
   const { ctx, spec, machine } = setup;
   const pg = Number(spec.pg);
   const n = setup.roles.length;
@@ -104,15 +114,26 @@ export function startProcesses(setup: RunSetup): void {
       const members = setup.allocators!.map(
         (a, i) => new SeqScanParticipant(ctx, a, setup.opens[i]!, setup.roles[i]!),
       );
-      new StridingGang(ctx, members, setup.striding).start(setup.startTimes);
-      return;
+      const gang = new StridingGang(ctx, members, setup.striding);
+      gang.start(setup.startTimes);
+      return gang;
+    }
+    if (pg < 17) {
+      const members: SeqScanParticipant[] = [];
+      for (let i = 0; i < n; i++) {
+        const m = new SeqScanParticipant(ctx, setup.allocators![i]!, setup.opens[i]!, setup.roles[i]!);
+        m.start(setup.startTimes[i]!);
+        members.push(m);
+      }
+      return {
+        members,
+        relabel(change) {
+          for (const m of members) m.relabel(change);
+        },
+      };
     }
     for (let i = 0; i < n; i++) {
       const alloc = setup.allocators![i]!;
-      if (pg < 17) {
-        new SeqScanParticipant(ctx, alloc, setup.opens[i]!, setup.roles[i]!).start(setup.startTimes[i]!);
-        continue;
-      }
       const costs: CostSink = { debtUs: 0 };
       let cur = 0;
       let left = 0;
@@ -152,7 +173,7 @@ export function startProcesses(setup: RunSetup): void {
         setup.startTimes[i]!,
       );
     }
-    return;
+    return null;
   }
 
   // Bitmap heap scan.
@@ -186,7 +207,7 @@ export function startProcesses(setup: RunSetup): void {
         setup.startTimes[i]!,
       );
     }
-    return;
+    return null;
   }
   let policies: BitmapScanPolicy[];
   if (prefetch === "adaptive") {
@@ -217,6 +238,7 @@ export function startProcesses(setup: RunSetup): void {
   policies.forEach((p, i) => {
     new BitmapScanParticipant(ctx, p, setup.opens[i]!, setup.roles[i]!).start(setup.startTimes[i]!);
   });
+  return null;
 }
 
 /**

@@ -26,6 +26,16 @@ export interface AllocatorParticipant {
 export interface ScanAllocation {
   join(): AllocatorParticipant;
   /**
+   * Where the scan is, in counter space (counter value c is block
+   * (c + startBlock) mod nblocks; every value below `counter` has been handed
+   * out), or null before the start block is set. For the warp (warp.ts).
+   */
+  position?(): { counter: number; startBlock: number; nblocks: number } | null;
+  /** Renumbers the scan for a {@link TableChange} (warp.ts): new size, start block mapped, counters shifted. */
+  relabel?(nblocks: number, mapBlock: (block: number) => number, counterShift: number): void;
+  /** Blocks at the end of the scan whose claims change size (PG14's ramp-down): never cut. */
+  readonly tailBlocks?: number;
+  /**
    * For fixed-size policies (pg96, pg11, batch): blocks per claim, where the
    * next claim starts, and a way to hand out a stretch in bulk (the striding
    * gang's fast path). Absent for chunked policies.
@@ -44,6 +54,38 @@ export interface SyncScanPort {
   getLocation(key: number, nblocks: number): number;
   /** Reports that block `block` was handed out (the tracker keeps multiples of the interval only). */
   report(key: number, block: number): void;
+  /** Renumbers the stored location of `key` in place (warp.ts). */
+  relocate?(key: number, map: (block: number) => number): void;
+}
+
+/** A table renumbered under running scans (the warp's cut or restore, warp.ts). */
+export interface TableChange {
+  /** Table index. */
+  table: number;
+  /** "cut": blocks [at, at + blocks) leave the table; "restore": that many blocks come back at `at`. */
+  kind: "cut" | "restore";
+  at: number;
+  blocks: number;
+  segmentBlocks: number;
+  oldNblocks: number;
+  newNblocks: number;
+  /** Where a block is now (a cut block: the first block after the cut). */
+  map(block: number): number;
+  /** Where the end of a range [x, end) is now. */
+  mapEnd(end: number): number;
+  /** Where a segment file is now, or -1 for a segment cut out. */
+  mapSegment(segment: number): number;
+}
+
+/** Counters the OS adapter keeps, for the warp's credits (warp.ts). */
+export interface OsCounters {
+  deviceReads: number;
+  deviceBytes: number;
+  syncReads: number;
+  requestedBytes: number;
+  /** Device busy time and summed request latency, µs (utilisation and queue depth). */
+  busyUs: number;
+  latencyUs: number;
 }
 
 /** The OS: page cache + readahead model + device, behind one door. */
@@ -92,6 +134,23 @@ export interface OsPort {
   isResident(file: number, page: number): boolean;
   /** Makes `pages` pages of `file` valid from page 0 (a warm cache at the start). */
   warm(file: number, pages: number): void;
+  /**
+   * The warp's hooks (warp.ts); an OS without them is never warped. `holdsSegments`:
+   * whether any page of segments [fromSegment, toSegment) of `table` is cached.
+   * `relabelTable`: renames the table's cached files and re-sizes its segments.
+   * `renameOpen`: gives an open file its renamed file id. `counters`/`credit`:
+   * read and add to the counters a skipped stretch would have moved, `creditUs`
+   * of simulated time in all.
+   */
+  warp?: {
+    holdsSegments(table: number, fromSegment: number, toSegment: number): boolean;
+    /** Pages present in the unbroken run that ends at the last page of a segment file (0 if that page is absent). */
+    topCachedPages(table: number, segment: number): number;
+    relabelTable(change: TableChange): void;
+    renameOpen(of: OsOpenFile, file: number): void;
+    counters(): OsCounters;
+    credit(delta: OsCounters, creditUs: number, atUs: number): void;
+  };
 }
 
 /** An open file: opaque to the engine. */

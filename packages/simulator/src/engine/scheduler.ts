@@ -53,20 +53,36 @@ export class Scheduler {
 
   private untilUs = Number.POSITIVE_INFINITY;
 
+  /** Called every 1024 events, between two events, with the current time (the warp's poll, warp.ts). */
+  onPoll: ((nowUs: number) => void) | null = null;
+
+  /** Simulated time left before the run's end (`untilUs`), from `nowUs`. */
+  remainingUs(nowUs: number): number {
+    return this.untilUs - nowUs;
+  }
+
+  /** Brings the run's end `us` earlier: the warp credited that much simulated time without simulating it. */
+  shortenBy(us: number): void {
+    this.untilUs -= us;
+  }
+
   /** Runs until nothing is scheduled or the clock passes `untilUs`. */
   run(untilUs = Number.POSITIVE_INFINITY, shouldStop?: () => boolean): void {
     const q = this.queue;
     const entities = this.entities;
     this.untilUs = untilUs;
     while (q.size > 0) {
-      if (q.peekTime() > untilUs) break;
+      if (q.peekTime() > this.untilUs) break;
       const id = q.pop();
       const t = q.lastTime;
       if (t < this.nowUs) throw new Error(`time went backwards: ${t} < ${this.nowUs}`);
       this.nowUs = t;
       this.events++;
       entities[id]!.fire(t);
-      if (shouldStop !== undefined && (this.events & 0xffff) === 0 && shouldStop()) break;
+      if ((this.events & 0x3ff) === 0) {
+        if (this.onPoll !== null) this.onPoll(this.nowUs);
+        if (shouldStop !== undefined && (this.events & 0xffff) === 0 && shouldStop()) break;
+      }
     }
   }
 }

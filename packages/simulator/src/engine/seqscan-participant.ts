@@ -29,7 +29,7 @@ import { BLOCK_BYTES } from "../units.js";
 import { pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
 import { PAGES_PER_BLOCK } from "./machine.js";
-import type { AllocatorParticipant } from "./ports.js";
+import type { AllocatorParticipant, TableChange } from "./ports.js";
 import { type OpenFiles, openSegment, type ScanRunCtx } from "./scan-run.js";
 import type { Entity } from "./scheduler.js";
 import { BufferRing } from "./shared-buffers.js";
@@ -77,6 +77,16 @@ export class SeqScanParticipant implements Entity {
     this.index = ctx.stats.perParticipant.length;
     ctx.stats.perParticipant.push({ blocks: 0, claims: 0, role });
     this.jitter = new CpuJitter(ctx.seed + this.id, cpu.jitter);
+  }
+
+  /** The table was renumbered under the scan (the warp's cut or restore, warp.ts). */
+  relabel(change: TableChange): void {
+    if (this.remaining > 0) {
+      const end = change.mapEnd(this.cur + this.remaining);
+      this.cur = change.map(this.cur);
+      this.remaining = end - this.cur;
+    }
+    if (this.pendingReport >= 0) this.pendingReport = change.map(this.pendingReport);
   }
 
   /** Starts the participant at `nowUs`. */

@@ -15,10 +15,29 @@ import type { AllocatorParticipant, Claim } from "./ports.js";
 export class SerialAllocation implements AllocatorParticipant {
   private step = 0;
   constructor(
-    private readonly nblocks: number,
-    private readonly startBlock: number,
+    private nblocks: number,
+    private startBlock: number,
     private readonly onEnd: (startBlock: number) => void,
   ) {}
+
+  /**
+   * The scan's position in counter space when its process is at block `cur`
+   * (counter c is block (c + startBlock) mod nblocks; the warp's view,
+   * warp.ts), or null before the first claim.
+   */
+  position(cur: number): { counter: number; startBlock: number; nblocks: number } | null {
+    const { nblocks, startBlock, step } = this;
+    if (step === 0) return null;
+    if (step === 1) return { counter: cur - startBlock, startBlock, nblocks };
+    if (step === 2 && startBlock > 0) return { counter: nblocks - startBlock + cur, startBlock, nblocks };
+    return { counter: nblocks, startBlock, nblocks };
+  }
+
+  /** The table was renumbered (the warp, warp.ts): new size and start block; claims held are the participant's. */
+  relabel(nblocks: number, mapBlock: (block: number) => number): void {
+    this.nblocks = nblocks;
+    this.startBlock = mapBlock(this.startBlock);
+  }
 
   next(): Claim | null {
     const { nblocks, startBlock } = this;

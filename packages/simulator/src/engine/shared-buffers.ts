@@ -159,6 +159,38 @@ export class SharedBuffers {
     }
   }
 
+  /**
+   * Renumbers the blocks of `table` held in the pool (the warp's cut or
+   * restore, warp.ts): each buffer keeps its place, usage count and
+   * readiness, under its block's new number. A cut block must not be held.
+   */
+  relabelTable(
+    table: number,
+    newNblocks: number,
+    map: (block: number) => number,
+    isCut: (block: number) => boolean,
+  ): void {
+    const moved: number[] = [];
+    for (let id = 0; id < this.nbuffers; id++) {
+      const key = this.tag[id]!;
+      if (key < 0 || Math.floor(key / 4294967296) !== table) continue;
+      const block = key - table * 4294967296;
+      if (isCut(block))
+        throw new Error(`warp: block ${block} of table ${table} is in shared buffers but cut out`);
+      this.map.delete(table, block);
+      moved.push(id, map(block));
+    }
+    const bits = new Uint32Array(Math.ceil(newNblocks / 32) + 1);
+    this.residentBits[table] = bits;
+    for (let i = 0; i < moved.length; i += 2) {
+      const id = moved[i]!;
+      const block = moved[i + 1]!;
+      this.tag[id] = table * 4294967296 + block;
+      this.map.set(table, block, id);
+      bits[block >>> 5]! |= 1 << (block & 31);
+    }
+  }
+
   /** Number of buffers currently holding a block of `table`. */
   residentCount(table: number): number {
     let n = 0;

@@ -21,7 +21,13 @@ import type { ResolvedScenario } from "../scenario/resolve.js";
 import { BLOCK_BYTES } from "../units.js";
 import { resolveCpuCosts } from "./cpu-costs.js";
 import { FILE_ID_STRIDE, type MachineRt, PAGES_PER_BLOCK, type TableRt } from "./machine.js";
-import { type AdaptiveInputs, DEFAULT_IO_COMBINE_LIMIT, defaultEic, startProcesses } from "./participants.js";
+import {
+  type AdaptiveInputs,
+  DEFAULT_IO_COMBINE_LIMIT,
+  defaultEic,
+  type RunProcesses,
+  startProcesses,
+} from "./participants.js";
 import type { AllocatorParticipant, OsPort, ScanAllocation, SyncScanPort } from "./ports.js";
 import { Postmaster } from "./postmaster.js";
 import { IoWorkers } from "./read-stream-participant.js";
@@ -31,6 +37,7 @@ import { SerialAllocation } from "./serial-allocation.js";
 import { bulkreadRingBuffers, SharedBuffers } from "./shared-buffers.js";
 import { SharedLine } from "./shared-memory.js";
 import type { BucketSeries } from "./time-series.js";
+import { Warp, type WarpRun, type WarpSummary } from "./warp.js";
 
 /** What the OS adapter reports at the end. */
 export interface OsStats {
@@ -187,6 +194,8 @@ export interface SimulationResult {
   };
   /** Events the simulation processed (speed diagnostics). */
   events: number;
+  /** What the warp skipped (warp.ts): steady stretches of long scans credited at their measured rates. */
+  warp: WarpSummary;
 }
 
 /** Options of a simulation run. */
@@ -195,6 +204,8 @@ export interface SimulateOptions {
   shouldStop?: () => boolean;
   /** Process striding scans claim by claim, without the gang's bulk emulation (for tests). */
   exactStriding?: boolean;
+  /** Simulate every block: no warp over steady stretches (warp.ts). */
+  exact?: boolean;
 }
 
 class MachineState {
@@ -259,6 +270,18 @@ export function simulateWith(
   const state = new MachineState(machine.cores);
   const lines: SharedLine[] = [];
   const queryResults: QueryResult[] = [];
+  const warp = new Warp(
+    options.exact !== true,
+    scheduler,
+    sharedBuffers,
+    builtOs.port,
+    machine.syncscan,
+    Math.ceil(capacityPages / PAGES_PER_BLOCK) + sharedBuffers.nbuffers,
+  );
+  if (warp.possible) scheduler.onPoll = (t) => warp.poll(t);
+  /** Clients that will start another run after their current one. */
+  let clientsWithMoreRuns = 0;
+  warp.moreRunsToCome = () => clientsWithMoreRuns > 0;
 
   resolved.queries.forEach((q) => {
     const spec = q.spec;
@@ -287,20 +310,31 @@ export function simulateWith(
 
     for (let c = 0; c < spec.clients; c++) {
       const leaderOpens: OpenFiles = new Map();
+      warp.openMaps.set(leaderOpens, table);
+      warp.pendingClients++;
+      // Counted as having more runs until it starts its last one (pgbench -T: until it stops).
+      clientsWithMoreRuns++;
       let runIndex = 0;
       const clientStartUs = q.startUs + c * q.clientStaggerUs;
       const client: Entity = {
         fire(nowUs: number) {
+          if (runIndex === 0) warp.pendingClients--;
           if (runIndex >= spec.runs && q.durationUs === null) return;
-          if (q.durationUs !== null && nowUs >= clientStartUs + q.durationUs) return;
+          // Reported time includes what the warp skipped.
+          if (q.durationUs !== null && nowUs + warp.skippedUs >= clientStartUs + q.durationUs) {
+            clientsWithMoreRuns--;
+            return;
+          }
+          warp.beforeRunStart();
           const run = runIndex++;
+          if (q.durationUs === null && runIndex >= spec.runs) clientsWithMoreRuns--;
           const stats = new RunStats();
           const line = new SharedLine(cpu.spinlockHoldUs, cpu.atomicOpUs);
           lines.push(line);
           const record: RunResult = {
             client: c,
             run,
-            startS: nowUs / 1e6,
+            startS: (nowUs + warp.skippedUs) / 1e6,
             durationS: 0,
             finished: false,
             blocks: 0,
@@ -314,6 +348,7 @@ export function simulateWith(
           const participants = workers === 0 ? 1 : workers + (spec.parallelLeaderParticipation ? 1 : 0);
           let remaining = participants;
           state.active += participants;
+          let warpRun: WarpRun | null = null;
           const ctx: ScanRunCtx = {
             machine,
             table,
@@ -327,7 +362,9 @@ export function simulateWith(
             participantDone(t: number) {
               state.active--;
               if (--remaining > 0) return;
-              record.durationS = t / 1e6 - record.startS;
+              if (warpRun !== null) warp.runs.delete(warpRun);
+              for (const o of opens) if (o !== leaderOpens) warp.openMaps.delete(o);
+              record.durationS = (t + warp.skippedUs) / 1e6 - record.startS;
               record.finished = true;
               record.blocks = stats.blocks;
               record.claims = stats.claims;
@@ -342,19 +379,21 @@ export function simulateWith(
             roles.push(isLeader ? "leader" : "worker");
             opens.push(isLeader ? leaderOpens : new Map());
           }
+          for (const o of opens) if (o !== leaderOpens) warp.openMaps.set(o, table);
           let allocators: AllocatorParticipant[] | null = null;
           let striding: ScanAllocation["striding"];
+          let serial: SerialAllocation | null = null;
+          let allocation: ScanAllocation | null = null;
           if (spec.kind === "seqscan") {
             if (workers === 0) {
               const start = syncscan ? machine.syncscan.getLocation(table.syncKey, table.nblocks) : 0;
               record.startBlock = start;
-              allocators = [
-                new SerialAllocation(table.nblocks, start, (sb) => {
-                  if (syncscan) machine.syncscan.report(table.syncKey, sb);
-                }),
-              ];
+              serial = new SerialAllocation(table.nblocks, start, (sb) => {
+                if (syncscan) machine.syncscan.report(table.syncKey, sb);
+              });
+              allocators = [serial];
             } else {
-              const allocation = models.parallelScan(spec, table.nblocks, syncscan, {
+              allocation = models.parallelScan(spec, table.nblocks, syncscan, {
                 getStartBlock: (n) => {
                   const b = machine.syncscan.getLocation(table.syncKey, n);
                   record.startBlock = b;
@@ -362,7 +401,7 @@ export function simulateWith(
                 },
                 onScanEnd: (b) => machine.syncscan.report(table.syncKey, b),
               });
-              allocators = roles.map(() => allocation.join());
+              allocators = roles.map(() => allocation!.join());
               striding = allocation.striding;
             }
           }
@@ -370,7 +409,7 @@ export function simulateWith(
           const startTimes = roles.map((role, i) =>
             role === "leader" ? nowUs : launched[i - (spec.parallelLeaderParticipation ? 1 : 0)]!,
           );
-          startProcesses({
+          const processes = startProcesses({
             startTimes,
             ctx,
             spec,
@@ -383,6 +422,10 @@ export function simulateWith(
             syncscan,
             striding: options.exactStriding ? undefined : striding,
           });
+          if (remaining > 0) {
+            warpRun = warpRunOf(table, stats, line, processes, serial, allocation);
+            warp.runs.add(warpRun);
+          }
         },
       };
       const clientId = scheduler.add(client);
@@ -392,7 +435,7 @@ export function simulateWith(
 
   scheduler.run(resolved.untilUs ?? Number.POSITIVE_INFINITY, options.shouldStop);
 
-  const simulatedUs = scheduler.nowUs;
+  const simulatedUs = scheduler.nowUs + warp.skippedUs;
   for (const r of queryResults) {
     const done = r.runs.filter((x) => x.finished);
     r.meanDurationS = done.length > 0 ? done.reduce((a, x) => a + x.durationS, 0) / done.length : Number.NaN;
@@ -436,5 +479,37 @@ export function simulateWith(
     },
     series: { deviceMiBps: os.series.points().map((p) => ({ tS: p.tS, perS: p.perS / 1048576 })) },
     events: scheduler.events,
+    warp: { ...warp.summary },
+  };
+}
+
+/** A run as the warp sees it (warp.ts): warpable when its processes and allocation can be renumbered. */
+function warpRunOf(
+  table: TableRt,
+  stats: RunStats,
+  line: SharedLine,
+  processes: RunProcesses,
+  serial: SerialAllocation | null,
+  allocation: ScanAllocation | null,
+): WarpRun {
+  const parallel =
+    allocation !== null && allocation.position !== undefined && allocation.relabel !== undefined;
+  const warpable = processes !== null && (serial !== null || parallel);
+  return {
+    table,
+    stats,
+    line,
+    warpable,
+    tailBlocks: allocation?.tailBlocks ?? 0,
+    credited: 0,
+    position() {
+      if (serial !== null) return serial.position(processes!.members[0]!.cur);
+      return allocation?.position?.() ?? null;
+    },
+    relabel(change, counterShift) {
+      if (serial !== null) serial.relabel(change.newNblocks, change.map);
+      else allocation!.relabel!(change.newNblocks, change.map, counterShift);
+      processes!.relabel(change);
+    },
   };
 }

@@ -38,7 +38,7 @@
 
 import { SYNC_SCAN_REPORT_INTERVAL_BLOCKS } from "@scanlab/syncscan";
 import { fileIdOf, PAGES_PER_BLOCK } from "./machine.js";
-import type { ScanAllocation } from "./ports.js";
+import type { ScanAllocation, TableChange } from "./ports.js";
 import { openSegment, type ScanRunCtx } from "./scan-run.js";
 import type { Entity } from "./scheduler.js";
 import type { SeqScanParticipant } from "./seqscan-participant.js";
@@ -71,7 +71,7 @@ export class StridingGang implements Entity {
 
   constructor(
     private readonly ctx: ScanRunCtx,
-    private readonly members: SeqScanParticipant[],
+    readonly members: SeqScanParticipant[],
     private readonly striding: NonNullable<ScanAllocation["striding"]>,
   ) {
     this.id = ctx.scheduler.add(this);
@@ -83,6 +83,15 @@ export class StridingGang implements Entity {
     this.bulkClaims = new Float64Array(this.n);
     this.snap = new Float64Array(this.n);
     this.perRound = new Int32Array(this.n);
+  }
+
+  /** The table was renumbered under the scan (warp.ts): the blocks each process still has to replay move too. */
+  relabel(change: TableChange): void {
+    for (let i = 0; i < this.n; i++) {
+      if (this.last1[i]! >= 0) this.last1[i] = change.map(this.last1[i]!);
+      if (this.last2[i]! >= 0) this.last2[i] = change.map(this.last2[i]!);
+      this.members[i]!.relabel(change);
+    }
   }
 
   /** Starts process i at `startTimes[i]`. */

@@ -27,6 +27,24 @@ export class BucketSeries {
     if (i + 1 > this.used) this.used = i + 1;
   }
 
+  /** Adds `amount` spread evenly over [fromUs, toUs) (a stretch the warp skipped). */
+  addSpread(fromUs: number, toUs: number, amount: number): void {
+    if (!(toUs > fromUs)) {
+      this.add(fromUs, amount);
+      return;
+    }
+    // Coarsen first, so that the loop below crosses at most maxBuckets buckets.
+    this.add(toUs, 0);
+    const w = this.widthUs;
+    const rate = amount / (toUs - fromUs);
+    let t = fromUs;
+    while (t < toUs) {
+      const end = Math.min(toUs, (Math.floor(t / w) + 1) * w);
+      this.add(t, rate * (end - t));
+      t = end;
+    }
+  }
+
   /** Points as (start of bucket in seconds, amount per second). */
   points(): { tS: number; perS: number }[] {
     const out: { tS: number; perS: number }[] = [];

@@ -190,6 +190,7 @@ function fakeResult(
   return {
     scenario: "fake",
     seed: 1,
+    warp: { cuts: 0, restores: 0, skippedBlocks: 0, skippedS: 0 },
     simulatedS: durationS,
     queries: [{ name: "q", table: "t", runs, meanDurationS: durationS, mibPerS: 0 }],
     device: {

@@ -294,6 +294,7 @@ function result(timeS: number): SimulationResult {
   return {
     scenario: "fake",
     seed: 1,
+    warp: { cuts: 0, restores: 0, skippedBlocks: 0, skippedS: 0 },
     simulatedS: finished ? timeS : 0,
     queries: [
       {

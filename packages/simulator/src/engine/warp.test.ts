@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import { type QueryIn, testScenario } from "../../test/scenario-builder.js";
+import { simulate } from "../index.js";
+import type { SimulationResult } from "./simulate.js";
+
+/**
+ * The warp cuts the steady middle out of long scans and credits it at the
+ * measured rate (warp.ts). Each test runs one scenario twice, exactly and
+ * warped, and holds the warped answer to the exact one: durations and device
+ * figures within a small tolerance, block counts exact, and the warp must
+ * have cut (or, where it must not, must not have).
+ *
+ * The scenarios are T3 in miniature: several clients scanning a table much
+ * larger than the machine's caches, in 64 MB segments so that the cut is
+ * made of many whole files.
+ */
+const SEGMENT = 8192; // 64 MB segments
+const TABLE_BLOCKS = 2_000_000; // ~15 GB, far larger than the 1 GB machine's caches
+
+function scenario(query: Partial<QueryIn>, blocks = TABLE_BLOCKS) {
+  return testScenario({
+    machine: {
+      cores: 16,
+      ram: "1GB",
+      sharedBuffers: "128MB",
+      device: "wd-ultrastar-dc-sn640-960gb",
+      cpu: {},
+    },
+    table: { blocks, tuplesPerPage: 226, segmentBlocks: SEGMENT },
+    query: { pg: "14", clients: 3, workers: 3, allocator: { kind: "pg14", maxChunkBlocks: 64 }, ...query },
+  });
+}
+
+function both(s: ReturnType<typeof scenario>): { exact: SimulationResult; warped: SimulationResult } {
+  return { exact: simulate(s, { exact: true }), warped: simulate(s) };
+}
+
+/** Relative difference. */
+const rel = (a: number, b: number) => Math.abs(a - b) / Math.abs(b);
+
+function expectClose(
+  exact: SimulationResult,
+  warped: SimulationResult,
+  tolerance: number,
+  blocks = TABLE_BLOCKS,
+) {
+  expect(exact.warp.cuts).toBe(0);
+  expect(warped.warp.cuts).toBeGreaterThan(0);
+  expect(warped.warp.skippedS).toBeGreaterThan(0);
+  const e = exact.queries[0]!;
+  const w = warped.queries[0]!;
+  expect(w.runs.length).toBe(e.runs.length);
+  expect(rel(w.meanDurationS, e.meanDurationS)).toBeLessThan(tolerance);
+  expect(rel(warped.simulatedS, exact.simulatedS)).toBeLessThan(tolerance);
+  expect(rel(warped.device.bytes, exact.device.bytes)).toBeLessThan(0.01);
+  expect(rel(warped.device.reads, exact.device.reads)).toBeLessThan(0.02);
+  expect(Math.abs(warped.device.utilisation - exact.device.utilisation)).toBeLessThan(0.02);
+  expect(rel(warped.os.requestedBytes, exact.os.requestedBytes)).toBeLessThan(0.01);
+  for (const run of w.runs) {
+    // Every block once per run, whatever was cut: the credited blocks complete the table.
+    expect(run.finished).toBe(true);
+    expect(run.blocks).toBe(blocks);
+    expect(run.participants.reduce((a, p) => a + p.blocks, 0)).toBe(blocks);
+    expect(run.participants.every((p) => p.blocks > 0)).toBe(true);
+  }
+  // Every run starts after the previous run of its client ended, in reported time too.
+  for (const r of w.runs) {
+    const next = w.runs.find((x) => x.client === r.client && x.run === r.run + 1);
+    if (next !== undefined) expect(next.startS).toBeGreaterThanOrEqual(r.startS + r.durationS - 1e-9);
+  }
+}
+
+describe("warp", () => {
+  it("chunked parallel scans started together: the cut is credited at the rate measured before it", () => {
+    const { exact, warped } = both(scenario({ runs: 1 }));
+    expectClose(exact, warped, 0.005);
+    // Most of each scan was cut: the warp is what makes long scans cheap.
+    expect(warped.warp.skippedBlocks).toBeGreaterThan(0.5 * 3 * TABLE_BLOCKS);
+    expect(warped.events).toBeLessThan(exact.events / 2);
+  });
+
+  it("synchronized scans over two runs each: cut in both runs, the first cut put back before the second runs start", () => {
+    const { exact, warped } = both(scenario({ runs: 2, synchronizeSeqscans: true }));
+    expectClose(exact, warped, 0.005);
+    expect(warped.warp.restores).toBeGreaterThan(0);
+    expect(warped.warp.cuts).toBeGreaterThan(warped.warp.restores);
+  });
+
+  it("serial scans (no workers), synchronized, two runs each", () => {
+    const { exact, warped } = both(scenario({ runs: 2, workers: 0, synchronizeSeqscans: true }));
+    expectClose(exact, warped, 0.005);
+    expect(warped.warp.restores).toBeGreaterThan(0);
+  });
+
+  it("one block at a time (PG13's atomic counter, the striding gang)", () => {
+    const { exact, warped } = both(scenario({ pg: "13", allocator: { kind: "pg11" }, runs: 1 }, 600_000));
+    expectClose(exact, warped, 0.005, 600_000);
+  });
+
+  it("never cuts what it cannot renumber (PG17 read streams) or when told to be exact", () => {
+    const s = scenario({ pg: "17", allocator: { kind: "pg14" }, runs: 1 }, 600_000);
+    expect(simulate(s).warp.cuts).toBe(0);
+    expect(simulate(scenario({ runs: 1 }, 600_000), { exact: true }).warp).toEqual({
+      cuts: 0,
+      restores: 0,
+      skippedBlocks: 0,
+      skippedS: 0,
+    });
+  });
+
+  it("is deterministic, and the device series covers the skipped time", () => {
+    const s = scenario({ runs: 1 });
+    const a = simulate(s);
+    const b = simulate(s);
+    expect(a).toEqual(b);
+    const pts = a.series.deviceMiBps;
+    const width = pts[1]!.tS - pts[0]!.tS;
+    const mib = pts.reduce((x, p) => x + p.perS * width, 0);
+    expect(rel(mib * 1048576, a.device.bytes)).toBeLessThan(1e-6);
+    // No hole where the cut was: every bucket but the last carries the device's steady rate.
+    const inner = pts.slice(1, -1).map((p) => p.perS);
+    expect(Math.min(...inner)).toBeGreaterThan(0.5 * Math.max(...inner));
+  });
+});

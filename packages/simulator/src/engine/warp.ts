@@ -1,0 +1,463 @@
+/**
+ * The warp: skipping the steady middle of long scans.
+ *
+ * T3 scans an 800 GB table six times at once, for three simulated hours; in
+ * the middle of those scans nothing changes from one gigabyte to the next.
+ * Every client runs at the same rate, the device moves the same bytes per
+ * second, the same share of blocks is found in shared buffers. Simulating
+ * each readahead window of that stretch costs minutes and teaches nothing the
+ * first few seconds of it did not. So the engine measures the stretch, checks
+ * that it is steady, and then cuts the rest of it out of the table.
+ *
+ * The story of one cut:
+ *
+ * 1. Measure. Every 1024 events the warp samples each running scan's
+ *    blocks processed, and the machine's counters. Once every scan has
+ *    advanced a window's worth since the last sample (512 MB), the sample is
+ *    kept. The last three kept samples make two windows; the first window
+ *    after the runs in flight change (start-up) is never one of them.
+ *
+ * 2. Check. The cut is allowed only when (a) every scan in flight is one whose
+ *    state the warp can renumber (sequential scans before PG17: a serial
+ *    backend, a chunked or a striding parallel scan; not read streams, not
+ *    bitmap heap scans), all on one table, and every client has started;
+ *    (b) each scan ran at the same rate in both windows, and all scans ran at
+ *    the same rate, within {@link STEADY_TOLERANCE}: they move in step, so
+ *    skipping a stretch skips no drift between them (the mechanism behind
+ *    T3's sync-scan penalty is such a drift, and is never skipped over);
+ *    (c) the device moved the same bytes per second in both windows.
+ *
+ * 3. Choose the stretch. Whole segment files, starting at the first segment
+ *    boundary past the leading scan's frontier (the next block any scan
+ *    would claim), ending early enough that every scan still has, after it,
+ *    its own tail (PG14's ramp-down zone, where claims change size), plus the
+ *    spread between the scans, plus a segment. Nothing of the stretch may
+ *    be in shared buffers or in the page cache: nobody has touched it yet.
+ *
+ * 4. Cut. The table loses those blocks; every piece of state after them is
+ *    renumbered down (page-cache files, shared-buffer tags, each scan's
+ *    allocator and start block, the processes' open files and positions, the
+ *    syncscan location). The machine is then exactly in the state of a
+ *    machine scanning a shorter table, with every scan as far from its end as
+ *    before less the stretch. Each scan is credited with the stretch's blocks,
+ *    and the clock with the time the stretch takes at the measured rate;
+ *    every other counter (claims, shared-buffer hits, device reads and bytes,
+ *    busy time, the cache line's operations) grows by its measured rate over
+ *    that time. Reported times (run starts and durations, the time series,
+ *    the simulated total) include the skipped time; the event loop's own
+ *    clock does not.
+ *
+ * 5. Restore. A run that starts while a cut is outstanding (a pgbench client
+ *    starting its next run) must see the whole table. Before it starts, the
+ *    cut blocks come back, behind every scan in flight (the margin of step 3
+ *    guarantees they have all passed the cut: the first scan to end has come
+ *    that far, and the others are in step behind it), so their counters move
+ *    by the stretch's length. Where exactly: the caches now hold the pages
+ *    read last; those just below the cut, read before it, stand for the last
+ *    pages of the stretch, which the real run read last and would still have
+ *    cached. So the stretch goes back cold below them (at a segment
+ *    boundary, never below a running scan's start), and they become its
+ *    tail. For that to hold, a cut that may be restored leaves a table
+ *    larger than the caches: they then hold only its most recently read
+ *    part, as the real ones do. (A table the caches could hold whole is never
+ *    cut before its last runs.)
+ *
+ * What a cut changes in results: the skipped stretch's time and counters are
+ * extrapolated from the two windows before it instead of simulated. The
+ * tests hold warped and exact runs of the same scenario within a few tenths
+ * of a percent. `simulate(..., { exact: true })` turns the warp off.
+ */
+import type { TableRt } from "./machine.js";
+import { FILE_ID_STRIDE, PAGES_PER_BLOCK } from "./machine.js";
+import type { OsCounters, OsPort, SyncScanPort, TableChange } from "./ports.js";
+import type { OpenFiles, RunStats } from "./scan-run.js";
+import type { Scheduler } from "./scheduler.js";
+import type { SharedBuffers } from "./shared-buffers.js";
+import type { SharedLine } from "./shared-memory.js";
+
+/**
+ * Rates must agree within 1% (window to window, scan to scan). Our choice: the
+ * jitter of per-block CPU time (cpu-jitter.ts) moves a 2 GB window's rate by
+ * far less, and a real drift between clients of more than 1% over two
+ * windows is what the warp must not skip.
+ */
+export const STEADY_TOLERANCE = 0.01;
+/**
+ * A window, in blocks per scan: 512 MB (our choice: tens of readahead
+ * windows and several allocator rounds of 11 processes with 8192-block
+ * chunks; a window that is not steady only delays the cut to the next one).
+ */
+const WINDOW_BLOCKS = 65_536;
+
+/** A run in flight, as the warp sees it. */
+export interface WarpRun {
+  readonly table: TableRt;
+  readonly stats: RunStats;
+  readonly line: SharedLine;
+  /** False when the run holds state the warp cannot renumber (read streams, bitmaps). */
+  readonly warpable: boolean;
+  /** Blocks at the end of its scan never cut (ramp-down). */
+  readonly tailBlocks: number;
+  /** Counter-space position (block = (counter + startBlock) mod nblocks), or null before the start. */
+  position(): { counter: number; startBlock: number; nblocks: number } | null;
+  /** Renumbers the run's allocator and processes; `counterShift` moves its counters (restore). */
+  relabel(change: TableChange, counterShift: number): void;
+  /** Cuts the run was credited with (a restore must find it past them). */
+  credited: number;
+}
+
+/** What the warp did, for results. */
+export interface WarpSummary {
+  /** Stretches cut out of tables. */
+  cuts: number;
+  /** Stretches put back before a new run started. */
+  restores: number;
+  /** Blocks credited to runs without being simulated (summed over runs). */
+  skippedBlocks: number;
+  /** Simulated seconds credited without being simulated. */
+  skippedS: number;
+}
+
+interface Sample {
+  t: number;
+  runs: WarpRun[];
+  blocks: number[];
+  claims: number[];
+  sharedHits: number[];
+  osBlocks: number[];
+  perBlocks: number[][];
+  perClaims: number[][];
+  lineOps: number[];
+  lineBusy: number[];
+  lineWait: number[];
+  os: OsCounters;
+  sbHits: number;
+  sbMisses: number;
+  sbEvictions: number;
+}
+
+interface Cut {
+  table: TableRt;
+  at: number;
+  blocks: number;
+}
+
+/** The warp of one simulation (see the header). */
+export class Warp {
+  /** Runs in flight. */
+  readonly runs = new Set<WarpRun>();
+  /** Open-file maps of processes that hold files of a table: leaders (kept across runs) and running workers. */
+  readonly openMaps = new Map<OpenFiles, TableRt>();
+  /** Clients that have not started their first run yet. */
+  pendingClients = 0;
+  /** Simulated time skipped so far, µs. */
+  skippedUs = 0;
+  readonly summary: WarpSummary = { cuts: 0, restores: 0, skippedBlocks: 0, skippedS: 0 };
+  private samples: Sample[] = [];
+  private readonly cuts: Cut[] = [];
+
+  /** True while some client will start another run after its current one (then a cut must be restorable). */
+  moreRunsToCome: () => boolean = () => false;
+
+  /**
+   * @param cacheBlocks blocks the machine's caches hold (page cache and shared
+   *   buffers): a cut that may be restored leaves a table larger than this
+   *   (the header, 5).
+   */
+  constructor(
+    private readonly enabled: boolean,
+    private readonly scheduler: Scheduler,
+    private readonly sharedBuffers: SharedBuffers,
+    private readonly os: OsPort,
+    private readonly syncscan: SyncScanPort,
+    private readonly cacheBlocks: number,
+  ) {}
+
+  /** Whether this machine can be warped at all (its OS and syncscan support renumbering). */
+  get possible(): boolean {
+    return this.enabled && this.os.warp !== undefined && this.syncscan.relocate !== undefined;
+  }
+
+  /** The scheduler's poll: every 1024 events, between events. */
+  poll(nowUs: number): void {
+    if (!this.possible || this.runs.size === 0 || this.pendingClients > 0) {
+      this.samples.length = 0;
+      return;
+    }
+    const runs = [...this.runs];
+    const table = runs[0]!.table;
+    for (const r of runs) {
+      if (!r.warpable || r.table !== table) {
+        this.samples.length = 0;
+        return;
+      }
+    }
+    const last = this.samples[this.samples.length - 1];
+    if (last !== undefined) {
+      if (!sameRuns(last.runs, runs)) this.samples.length = 0;
+      else {
+        for (let i = 0; i < runs.length; i++)
+          if (runs[i]!.stats.blocks - last.blocks[i]! < WINDOW_BLOCKS) return;
+      }
+    }
+    this.samples.push(this.sample(nowUs, runs));
+    // Four samples: the first window (start-up, or right after a cut) is never measured.
+    if (this.samples.length > 4) this.samples.shift();
+    if (this.samples.length === 4 && this.tryCut(nowUs, runs, table)) this.samples.length = 0;
+  }
+
+  /** Before a run starts: every outstanding cut comes back (see the header, 5). */
+  beforeRunStart(): void {
+    while (this.cuts.length > 0) {
+      const { table, at, blocks } = this.cuts.pop()!;
+      const n = table.nblocks;
+      const place = this.restorePlace(table, at);
+      const shifts = new Map<WarpRun, number>();
+      for (const r of this.runs) {
+        if (r.table !== table) continue;
+        const pos = r.position();
+        const passed = pos !== null && (place - pos.startBlock + n) % n < pos.counter;
+        if (r.credited > 0 && !passed)
+          throw new Error(
+            `warp: a run credited with a cut has not passed block ${place} when a new run starts`,
+          );
+        shifts.set(r, passed ? blocks : 0);
+      }
+      this.apply(table, restoreChange(table, place, blocks), (r) => shifts.get(r) ?? 0);
+      this.summary.restores++;
+    }
+    this.samples.length = 0;
+  }
+
+  /**
+   * Where the cut blocks go back (the header, 5): below the pages the caches
+   * still hold from just before the cut. Those stand for the last pages of
+   * the cut stretch, which the real run read last and would still have
+   * cached; the stretch's older pages, put back below them, are the ones its
+   * LRU has pushed out. Whole segments, never below a running scan's start.
+   */
+  private restorePlace(table: TableRt, at: number): number {
+    const seg = table.segmentBlocks;
+    const os = this.os.warp!;
+    let place = at;
+    for (let s = at / seg - 1; s >= 0; s--) {
+      const top = os.topCachedPages(table.index, s);
+      if (top === 0) break;
+      place = s * seg;
+      if (top < seg * PAGES_PER_BLOCK) break;
+    }
+    const n = table.nblocks;
+    for (const r of this.runs) {
+      if (r.table !== table) continue;
+      const start = r.position()?.startBlock ?? -1;
+      if (start >= place && start < at) place = Math.min(at, (Math.floor(start / seg) + 1) * seg);
+    }
+    return place < n ? place : at;
+  }
+
+  private sample(t: number, runs: WarpRun[]): Sample {
+    return {
+      t,
+      runs,
+      blocks: runs.map((r) => r.stats.blocks),
+      claims: runs.map((r) => r.stats.claims),
+      sharedHits: runs.map((r) => r.stats.sharedHits),
+      osBlocks: runs.map((r) => r.stats.osBlocks),
+      perBlocks: runs.map((r) => r.stats.perParticipant.map((p) => p.blocks)),
+      perClaims: runs.map((r) => r.stats.perParticipant.map((p) => p.claims)),
+      lineOps: runs.map((r) => r.line.ops),
+      lineBusy: runs.map((r) => r.line.busyUs),
+      lineWait: runs.map((r) => r.line.waitUs),
+      os: this.os.warp!.counters(),
+      sbHits: this.sharedBuffers.hits,
+      sbMisses: this.sharedBuffers.misses,
+      sbEvictions: this.sharedBuffers.evictions,
+    };
+  }
+
+  /** Steps 2-4 of the header; true when a stretch was cut. */
+  private tryCut(nowUs: number, runs: WarpRun[], table: TableRt): boolean {
+    const [, s0, s1, s2] = this.samples as [Sample, Sample, Sample, Sample];
+    const d1 = s1.t - s0.t;
+    const d2 = s2.t - s1.t;
+    if (!(d1 > 0 && d2 > 0)) return false;
+    let minRate = Number.POSITIVE_INFINITY;
+    let maxRate = 0;
+    let sumRate = 0;
+    for (let i = 0; i < runs.length; i++) {
+      const r1 = (s1.blocks[i]! - s0.blocks[i]!) / d1;
+      const r2 = (s2.blocks[i]! - s1.blocks[i]!) / d2;
+      if (Math.abs(r2 - r1) > STEADY_TOLERANCE * Math.max(r1, r2)) return false;
+      const r = (s2.blocks[i]! - s0.blocks[i]!) / (d1 + d2);
+      minRate = Math.min(minRate, r);
+      maxRate = Math.max(maxRate, r);
+      sumRate += r;
+    }
+    if (!(minRate > 0) || maxRate > minRate * (1 + STEADY_TOLERANCE)) return false;
+    const dev1 = (s1.os.deviceBytes - s0.os.deviceBytes) / d1;
+    const dev2 = (s2.os.deviceBytes - s1.os.deviceBytes) / d2;
+    if (Math.abs(dev2 - dev1) > STEADY_TOLERANCE * Math.max(dev1, dev2)) return false;
+    const rate = sumRate / runs.length;
+
+    // Step 3: the stretch.
+    const n = table.nblocks;
+    const seg = table.segmentBlocks;
+    const fullEnd = Math.floor(n / seg) * seg;
+    const frontiers: number[] = [];
+    const remaining: number[] = [];
+    for (const r of runs) {
+      const pos = r.position();
+      if (pos === null || pos.nblocks !== n || pos.counter >= n) return false;
+      frontiers.push((pos.startBlock + pos.counter) % n);
+      remaining.push(n - pos.counter);
+    }
+    // The leading frontier: the one the others are closest behind.
+    let lead = 0;
+    let spread = Number.POSITIVE_INFINITY;
+    for (const f of frontiers) {
+      let behind = 0;
+      for (const g of frontiers) behind = Math.max(behind, (f - g + n) % n);
+      if (behind < spread) {
+        spread = behind;
+        lead = f;
+      }
+    }
+    let at = (Math.floor(lead / seg) + 1) * seg;
+    if (at >= fullEnd) at = 0;
+    const dist = frontiers.map((f) => (at - f + n) % n);
+    const maxDist = Math.max(...dist);
+    let blocks = fullEnd - at;
+    for (let i = 0; i < runs.length; i++) {
+      blocks = Math.min(blocks, remaining[i]! - dist[i]! - runs[i]!.tailBlocks - maxDist - seg);
+    }
+    // A cut that a later run start will restore must leave a table the caches cannot hold
+    // whole: then the caches hold only its most recently read part, as the real ones do.
+    if (this.moreRunsToCome()) blocks = Math.min(blocks, n - this.cacheBlocks - seg);
+    const untilLeft = this.scheduler.remainingUs(nowUs);
+    if (untilLeft < Number.POSITIVE_INFINITY) blocks = Math.min(blocks, Math.floor((untilLeft / 2) * rate));
+    blocks -= blocks % seg;
+    // Not worth a cut below two windows' worth (our choice).
+    if (blocks < Math.max(2 * WINDOW_BLOCKS, seg)) return false;
+    const os = this.os.warp!;
+    if (this.sharedBuffers.firstResident(table.index, at, at + blocks) >= 0) return false;
+    if (os.holdsSegments(table.index, at / seg, (at + blocks) / seg)) return false;
+
+    // Step 4: credit, then cut.
+    const creditUs = blocks / rate;
+    const scale = creditUs / (s2.t - s0.t);
+    runs.forEach((r, i) => {
+      const st = r.stats;
+      st.blocks += blocks;
+      st.claims += Math.round((s2.claims[i]! - s0.claims[i]!) * scale);
+      st.sharedHits += Math.round((s2.sharedHits[i]! - s0.sharedHits[i]!) * scale);
+      st.osBlocks += Math.round((s2.osBlocks[i]! - s0.osBlocks[i]!) * scale);
+      const per = st.perParticipant;
+      const grew = per.map((_p, j) => Math.max(0, (s2.perBlocks[i]![j] ?? 0) - (s0.perBlocks[i]![j] ?? 0)));
+      const total = grew.reduce((a, x) => a + x, 0);
+      let given = 0;
+      per.forEach((p, j) => {
+        const share =
+          j === per.length - 1
+            ? blocks - given
+            : Math.floor(total > 0 ? (blocks * grew[j]!) / total : blocks / per.length);
+        p.blocks += share;
+        given += share;
+        p.claims += Math.round(((s2.perClaims[i]![j] ?? 0) - (s0.perClaims[i]![j] ?? 0)) * scale);
+      });
+      r.line.ops += Math.round((s2.lineOps[i]! - s0.lineOps[i]!) * scale);
+      r.line.busyUs += (s2.lineBusy[i]! - s0.lineBusy[i]!) * scale;
+      r.line.waitUs += (s2.lineWait[i]! - s0.lineWait[i]!) * scale;
+      r.credited++;
+    });
+    const sb = this.sharedBuffers;
+    sb.hits += Math.round((s2.sbHits - s0.sbHits) * scale);
+    sb.misses += Math.round((s2.sbMisses - s0.sbMisses) * scale);
+    sb.evictions += Math.round((s2.sbEvictions - s0.sbEvictions) * scale);
+    const o0 = s0.os;
+    const o2 = s2.os;
+    os.credit(
+      {
+        deviceReads: Math.round((o2.deviceReads - o0.deviceReads) * scale),
+        deviceBytes: Math.round((o2.deviceBytes - o0.deviceBytes) * scale),
+        syncReads: Math.round((o2.syncReads - o0.syncReads) * scale),
+        requestedBytes: Math.round((o2.requestedBytes - o0.requestedBytes) * scale),
+        busyUs: (o2.busyUs - o0.busyUs) * scale,
+        latencyUs: (o2.latencyUs - o0.latencyUs) * scale,
+      },
+      creditUs,
+      nowUs,
+    );
+    this.apply(table, cutChange(table, at, blocks), () => 0);
+    this.cuts.push({ table, at, blocks });
+    this.skippedUs += creditUs;
+    this.scheduler.shortenBy(creditUs);
+    this.summary.cuts++;
+    this.summary.skippedBlocks += blocks * runs.length;
+    this.summary.skippedS = this.skippedUs / 1e6;
+    return true;
+  }
+
+  /** Renumbers every piece of state that names blocks or segments of the table. */
+  private apply(table: TableRt, change: TableChange, counterShift: (r: WarpRun) => number): void {
+    const cut = change.kind === "cut";
+    const isCut = (b: number) => cut && b >= change.at && b < change.at + change.blocks;
+    this.sharedBuffers.relabelTable(change.table, change.newNblocks, change.map, isCut);
+    const os = this.os.warp!;
+    os.relabelTable(change);
+    for (const [opens, t] of this.openMaps) {
+      if (t.index !== change.table) continue;
+      const entries = [...opens];
+      opens.clear();
+      for (const [segment, of] of entries) {
+        const moved = change.mapSegment(segment);
+        if (moved < 0) continue; // a file of the cut stretch: closed (it holds nothing the scans need)
+        os.renameOpen(of, change.table * FILE_ID_STRIDE + moved);
+        opens.set(moved, of);
+      }
+    }
+    this.syncscan.relocate!(table.syncKey, change.map);
+    for (const r of this.runs) if (r.table === table) r.relabel(change, counterShift(r));
+    table.nblocks = change.newNblocks;
+  }
+}
+
+function sameRuns(a: WarpRun[], b: WarpRun[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Blocks [at, at + blocks) leave the table (whole segments). */
+export function cutChange(table: TableRt, at: number, blocks: number): TableChange {
+  const seg = table.segmentBlocks;
+  const end = at + blocks;
+  return {
+    table: table.index,
+    kind: "cut",
+    at,
+    blocks,
+    segmentBlocks: seg,
+    oldNblocks: table.nblocks,
+    newNblocks: table.nblocks - blocks,
+    map: (b) => (b < at ? b : b >= end ? b - blocks : at),
+    mapEnd: (e) => (e <= at ? e : e >= end ? e - blocks : at),
+    mapSegment: (s) => (s * seg < at ? s : s * seg >= end ? s - blocks / seg : -1),
+  };
+}
+
+/** `blocks` blocks come back at `at` (whole segments), cold: nothing names them. */
+export function restoreChange(table: TableRt, at: number, blocks: number): TableChange {
+  const seg = table.segmentBlocks;
+  return {
+    table: table.index,
+    kind: "restore",
+    at,
+    blocks,
+    segmentBlocks: seg,
+    oldNblocks: table.nblocks,
+    newNblocks: table.nblocks + blocks,
+    map: (b) => (b < at ? b : b + blocks),
+    mapEnd: (e) => (e <= at ? e : e + blocks),
+    mapSegment: (s) => (s * seg < at ? s : s + blocks / seg),
+  };
+}
