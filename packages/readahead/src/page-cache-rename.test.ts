@@ -87,4 +87,34 @@ describe("PageCache.renameFiles", () => {
     expect(reads).toBe(1);
     expect(of.file).toBe(2);
   });
+
+  it("insertOldest: pages put back as the least recently used go first, in page order, and nothing is evicted for them", () => {
+    const cache = new PageCache({ capacityPages: 100, lruEpochPages: 10 });
+    cache.insert(1, 0, 60, 0, 0);
+    expect(cache.insertOldest(2, 0, 30)).toBe(30);
+    // [20, 30) is there already; [30, 40) goes in older still than [0, 30) (each call is the oldest).
+    expect(cache.insertOldest(2, 20, 20)).toBe(10);
+    expect(cache.stats().residentPages).toBe(100);
+    expect(cache.page(2, 5, 1).state).toBe("valid");
+    // 15 new pages need 15 evicted: [30, 40) first, then the lowest of [0, 30); file 1 keeps all.
+    cache.insert(3, 0, 15, 0, 1);
+    expect(cache.extents(2).map((r) => [r.start, r.end])).toEqual([[5, 30]]);
+    expect(cache.extents(1).reduce((a, r) => a + r.end - r.start, 0)).toBe(60);
+  });
+
+  it("evictOldest and oldestSurvivingEpoch: what skipped reads would have pushed out", () => {
+    const cache = new PageCache({ capacityPages: 100, lruEpochPages: 10 });
+    cache.insert(1, 0, 30, 0, 0); // epochs 0, 1, 2
+    cache.insert(2, 0, 30, 0, 1); // epochs 3, 4, 5
+    expect(cache.newestEpoch(1)).toBe(2);
+    expect(cache.newestEpoch(2)).toBe(5);
+    expect(cache.newestEpoch(3)).toBe(Number.NEGATIVE_INFINITY);
+    expect(cache.oldestSurvivingEpoch(25)).toBe(2); // epochs 0 and 1 go, part of 2
+    expect(cache.oldestSurvivingEpoch(30)).toBe(3);
+    expect(cache.oldestSurvivingEpoch(60)).toBe(Number.POSITIVE_INFINITY);
+    expect(cache.evictOldest(35, 2)).toBe(35);
+    expect(cache.cachedFiles()).toEqual([2]);
+    expect(cache.extents(2).reduce((a, r) => a + r.end - r.start, 0)).toBe(25);
+    expect(cache.stats().evictedPages).toBe(35);
+  });
 });

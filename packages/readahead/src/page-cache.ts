@@ -223,6 +223,103 @@ export class PageCache {
     for (const [file, list] of renamed) this.files.set(file, list);
   }
 
+  /**
+   * Makes `[start, start + pages)` of `file` valid as the least recently used
+   * pages of the cache: older than everything it holds, so they are the
+   * first to go (in page order among themselves). For a simulator that puts
+   * back a stretch of a file it skipped, whose last-read pages a real cache
+   * would still hold. Each call's pages are older than everything present,
+   * including an earlier call's (so put a stretch back from its last file to
+   * its first). Pages already present are left as they are; nothing is
+   * evicted, so the caller makes sure there is room.
+   *
+   * @returns the pages made valid.
+   */
+  insertOldest(file: number, start: number, pages: number): number {
+    if (pages <= 0) return 0;
+    let list = this.files.get(file);
+    if (list === undefined) {
+      list = new ExtentList();
+      this.files.set(file, list);
+    }
+    let oldest = this.epochOf(this.clock);
+    for (let ep = this.minEpoch; ep < oldest; ep++) {
+      if ((this.buckets.get(ep)?.size ?? 0) > 0) {
+        oldest = ep;
+        break;
+      }
+    }
+    const epoch = oldest - 1;
+    const runs: number[] = [];
+    let p = start;
+    const end = start + pages;
+    let e = list.findFrom(start);
+    while (p < end) {
+      if (e !== null && e.start <= p) {
+        p = e.end;
+        e = e.next[0]!;
+        continue;
+      }
+      const gapEnd = Math.min(end, e === null ? end : e.start);
+      runs.push(p, gapEnd);
+      p = gapEnd;
+    }
+    let add = 0;
+    for (let i = 0; i < runs.length; i += 2) {
+      const x = new Extent(file, runs[i]!, runs[i + 1]!, VALID, epoch, -1, 0);
+      list.insert(x);
+      this.extentCount++;
+      this.addToBucket(x);
+      add += runs[i + 1]! - runs[i]!;
+    }
+    this.resident += add;
+    this.inserted += add;
+    if (this.resident > this.peak) this.peak = this.resident;
+    return add;
+  }
+
+  /**
+   * Evicts up to `pages` valid pages, least recently used first, as the
+   * insertion of that many new pages into a full cache would. For a
+   * simulator that skips a stretch of reading: what the skipped reads would
+   * have pushed out goes.
+   *
+   * @returns the pages evicted.
+   */
+  evictOldest(pages: number, nowUs: number): number {
+    if (!(pages > 0) || !Number.isFinite(this.capacityPages)) return 0;
+    return this.evict(Math.floor(pages), nowUs);
+  }
+
+  /**
+   * The LRU epoch from which pages would survive {@link PageCache.evictOldest}
+   * of `pages` pages: every page of an older epoch would go, and some of this
+   * epoch's may (within an epoch, in (file, page) order). Infinity when
+   * everything would go. In-flight pages, which eviction skips, are counted
+   * as if they could go (the answer errs towards "would survive").
+   */
+  oldestSurvivingEpoch(pages: number): number {
+    if (!Number.isFinite(this.capacityPages)) return Number.NEGATIVE_INFINITY;
+    const epochs = [...this.buckets.keys()].sort((a, b) => a - b);
+    let left = pages;
+    for (const ep of epochs) {
+      let n = 0;
+      for (const e of this.buckets.get(ep)!) n += e.end - e.start;
+      if (n > left) return ep;
+      left -= n;
+    }
+    return Number.POSITIVE_INFINITY;
+  }
+
+  /** The LRU epoch of the most recently touched page of `file`, or -Infinity if none is cached. */
+  newestEpoch(file: number): number {
+    let newest = Number.NEGATIVE_INFINITY;
+    const list = this.files.get(file);
+    if (list === undefined) return newest;
+    for (let e = list.first(); e !== null; e = e.next[0] ?? null) if (e.epoch > newest) newest = e.epoch;
+    return newest;
+  }
+
   // ---------------------------------------------------------------- queries
 
   /** State of one page at `nowUs`. */
@@ -571,8 +668,9 @@ export class PageCache {
     if (set === undefined) {
       set = new Set();
       this.buckets.set(e.epoch, set);
-      if (e.epoch < this.minEpoch) this.minEpoch = e.epoch;
     }
+    // insertOldest may add below the oldest epoch the eviction scan starts from.
+    if (e.epoch < this.minEpoch) this.minEpoch = e.epoch;
     set.add(e);
     this.bucketVersion.set(e.epoch, (this.bucketVersion.get(e.epoch) ?? 0) + 1);
   }

@@ -189,10 +189,14 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
       if (pages > 0) cache.insert(file, 0, pages, Number.NEGATIVE_INFINITY, 0);
     },
     warp: {
-      holdsSegments(table, fromSegment, toSegment) {
+      holdsSegments(table, fromSegment, toSegment, evictPages) {
         const lo = table * FILE_ID_STRIDE + fromSegment;
         const hi = table * FILE_ID_STRIDE + toSegment;
-        return cache.cachedFiles().some((f) => f >= lo && f < hi);
+        const survives = cache.oldestSurvivingEpoch(evictPages);
+        return cache.cachedFiles().some((f) => f >= lo && f < hi && cache.newestEpoch(f) >= survives);
+      },
+      evictOldest(pages, nowUs) {
+        cache.evictOldest(pages, nowUs);
       },
       topCachedPages(table, segment) {
         const file = table * FILE_ID_STRIDE + segment;
@@ -201,6 +205,12 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
         const runs = cache.extents(file);
         for (let i = runs.length - 1; i >= 0 && runs[i]!.end === top; i--) top = runs[i]!.start;
         return size - top;
+      },
+      freePages() {
+        return Math.max(0, cache.capacityPages - cache.stats().residentPages);
+      },
+      insertOldest(table, segment, page, pages) {
+        cache.insertOldest(table * FILE_ID_STRIDE + segment, page, pages);
       },
       relabelTable(change) {
         const lo = change.table * FILE_ID_STRIDE;

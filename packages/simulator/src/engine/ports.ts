@@ -135,17 +135,26 @@ export interface OsPort {
   /** Makes `pages` pages of `file` valid from page 0 (a warm cache at the start). */
   warm(file: number, pages: number): void;
   /**
-   * The warp's hooks (warp.ts); an OS without them is never warped. `holdsSegments`:
-   * whether any page of segments [fromSegment, toSegment) of `table` is cached.
+   * The warp's hooks (warp.ts); an OS without them is never warped.
    * `relabelTable`: renames the table's cached files and re-sizes its segments.
    * `renameOpen`: gives an open file its renamed file id. `counters`/`credit`:
    * read and add to the counters a skipped stretch would have moved, `creditUs`
    * of simulated time in all.
    */
   warp?: {
-    holdsSegments(table: number, fromSegment: number, toSegment: number): boolean;
+    /**
+     * Whether any page of segments [fromSegment, toSegment) of `table` would
+     * still be cached after `evictPages` pages were evicted least recently used first.
+     */
+    holdsSegments(table: number, fromSegment: number, toSegment: number, evictPages: number): boolean;
+    /** Evicts `pages` pages, least recently used first (what skipped reads would have pushed out). */
+    evictOldest(pages: number, nowUs: number): void;
     /** Pages present in the unbroken run that ends at the last page of a segment file (0 if that page is absent). */
     topCachedPages(table: number, segment: number): number;
+    /** Pages the page cache could take without evicting. */
+    freePages(): number;
+    /** Makes pages [page, page + pages) of a segment file valid as the least recently used of all. */
+    insertOldest(table: number, segment: number, page: number, pages: number): void;
     relabelTable(change: TableChange): void;
     renameOpen(of: OsOpenFile, file: number): void;
     counters(): OsCounters;

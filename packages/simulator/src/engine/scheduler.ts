@@ -49,11 +49,19 @@ export class Scheduler {
   /** Moves the clock forward within a wake-up (see canContinue). */
   advanceTo(timeUs: number): void {
     if (timeUs > this.nowUs) this.nowUs = timeUs;
+    // A lone entity may carry on for a whole scan in one wake-up: it is polled here too.
+    if ((++this.steps & 0x3ff) === 0 && this.onPoll !== null) this.onPoll(this.nowUs);
   }
+
+  /** Wake-ups plus in-wake-up steps, for the poll's rhythm. */
+  private steps = 0;
 
   private untilUs = Number.POSITIVE_INFINITY;
 
-  /** Called every 1024 events, between two events, with the current time (the warp's poll, warp.ts). */
+  /**
+   * Called every 1024 wake-ups or in-wake-up steps, always between two steps
+   * of one entity, with the current time (the warp's poll, warp.ts).
+   */
   onPoll: ((nowUs: number) => void) | null = null;
 
   /** Simulated time left before the run's end (`untilUs`), from `nowUs`. */
@@ -79,10 +87,8 @@ export class Scheduler {
       this.nowUs = t;
       this.events++;
       entities[id]!.fire(t);
-      if ((this.events & 0x3ff) === 0) {
-        if (this.onPoll !== null) this.onPoll(this.nowUs);
-        if (shouldStop !== undefined && (this.events & 0xffff) === 0 && shouldStop()) break;
-      }
+      if ((++this.steps & 0x3ff) === 0 && this.onPoll !== null) this.onPoll(this.nowUs);
+      if (shouldStop !== undefined && (this.events & 0xffff) === 0 && shouldStop()) break;
     }
   }
 }

@@ -270,18 +270,8 @@ export function simulateWith(
   const state = new MachineState(machine.cores);
   const lines: SharedLine[] = [];
   const queryResults: QueryResult[] = [];
-  const warp = new Warp(
-    options.exact !== true,
-    scheduler,
-    sharedBuffers,
-    builtOs.port,
-    machine.syncscan,
-    Math.ceil(capacityPages / PAGES_PER_BLOCK) + sharedBuffers.nbuffers,
-  );
+  const warp = new Warp(options.exact !== true, scheduler, sharedBuffers, builtOs.port, machine.syncscan);
   if (warp.possible) scheduler.onPoll = (t) => warp.poll(t);
-  /** Clients that will start another run after their current one. */
-  let clientsWithMoreRuns = 0;
-  warp.moreRunsToCome = () => clientsWithMoreRuns > 0;
 
   resolved.queries.forEach((q) => {
     const spec = q.spec;
@@ -312,8 +302,6 @@ export function simulateWith(
       const leaderOpens: OpenFiles = new Map();
       warp.openMaps.set(leaderOpens, table);
       warp.pendingClients++;
-      // Counted as having more runs until it starts its last one (pgbench -T: until it stops).
-      clientsWithMoreRuns++;
       let runIndex = 0;
       const clientStartUs = q.startUs + c * q.clientStaggerUs;
       const client: Entity = {
@@ -321,13 +309,9 @@ export function simulateWith(
           if (runIndex === 0) warp.pendingClients--;
           if (runIndex >= spec.runs && q.durationUs === null) return;
           // Reported time includes what the warp skipped.
-          if (q.durationUs !== null && nowUs + warp.skippedUs >= clientStartUs + q.durationUs) {
-            clientsWithMoreRuns--;
-            return;
-          }
+          if (q.durationUs !== null && nowUs + warp.skippedUs >= clientStartUs + q.durationUs) return;
           warp.beforeRunStart();
           const run = runIndex++;
-          if (q.durationUs === null && runIndex >= spec.runs) clientsWithMoreRuns--;
           const stats = new RunStats();
           const line = new SharedLine(cpu.spinlockHoldUs, cpu.atomicOpUs);
           lines.push(line);
@@ -506,9 +490,11 @@ function warpRunOf(
       if (serial !== null) return serial.position(processes!.members[0]!.cur);
       return allocation?.position?.() ?? null;
     },
-    relabel(change, counterShift) {
-      if (serial !== null) serial.relabel(change.newNblocks, change.map);
-      else allocation!.relabel!(change.newNblocks, change.map, counterShift);
+    relabel(change, counterShift, keepStart) {
+      const start = this.position()?.startBlock ?? -1;
+      const map = keepStart ? (b: number) => (b === start ? b : change.map(b)) : change.map;
+      if (serial !== null) serial.relabel(change.newNblocks, map);
+      else allocation!.relabel!(change.newNblocks, map, counterShift);
       processes!.relabel(change);
     },
   };

@@ -32,7 +32,9 @@
  *    would claim), ending early enough that every scan still has, after it,
  *    its own tail (PG14's ramp-down zone, where claims change size), plus the
  *    spread between the scans, plus a segment. Nothing of the stretch may
- *    be in shared buffers or in the page cache: nobody has touched it yet.
+ *    be in shared buffers, nor in the page cache once the pages the skipped
+ *    reads would have pushed out are gone (below): nobody touched it yet,
+ *    or it is old enough to go.
  *
  * 4. Cut. The table loses those blocks; every piece of state after them is
  *    renumbered down (page-cache files, shared-buffer tags, each scan's
@@ -43,7 +45,10 @@
  *    and the clock with the time the stretch takes at the measured rate;
  *    every other counter (claims, shared-buffer hits, device reads and bytes,
  *    busy time, the cache line's operations) grows by its measured rate over
- *    that time. Reported times (run starts and durations, the time series,
+ *    that time. The page cache loses as many least recently used pages as
+ *    the skipped reads would have pushed out (their count less the room it
+ *    had); the skipped pages themselves are not there, as the stretch is not
+ *    (a restore puts the last of them back, step 5). Reported times (run starts and durations, the time series,
  *    the simulated total) include the skipped time; the event loop's own
  *    clock does not.
  *
@@ -52,21 +57,23 @@
  *    cut blocks come back, behind every scan in flight (the margin of step 3
  *    guarantees they have all passed the cut: the first scan to end has come
  *    that far, and the others are in step behind it), so their counters move
- *    by the stretch's length. Where exactly: the caches now hold the pages
- *    read last; those just below the cut, read before it, stand for the last
- *    pages of the stretch, which the real run read last and would still have
- *    cached. So the stretch goes back cold below them (at a segment
- *    boundary, never below a running scan's start), and they become its
- *    tail. For that to hold, a cut that may be restored leaves a table
- *    larger than the caches: they then hold only its most recently read
- *    part, as the real ones do. (A table the caches could hold whole is never
- *    cut before its last runs.)
+ *    by the stretch's length. Where exactly, and how warm: the page cache now
+ *    holds the pages read last. Those just below the cut, read before it,
+ *    stand for the last pages of the stretch, which the real run read last
+ *    and would still hold; so the stretch goes back below them (at a segment
+ *    boundary, not below a running scan's start: right after it at the
+ *    lowest), and they become its tail. If the cache is not full (a table it could almost hold), the real
+ *    one would also hold as many more of the stretch's last pages as there
+ *    is room for: they go in as its least recently used pages. The rest of
+ *    the stretch comes back cold, as it really is.
  *
  * What a cut changes in results: the skipped stretch's time and counters are
  * extrapolated from the two windows before it instead of simulated. The
  * tests hold warped and exact runs of the same scenario within a few tenths
  * of a percent. `simulate(..., { exact: true })` turns the warp off.
  */
+
+import { PAGE_BYTES } from "@scanlab/readahead";
 import type { TableRt } from "./machine.js";
 import { FILE_ID_STRIDE, PAGES_PER_BLOCK } from "./machine.js";
 import type { OsCounters, OsPort, SyncScanPort, TableChange } from "./ports.js";
@@ -100,8 +107,13 @@ export interface WarpRun {
   readonly tailBlocks: number;
   /** Counter-space position (block = (counter + startBlock) mod nblocks), or null before the start. */
   position(): { counter: number; startBlock: number; nblocks: number } | null;
-  /** Renumbers the run's allocator and processes; `counterShift` moves its counters (restore). */
-  relabel(change: TableChange, counterShift: number): void;
+  /**
+   * Renumbers the run's allocator and processes; `counterShift` moves its
+   * counters (restore); `keepStart`: its start block stays where it is (a
+   * restore placed right at it: the stretch goes after the start, into the
+   * part already scanned).
+   */
+  relabel(change: TableChange, counterShift: number, keepStart: boolean): void;
   /** Cuts the run was credited with (a restore must find it past them). */
   credited: number;
 }
@@ -156,21 +168,12 @@ export class Warp {
   private samples: Sample[] = [];
   private readonly cuts: Cut[] = [];
 
-  /** True while some client will start another run after its current one (then a cut must be restorable). */
-  moreRunsToCome: () => boolean = () => false;
-
-  /**
-   * @param cacheBlocks blocks the machine's caches hold (page cache and shared
-   *   buffers): a cut that may be restored leaves a table larger than this
-   *   (the header, 5).
-   */
   constructor(
     private readonly enabled: boolean,
     private readonly scheduler: Scheduler,
     private readonly sharedBuffers: SharedBuffers,
     private readonly os: OsPort,
     private readonly syncscan: SyncScanPort,
-    private readonly cacheBlocks: number,
   ) {}
 
   /** Whether this machine can be warped at all (its OS and syncscan support renumbering). */
@@ -213,17 +216,20 @@ export class Warp {
       const n = table.nblocks;
       const place = this.restorePlace(table, at);
       const shifts = new Map<WarpRun, number>();
+      const keep = new Set<WarpRun>();
       for (const r of this.runs) {
         if (r.table !== table) continue;
         const pos = r.position();
-        const passed = pos !== null && (place - pos.startBlock + n) % n < pos.counter;
+        if (pos !== null && pos.startBlock === place) keep.add(r);
+        const passed = pos !== null && (keep.has(r) || (place - pos.startBlock + n) % n < pos.counter);
         if (r.credited > 0 && !passed)
           throw new Error(
             `warp: a run credited with a cut has not passed block ${place} when a new run starts`,
           );
         shifts.set(r, passed ? blocks : 0);
       }
-      this.apply(table, restoreChange(table, place, blocks), (r) => shifts.get(r) ?? 0);
+      this.apply(table, restoreChange(table, place, blocks), (r) => shifts.get(r) ?? 0, keep);
+      this.warmTop(table, place + blocks, blocks);
       this.summary.restores++;
     }
     this.samples.length = 0;
@@ -250,9 +256,32 @@ export class Warp {
     for (const r of this.runs) {
       if (r.table !== table) continue;
       const start = r.position()?.startBlock ?? -1;
-      if (start >= place && start < at) place = Math.min(at, (Math.floor(start / seg) + 1) * seg);
+      // A start right at the place keeps its block (relabel's keepStart); one inside the
+      // pages that stand for the stretch's tail would see the stretch put before it.
+      if (start > place && start < at) place = Math.min(at, (Math.floor(start / seg) + 1) * seg);
     }
     return place < n ? place : at;
+  }
+
+  /**
+   * A restored stretch ending at block `end`: if the page cache has room, a
+   * real one would still hold the stretch's last-read pages in that room (it
+   * read them after everything below and before everything above, which is
+   * all it holds). They go in as its least recently used pages, the last
+   * segment file first so the stretch's lower pages are the older.
+   */
+  private warmTop(table: TableRt, end: number, blocks: number): void {
+    const os = this.os.warp!;
+    const seg = table.segmentBlocks;
+    let left = Math.min(blocks, Math.floor(os.freePages() / PAGES_PER_BLOCK));
+    let top = end;
+    while (left > 0) {
+      const s = Math.floor((top - 1) / seg);
+      const from = Math.max(s * seg, top - left);
+      os.insertOldest(table.index, s, (from - s * seg) * PAGES_PER_BLOCK, (top - from) * PAGES_PER_BLOCK);
+      left -= top - from;
+      top = from;
+    }
   }
 
   private sample(t: number, runs: WarpRun[]): Sample {
@@ -330,17 +359,20 @@ export class Warp {
     for (let i = 0; i < runs.length; i++) {
       blocks = Math.min(blocks, remaining[i]! - dist[i]! - runs[i]!.tailBlocks - maxDist - seg);
     }
-    // A cut that a later run start will restore must leave a table the caches cannot hold
-    // whole: then the caches hold only its most recently read part, as the real ones do.
-    if (this.moreRunsToCome()) blocks = Math.min(blocks, n - this.cacheBlocks - seg);
     const untilLeft = this.scheduler.remainingUs(nowUs);
     if (untilLeft < Number.POSITIVE_INFINITY) blocks = Math.min(blocks, Math.floor((untilLeft / 2) * rate));
     blocks -= blocks % seg;
     // Not worth a cut below two windows' worth (our choice).
     if (blocks < Math.max(2 * WINDOW_BLOCKS, seg)) return false;
+    // The skipped reads would have brought the stretch's pages into the page cache, pushing
+    // the least recently used out once it was full: those go (after the credit below). The
+    // stretch itself must hold nothing that would survive that.
     const os = this.os.warp!;
+    const scale0 = blocks / rate / (s2.t - s0.t);
+    const broughtIn = Math.round(((s2.os.deviceBytes - s0.os.deviceBytes) * scale0) / PAGE_BYTES);
+    const evict = Math.max(0, broughtIn - os.freePages());
     if (this.sharedBuffers.firstResident(table.index, at, at + blocks) >= 0) return false;
-    if (os.holdsSegments(table.index, at / seg, (at + blocks) / seg)) return false;
+    if (os.holdsSegments(table.index, at / seg, (at + blocks) / seg, evict)) return false;
 
     // Step 4: credit, then cut.
     const creditUs = blocks / rate;
@@ -387,7 +419,8 @@ export class Warp {
       creditUs,
       nowUs,
     );
-    this.apply(table, cutChange(table, at, blocks), () => 0);
+    os.evictOldest(evict, nowUs);
+    this.apply(table, cutChange(table, at, blocks), () => 0, new Set());
     this.cuts.push({ table, at, blocks });
     this.skippedUs += creditUs;
     this.scheduler.shortenBy(creditUs);
@@ -398,7 +431,12 @@ export class Warp {
   }
 
   /** Renumbers every piece of state that names blocks or segments of the table. */
-  private apply(table: TableRt, change: TableChange, counterShift: (r: WarpRun) => number): void {
+  private apply(
+    table: TableRt,
+    change: TableChange,
+    counterShift: (r: WarpRun) => number,
+    keepStart: Set<WarpRun>,
+  ): void {
     const cut = change.kind === "cut";
     const isCut = (b: number) => cut && b >= change.at && b < change.at + change.blocks;
     this.sharedBuffers.relabelTable(change.table, change.newNblocks, change.map, isCut);
@@ -415,8 +453,11 @@ export class Warp {
         opens.set(moved, of);
       }
     }
-    this.syncscan.relocate!(table.syncKey, change.map);
-    for (const r of this.runs) if (r.table === table) r.relabel(change, counterShift(r));
+    // A location at a restore's place is a scan's end report of its start block (everything
+    // else is past it): like that start (keepStart), it stays.
+    const restoredAt = change.kind === "restore" ? change.at : -1;
+    this.syncscan.relocate!(table.syncKey, (b) => (b === restoredAt ? b : change.map(b)));
+    for (const r of this.runs) if (r.table === table) r.relabel(change, counterShift(r), keepStart.has(r));
     table.nblocks = change.newNblocks;
   }
 }
