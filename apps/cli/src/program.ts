@@ -85,6 +85,10 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
       .argument("[scenario]", "scenario JSON file (see the README for the format)"),
   )
     .option("--print-scenario", "print the scenario (file + flags) as JSON and stop; save it to re-run it")
+    .option(
+      "--exact",
+      "simulate every block: no warp over the steady middle of long scans (slower; the warp's answer is within a few tenths of a percent)",
+    )
     .addOption(seed())
     .addOption(json())
     .addHelpText(

@@ -106,6 +106,13 @@ export function printSimulation(ctx: Ctx, r: SimulationResult): void {
         (r.os.confidence === "low" ? "; the OS readahead model is low-confidence for this OS" : ""),
     ),
   );
+  const w = r.warp;
+  if (w.cuts > 0)
+    ctx.out(
+      ctx.c.dim(
+        `warp: ${seconds(w.skippedS)} of steady scanning (${formatBytes(w.skippedBlocks * 8192)} over all runs) credited at the rate measured before it, in ${w.cuts} cut(s), ${w.restores} put back; --exact simulates every block`,
+      ),
+    );
 }
 
 /** Options of `simulate`. */
@@ -113,6 +120,7 @@ export interface SimulateFlags extends Record<string, unknown> {
   json?: boolean;
   seed?: string;
   printScenario?: boolean;
+  exact?: boolean;
 }
 
 /** Runs `simulate`. */
@@ -138,10 +146,13 @@ export async function simulateCommand(
   ctx.interrupt.catch();
   let answer: SimulateAnswer | undefined;
   try {
-    [answer] = (await runPool([{ kind: "simulate", scenario: scenario as ScenarioInput, full: true }], {
-      jobs: 1,
-      flag: ctx.interrupt.flag,
-    })) as (SimulateAnswer | undefined)[];
+    [answer] = (await runPool(
+      [{ kind: "simulate", scenario: scenario as ScenarioInput, full: true, exact: flags.exact === true }],
+      {
+        jobs: 1,
+        flag: ctx.interrupt.flag,
+      },
+    )) as (SimulateAnswer | undefined)[];
   } finally {
     bars.stop();
     ctx.interrupt.release();

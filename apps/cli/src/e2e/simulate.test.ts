@@ -113,4 +113,16 @@ describe("simulate", () => {
     expect(r.stdout).toMatch(/device reads/);
     expect(r.stdout).not.toContain(ESC);
   });
+
+  it("says when the warp skipped the steady middle of a long scan, and --exact simulates every block", async () => {
+    const long = ["--table-size", "24GB", "--clients", "2", "--workers", "2", "--ram", "2GB", "--seed", "3"];
+    const warped = await runBin(["simulate", ...long]);
+    expect(warped.code).toBe(0);
+    expect(warped.stdout).toMatch(/warp: .* credited at the rate measured before it, in \d+ cut/);
+    const exact = await runBin(["simulate", ...long, "--exact"]);
+    expect(exact.code).toBe(0);
+    expect(exact.stdout).not.toMatch(/warp:/);
+    const json = await runBin(["simulate", ...long, "--exact", "--json"]);
+    expect(JSON.parse(json.stdout).result.warp.cuts).toBe(0);
+  });
 });

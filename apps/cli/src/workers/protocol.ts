@@ -16,6 +16,8 @@ export interface SimulateTask {
   scenario: ScenarioInput;
   /** Keep the full SimulationResult in the answer (simulate --json); sweeps only need the metrics. */
   full: boolean;
+  /** Simulate every block: no warp over steady stretches (simulate --exact). */
+  exact?: boolean;
 }
 
 /** A task for a worker. */

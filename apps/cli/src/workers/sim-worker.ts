@@ -25,7 +25,7 @@ function wire(e: unknown): WireError {
 function run(msg: TaskMessage): Answer {
   const t0 = performance.now();
   const p = msg.payload;
-  const result = simulate(p.scenario, { shouldStop: stopped });
+  const result = simulate(p.scenario, { shouldStop: stopped, exact: p.exact === true });
   const interrupted = stopped();
   return {
     kind: "simulate",

@@ -22,7 +22,7 @@ import {
   createParallelScan,
   INVALID_BLOCK,
   MUNRO2020_RAMPDOWN_CHUNKS,
-  pg14ChunkSize,
+  type Participant,
   resolvePolicy,
 } from "@scanlab/block-allocator";
 import {
@@ -335,6 +335,7 @@ function parallelScan(
   const policy: AllocatorPolicy = spec.allocator ?? defaultAllocator(spec.pg);
   const scan = createParallelScan(policy, { nblocks, syncscan: sync, hooks });
   const fixed = policy.kind === "pg96" || policy.kind === "pg11" || policy.kind === "batch";
+  const joined: Participant[] = [];
   const position = () => {
     const start = scan.startBlock;
     return start === INVALID_BLOCK
@@ -344,7 +345,7 @@ function parallelScan(
   return {
     position,
     relabel: (n, mapBlock, counterShift) => scan.relabel({ nblocks: n, mapBlock, counterShift }),
-    tailBlocks: tailBlocks(policy, nblocks),
+    tailBlocks: () => tailBlocks(policy, joined),
     striding: fixed
       ? {
           claimBlocks: policy.kind === "batch" ? policy.blocksPerClaim : 1,
@@ -355,6 +356,7 @@ function parallelScan(
       : undefined,
     join() {
       const p = scan.join();
+      joined.push(p);
       return {
         next() {
           const run = p.nextRun();
@@ -366,17 +368,21 @@ function parallelScan(
 }
 
 /**
- * Blocks at the end of a scan where its claims change size, so the warp never
- * cuts into them: PG14's ramp-down starts when a participant is within
- * chunk x rampdownChunks of the end (postgres.md 1.4), munro2020's within its
- * largest chunk x its ramp-down chunks; the fixed-size policies keep one size.
+ * Blocks at the end of a scan where its claims will change size, so the warp
+ * never cuts into them: PG14 halves a participant's chunk when it is within
+ * chunk x rampdownChunks of the end (postgres.md 1.4), so this counts from
+ * the largest chunk held now (the zone shrinks as the ramp-down goes on, and
+ * a cut may skip the steady middle of each of its stages); munro2020 ramps
+ * down within its largest chunk x its ramp-down chunks; the fixed-size
+ * policies keep one size.
  */
-function tailBlocks(policy: AllocatorPolicy, nblocks: number): number {
+function tailBlocks(policy: AllocatorPolicy, joined: readonly Participant[]): number {
   const r = resolvePolicy(policy);
-  if (r.kind === "pg14")
-    return (
-      pg14ChunkSize(nblocks, { nchunks: r.nchunks, maxChunkBlocks: r.maxChunkBlocks }) * r.rampdownChunks
-    );
+  if (r.kind === "pg14") {
+    let chunk = 1;
+    for (const p of joined) if (p.chunkBlocks > chunk) chunk = p.chunkBlocks;
+    return chunk * r.rampdownChunks;
+  }
   if (r.kind === "munro2020") return r.maxChunkBlocks * MUNRO2020_RAMPDOWN_CHUNKS;
   return 0;
 }

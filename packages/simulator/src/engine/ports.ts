@@ -33,8 +33,8 @@ export interface ScanAllocation {
   position?(): { counter: number; startBlock: number; nblocks: number } | null;
   /** Renumbers the scan for a {@link TableChange} (warp.ts): new size, start block mapped, counters shifted. */
   relabel?(nblocks: number, mapBlock: (block: number) => number, counterShift: number): void;
-  /** Blocks at the end of the scan whose claims change size (PG14's ramp-down): never cut. */
-  readonly tailBlocks?: number;
+  /** Blocks at the end of the scan where claims change size from now on (PG14's ramp-down): never cut. */
+  tailBlocks?(): number;
   /**
    * For fixed-size policies (pg96, pg11, batch): blocks per claim, where the
    * next claim starts, and a way to hand out a stretch in bulk (the striding

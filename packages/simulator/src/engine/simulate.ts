@@ -484,7 +484,7 @@ function warpRunOf(
     stats,
     line,
     warpable,
-    tailBlocks: allocation?.tailBlocks ?? 0,
+    tailBlocks: () => allocation?.tailBlocks?.() ?? 0,
     credited: 0,
     position() {
       if (serial !== null) return serial.position(processes!.members[0]!.cur);

@@ -103,8 +103,8 @@ export interface WarpRun {
   readonly line: SharedLine;
   /** False when the run holds state the warp cannot renumber (read streams, bitmaps). */
   readonly warpable: boolean;
-  /** Blocks at the end of its scan never cut (ramp-down). */
-  readonly tailBlocks: number;
+  /** Blocks at the end of its scan never cut (ramp-down still to come). */
+  tailBlocks(): number;
   /** Counter-space position (block = (counter + startBlock) mod nblocks), or null before the start. */
   position(): { counter: number; startBlock: number; nblocks: number } | null;
   /**
@@ -357,7 +357,7 @@ export class Warp {
     const maxDist = Math.max(...dist);
     let blocks = fullEnd - at;
     for (let i = 0; i < runs.length; i++) {
-      blocks = Math.min(blocks, remaining[i]! - dist[i]! - runs[i]!.tailBlocks - maxDist - seg);
+      blocks = Math.min(blocks, remaining[i]! - dist[i]! - runs[i]!.tailBlocks() - maxDist - seg);
     }
     const untilLeft = this.scheduler.remainingUs(nowUs);
     if (untilLeft < Number.POSITIVE_INFINITY) blocks = Math.min(blocks, Math.floor((untilLeft / 2) * rate));
