@@ -57,13 +57,14 @@ describe("PageCache.renameFiles", () => {
     );
   });
 
-  it("lists the files it holds and refuses a map that is not strictly increasing", () => {
+  it("lists the files it holds and refuses a map that gives two files one name", () => {
     const cache = new PageCache();
     cache.insert(9, 0, 4, 10, 0);
     cache.insert(3, 0, 4, 10, 0);
     expect(cache.cachedFiles()).toEqual([3, 9]);
     expect(() => cache.renameFiles(() => 1)).toThrow(ReadaheadError);
-    expect(() => cache.renameFiles((f) => -f)).toThrow(/strictly increasing/);
+    expect(() => cache.renameFiles(() => 1)).toThrow(/distinct/);
+    expect(() => cache.renameFiles((f) => -f)).toThrow(ReadaheadError);
     // A file whose pages have all gone is forgotten: the map is not asked about it.
     cache.insert(5, 0, 4, 10, 0);
     cache.drop(5, 0, 4, 20);
@@ -88,33 +89,44 @@ describe("PageCache.renameFiles", () => {
     expect(of.file).toBe(2);
   });
 
-  it("insertOldest: pages put back as the least recently used go first, in page order, and nothing is evicted for them", () => {
+  it("insertAged: pages put back with an earlier age go after older ones and before younger ones", () => {
     const cache = new PageCache({ capacityPages: 100, lruEpochPages: 10 });
-    cache.insert(1, 0, 60, 0, 0);
-    expect(cache.insertOldest(2, 0, 30)).toBe(30);
-    // [20, 30) is there already; [30, 40) goes in older still than [0, 30) (each call is the oldest).
-    expect(cache.insertOldest(2, 20, 20)).toBe(10);
-    expect(cache.stats().residentPages).toBe(100);
-    expect(cache.page(2, 5, 1).state).toBe("valid");
-    // 15 new pages need 15 evicted: [30, 40) first, then the lowest of [0, 30); file 1 keeps all.
-    cache.insert(3, 0, 15, 0, 1);
-    expect(cache.extents(2).map((r) => [r.start, r.end])).toEqual([[5, 30]]);
-    expect(cache.extents(1).reduce((a, r) => a + r.end - r.start, 0)).toBe(60);
+    cache.insert(1, 0, 30, 0, 0); // epochs 0, 1, 2: read before the skipped stretch
+    const cutEpoch = cache.epochNow();
+    expect(cutEpoch).toBe(3);
+    cache.insert(3, 0, 40, 0, 1); // epochs 3..6: read after it
+    expect(cache.insertAged(2, 0, 50, cutEpoch)).toBe(50);
+    expect(cache.insertAged(2, 40, 20, cutEpoch)).toBe(10); // [40, 50) already there
+    expect(cache.stats().residentPages).toBe(130);
+    expect(cache.overfullPages()).toBe(30);
+    // A real cache would have pushed out the 30 oldest: all of file 1, nothing of files 2 or 3.
+    expect(cache.evictOldest(cache.overfullPages(), 2)).toBe(30);
+    expect(cache.cachedFiles()).toEqual([2, 3]);
+    expect(cache.extents(2).reduce((a, r) => a + r.end - r.start, 0)).toBe(60);
+    expect(cache.overfullPages()).toBe(0);
+    // An age below every epoch still present, after an eviction moved past it, goes first.
+    cache.insertAged(4, 0, 5, 0);
+    cache.evictOldest(5, 3);
+    expect(cache.cachedFiles()).toEqual([2, 3]);
   });
 
-  it("evictOldest and oldestSurvivingEpoch: what skipped reads would have pushed out", () => {
-    const cache = new PageCache({ capacityPages: 100, lruEpochPages: 10 });
-    cache.insert(1, 0, 30, 0, 0); // epochs 0, 1, 2
-    cache.insert(2, 0, 30, 0, 1); // epochs 3, 4, 5
-    expect(cache.newestEpoch(1)).toBe(2);
-    expect(cache.newestEpoch(2)).toBe(5);
-    expect(cache.newestEpoch(3)).toBe(Number.NEGATIVE_INFINITY);
-    expect(cache.oldestSurvivingEpoch(25)).toBe(2); // epochs 0 and 1 go, part of 2
-    expect(cache.oldestSurvivingEpoch(30)).toBe(3);
-    expect(cache.oldestSurvivingEpoch(60)).toBe(Number.POSITIVE_INFINITY);
-    expect(cache.evictOldest(35, 2)).toBe(35);
-    expect(cache.cachedFiles()).toEqual([2]);
-    expect(cache.extents(2).reduce((a, r) => a + r.end - r.start, 0)).toBe(25);
-    expect(cache.stats().evictedPages).toBe(35);
+  it("a map out of the old order: eviction within an epoch follows the new names", () => {
+    const build = (c: number) => {
+      // Epoch 0 holds the first 30 pages; later insertions go to later epochs, so epoch 0 is not re-sorted on its own.
+      const cache = new PageCache({ capacityPages: 30, lruEpochPages: 30 });
+      for (const f of [0, 3, c]) cache.insert(f, 0, 10, 0, 0);
+      // One eviction (file 0's first page, under either naming) builds the epoch's sorted order.
+      cache.insert(5, 0, 1, 0, 1);
+      return cache;
+    };
+    const renamed = build(9);
+    renamed.renameFiles((f) => (f === 9 ? 1 : f));
+    const fresh = build(1);
+    renamed.insert(6, 0, 15, 0, 2);
+    fresh.insert(6, 0, 15, 0, 2);
+    for (const f of [0, 1, 3, 5, 6]) expect(renamed.extents(f)).toEqual(fresh.extents(f));
+    // File 0's other 9 pages, then file 1's lowest 6 (not file 3's): the new name sorts first.
+    expect(renamed.extents(1)[0]!.start).toBe(6);
+    expect(renamed.extents(3)[0]!.start).toBe(0);
   });
 });

@@ -192,26 +192,34 @@ export class PageCache {
    * move; their names do).
    *
    * `map` is asked only about files that hold pages (the others are
-   * forgotten), and must be strictly increasing over them, so that the
-   * eviction order within an LRU epoch, (file, page), is unchanged: the
-   * cache then behaves exactly as it would have under the new names.
+   * forgotten), and must give them distinct ids. The cache then behaves
+   * exactly as it would have had the files carried the new names from the
+   * start (within an LRU epoch, eviction goes in (file, page) order by the
+   * new names).
    *
-   * @throws {@link ReadaheadError} `READAHEAD_BAD_PARAMETER` if it is not.
+   * @throws {@link ReadaheadError} `READAHEAD_BAD_PARAMETER` if two files would share a name.
    */
   renameFiles(map: (file: number) => number): void {
     // Files whose pages have all gone are forgotten, not renamed.
     for (const [file, list] of [...this.files]) if (list.first() === null) this.files.delete(file);
     const olds = [...this.files.keys()].sort((a, b) => a - b);
     const news = olds.map(map);
+    const seen = new Set<number>();
+    let increasing = true;
     for (let i = 0; i < news.length; i++) {
       const f = news[i]!;
-      if (!Number.isInteger(f) || f < 0 || (i > 0 && f <= news[i - 1]!)) {
+      if (!Number.isInteger(f) || f < 0 || seen.has(f)) {
         throw new ReadaheadError(
           "READAHEAD_BAD_PARAMETER",
-          `renameFiles needs a strictly increasing map to file ids (file ${olds[i]} -> ${String(f)}).`,
+          `renameFiles needs a map to distinct file ids (file ${olds[i]} -> ${String(f)}).`,
         );
       }
+      seen.add(f);
+      if (i > 0 && f < news[i - 1]!) increasing = false;
     }
+    // Within an LRU epoch eviction goes in (file, page) order: under new names that are not in
+    // the old order, the epoch's sorted order is rebuilt at the next eviction.
+    if (!increasing) this.sortedCache = null;
     const renamed = new Map<number, ExtentList>();
     olds.forEach((old, i) => {
       const list = this.files.get(old)!;
@@ -223,33 +231,29 @@ export class PageCache {
     for (const [file, list] of renamed) this.files.set(file, list);
   }
 
+  /** The LRU epoch pages touched now get (the touch clock over `lruEpochPages`, see the header). */
+  epochNow(): number {
+    return this.epochOf(this.clock);
+  }
+
   /**
-   * Makes `[start, start + pages)` of `file` valid as the least recently used
-   * pages of the cache: older than everything it holds, so they are the
-   * first to go (in page order among themselves). For a simulator that puts
-   * back a stretch of a file it skipped, whose last-read pages a real cache
-   * would still hold. Each call's pages are older than everything present,
-   * including an earlier call's (so put a stretch back from its last file to
-   * its first). Pages already present are left as they are; nothing is
-   * evicted, so the caller makes sure there is room.
+   * Makes `[start, start + pages)` of `file` valid with the LRU age of
+   * `epoch` (an earlier {@link PageCache.epochNow}), as if they had been
+   * read then: for a simulator that skipped a stretch of reading and puts it
+   * back, younger than everything read before it and older than everything
+   * after. Pages already present are left as they are. Nothing is evicted,
+   * so the cache may end over its capacity: {@link PageCache.evictOldest} of
+   * {@link PageCache.overfullPages} then leaves what a real cache would hold.
    *
    * @returns the pages made valid.
    */
-  insertOldest(file: number, start: number, pages: number): number {
+  insertAged(file: number, start: number, pages: number, epoch: number): number {
     if (pages <= 0) return 0;
     let list = this.files.get(file);
     if (list === undefined) {
       list = new ExtentList();
       this.files.set(file, list);
     }
-    let oldest = this.epochOf(this.clock);
-    for (let ep = this.minEpoch; ep < oldest; ep++) {
-      if ((this.buckets.get(ep)?.size ?? 0) > 0) {
-        oldest = ep;
-        break;
-      }
-    }
-    const epoch = oldest - 1;
     const runs: number[] = [];
     let p = start;
     const end = start + pages;
@@ -278,46 +282,20 @@ export class PageCache {
     return add;
   }
 
+  /** Pages above capacity (after {@link PageCache.insertAged}), 0 when within it. */
+  overfullPages(): number {
+    return Math.max(0, this.resident - this.capacityPages);
+  }
+
   /**
    * Evicts up to `pages` valid pages, least recently used first, as the
-   * insertion of that many new pages into a full cache would. For a
-   * simulator that skips a stretch of reading: what the skipped reads would
-   * have pushed out goes.
+   * insertion of that many new pages into a full cache would.
    *
    * @returns the pages evicted.
    */
   evictOldest(pages: number, nowUs: number): number {
     if (!(pages > 0) || !Number.isFinite(this.capacityPages)) return 0;
     return this.evict(Math.floor(pages), nowUs);
-  }
-
-  /**
-   * The LRU epoch from which pages would survive {@link PageCache.evictOldest}
-   * of `pages` pages: every page of an older epoch would go, and some of this
-   * epoch's may (within an epoch, in (file, page) order). Infinity when
-   * everything would go. In-flight pages, which eviction skips, are counted
-   * as if they could go (the answer errs towards "would survive").
-   */
-  oldestSurvivingEpoch(pages: number): number {
-    if (!Number.isFinite(this.capacityPages)) return Number.NEGATIVE_INFINITY;
-    const epochs = [...this.buckets.keys()].sort((a, b) => a - b);
-    let left = pages;
-    for (const ep of epochs) {
-      let n = 0;
-      for (const e of this.buckets.get(ep)!) n += e.end - e.start;
-      if (n > left) return ep;
-      left -= n;
-    }
-    return Number.POSITIVE_INFINITY;
-  }
-
-  /** The LRU epoch of the most recently touched page of `file`, or -Infinity if none is cached. */
-  newestEpoch(file: number): number {
-    let newest = Number.NEGATIVE_INFINITY;
-    const list = this.files.get(file);
-    if (list === undefined) return newest;
-    for (let e = list.first(); e !== null; e = e.next[0] ?? null) if (e.epoch > newest) newest = e.epoch;
-    return newest;
   }
 
   // ---------------------------------------------------------------- queries
@@ -669,7 +647,7 @@ export class PageCache {
       set = new Set();
       this.buckets.set(e.epoch, set);
     }
-    // insertOldest may add below the oldest epoch the eviction scan starts from.
+    // insertAged may add to an epoch the eviction scan has already moved past.
     if (e.epoch < this.minEpoch) this.minEpoch = e.epoch;
     set.add(e);
     this.bucketVersion.set(e.epoch, (this.bucketVersion.get(e.epoch) ?? 0) + 1);

@@ -189,28 +189,22 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
       if (pages > 0) cache.insert(file, 0, pages, Number.NEGATIVE_INFINITY, 0);
     },
     warp: {
-      holdsSegments(table, fromSegment, toSegment, evictPages) {
+      holdsSegments(table, fromSegment, toSegment) {
         const lo = table * FILE_ID_STRIDE + fromSegment;
         const hi = table * FILE_ID_STRIDE + toSegment;
-        const survives = cache.oldestSurvivingEpoch(evictPages);
-        return cache.cachedFiles().some((f) => f >= lo && f < hi && cache.newestEpoch(f) >= survives);
+        return cache.cachedFiles().some((f) => f >= lo && f < hi);
       },
-      evictOldest(pages, nowUs) {
-        cache.evictOldest(pages, nowUs);
+      epochNow() {
+        return cache.epochNow();
       },
-      topCachedPages(table, segment) {
-        const file = table * FILE_ID_STRIDE + segment;
-        const size = fileSizePages.get(file) ?? 0;
-        let top = size;
-        const runs = cache.extents(file);
-        for (let i = runs.length - 1; i >= 0 && runs[i]!.end === top; i--) top = runs[i]!.start;
-        return size - top;
+      restoreAged(table, fromSegment, toSegment, epoch) {
+        for (let seg = fromSegment; seg < toSegment; seg++) {
+          const file = table * FILE_ID_STRIDE + seg;
+          cache.insertAged(file, 0, fileSizePages.get(file) ?? 0, epoch);
+        }
       },
-      freePages() {
-        return Math.max(0, cache.capacityPages - cache.stats().residentPages);
-      },
-      insertOldest(table, segment, page, pages) {
-        cache.insertOldest(table * FILE_ID_STRIDE + segment, page, pages);
+      evictOverfull(nowUs) {
+        cache.evictOldest(cache.overfullPages(), nowUs);
       },
       relabelTable(change) {
         const lo = change.table * FILE_ID_STRIDE;

@@ -142,19 +142,14 @@ export interface OsPort {
    * of simulated time in all.
    */
   warp?: {
-    /**
-     * Whether any page of segments [fromSegment, toSegment) of `table` would
-     * still be cached after `evictPages` pages were evicted least recently used first.
-     */
-    holdsSegments(table: number, fromSegment: number, toSegment: number, evictPages: number): boolean;
-    /** Evicts `pages` pages, least recently used first (what skipped reads would have pushed out). */
-    evictOldest(pages: number, nowUs: number): void;
-    /** Pages present in the unbroken run that ends at the last page of a segment file (0 if that page is absent). */
-    topCachedPages(table: number, segment: number): number;
-    /** Pages the page cache could take without evicting. */
-    freePages(): number;
-    /** Makes pages [page, page + pages) of a segment file valid as the least recently used of all. */
-    insertOldest(table: number, segment: number, page: number, pages: number): void;
+    /** Whether any page of segments [fromSegment, toSegment) of `table` is cached. */
+    holdsSegments(table: number, fromSegment: number, toSegment: number): boolean;
+    /** The page cache's LRU epoch now (for a later {@link restoreAged}). */
+    epochNow(): number;
+    /** Segments [fromSegment, toSegment) of `table` come back valid with the LRU age `epoch` (no eviction). */
+    restoreAged(table: number, fromSegment: number, toSegment: number, epoch: number): void;
+    /** The least recently used pages over capacity go. */
+    evictOverfull(nowUs: number): void;
     relabelTable(change: TableChange): void;
     renameOpen(of: OsOpenFile, file: number): void;
     counters(): OsCounters;

@@ -310,7 +310,7 @@ export function simulateWith(
           if (runIndex >= spec.runs && q.durationUs === null) return;
           // Reported time includes what the warp skipped.
           if (q.durationUs !== null && nowUs + warp.skippedUs >= clientStartUs + q.durationUs) return;
-          warp.beforeRunStart();
+          warp.beforeRunStart(nowUs);
           const run = runIndex++;
           const stats = new RunStats();
           const line = new SharedLine(cpu.spinlockHoldUs, cpu.atomicOpUs);
@@ -489,6 +489,17 @@ function warpRunOf(
     position() {
       if (serial !== null) return serial.position(processes!.members[0]!.cur);
       return allocation?.position?.() ?? null;
+    },
+    lowestPending() {
+      const pos = this.position();
+      if (pos === null) return 0;
+      let lowest = pos.counter;
+      for (const m of processes?.members ?? []) {
+        if (m.remaining === 0) continue;
+        const c = (m.cur - pos.startBlock + pos.nblocks) % pos.nblocks;
+        if (c < lowest) lowest = c;
+      }
+      return lowest;
     },
     relabel(change, counterShift, keepStart) {
       const start = this.position()?.startBlock ?? -1;

@@ -95,6 +95,20 @@ describe("warp", () => {
     });
   }
 
+  it("large PG14 chunks: cuts inside the ramp-down stages too, several put back at once", () => {
+    const q = {
+      runs: 2,
+      synchronizeSeqscans: true,
+      allocator: { kind: "pg14", nchunks: 128, maxChunkBlocks: null },
+    };
+    const { exact, warped } = both(scenario(q as Partial<QueryIn>, TABLE_BLOCKS, "12GB"));
+    expectClose(exact, warped, 0.005);
+    expect(rel(warped.os.hitRatio + 1, exact.os.hitRatio + 1)).toBeLessThan(0.01);
+    // Several cuts in the first runs (the main stretch, then inside ramp-down stages), all put back together.
+    expect(warped.warp.restores).toBeGreaterThanOrEqual(2);
+    expect(warped.warp.cuts).toBeGreaterThan(warped.warp.restores);
+  });
+
   it("serial scans (no workers), synchronized, two runs each", () => {
     const { exact, warped } = both(scenario({ runs: 2, workers: 0, synchronizeSeqscans: true }));
     expectClose(exact, warped, 0.005);

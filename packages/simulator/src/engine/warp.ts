@@ -13,9 +13,9 @@
  *
  * 1. Measure. Every 1024 events the warp samples each running scan's
  *    blocks processed, and the machine's counters. Once every scan has
- *    advanced a window's worth since the last sample (512 MB), the sample is
- *    kept. The last three kept samples make two windows; the first window
- *    after the runs in flight change (start-up) is never one of them.
+ *    advanced a window's worth since the last sample (256 MB), the sample is
+ *    kept. The last three kept samples make two windows; the first two
+ *    windows after the runs in flight change (start-up) are never used.
  *
  * 2. Check. The cut is allowed only when (a) every scan in flight is one whose
  *    state the warp can renumber (sequential scans before PG17: a serial
@@ -30,8 +30,8 @@
  * 3. Choose the stretch. Whole segment files, starting at the first segment
  *    boundary past the leading scan's frontier (the next block any scan
  *    would claim), ending early enough that every scan still has, after it,
- *    its own tail (PG14's ramp-down zone, where claims change size), plus the
- *    spread between the scans, plus a segment. Nothing of the stretch may
+ *    its own tail (PG14's ramp-down zone still to come, where claims change
+ *    size), plus the spread between the scans, plus a window. Nothing of the stretch may
  *    be in shared buffers, nor in the page cache once the pages the skipped
  *    reads would have pushed out are gone (below): nobody touched it yet,
  *    or it is old enough to go.
@@ -45,27 +45,25 @@
  *    and the clock with the time the stretch takes at the measured rate;
  *    every other counter (claims, shared-buffer hits, device reads and bytes,
  *    busy time, the cache line's operations) grows by its measured rate over
- *    that time. The page cache loses as many least recently used pages as
- *    the skipped reads would have pushed out (their count less the room it
- *    had); the skipped pages themselves are not there, as the stretch is not
- *    (a restore puts the last of them back, step 5). Reported times (run starts and durations, the time series,
+ *    that time. The page cache is left as it is: the pages the scans read
+ *    just before the stretch now stand for the stretch's own last pages
+ *    (the scans never come back to either), with the same ages and the same
+ *    room taken, so later reads evict what real ones would. Reported times (run starts and durations, the time series,
  *    the simulated total) include the skipped time; the event loop's own
  *    clock does not.
  *
  * 5. Restore. A run that starts while a cut is outstanding (a pgbench client
  *    starting its next run) must see the whole table. Before it starts, the
- *    cut blocks come back, behind every scan in flight (the margin of step 3
- *    guarantees they have all passed the cut: the first scan to end has come
- *    that far, and the others are in step behind it), so their counters move
- *    by the stretch's length. Where exactly, and how warm: the page cache now
- *    holds the pages read last. Those just below the cut, read before it,
- *    stand for the last pages of the stretch, which the real run read last
- *    and would still hold; so the stretch goes back below them (at a segment
- *    boundary, not below a running scan's start: right after it at the
- *    lowest), and they become its tail. If the cache is not full (a table it could almost hold), the real
- *    one would also hold as many more of the stretch's last pages as there
- *    is room for: they go in as its least recently used pages. The rest of
- *    the stretch comes back cold, as it really is.
+ *    cut blocks come back where they were, behind every scan in flight (the
+ *    margin of step 3 guarantees they have all passed the cut: the first
+ *    scan to end has come that far, and the others are in step behind it),
+ *    so their counters move by the stretch's length. Their pages come back
+ *    into the page cache as the skipped reads left them: all of them, with
+ *    the LRU age of the moment the last scan passed the cut (younger than
+ *    everything read before it, older than nearly all after), and then, once every stretch
+ *    is back, the least recently used pages over capacity go. What remains
+ *    is what a real cache would hold: the stretch's last pages if there was
+ *    room, all of it if the table fits, none if much was read since.
  *
  * What a cut changes in results: the skipped stretch's time and counters are
  * extrapolated from the two windows before it instead of simulated. The
@@ -73,9 +71,8 @@
  * of a percent. `simulate(..., { exact: true })` turns the warp off.
  */
 
-import { PAGE_BYTES } from "@scanlab/readahead";
 import type { TableRt } from "./machine.js";
-import { FILE_ID_STRIDE, PAGES_PER_BLOCK } from "./machine.js";
+import { FILE_ID_STRIDE } from "./machine.js";
 import type { OsCounters, OsPort, SyncScanPort, TableChange } from "./ports.js";
 import type { OpenFiles, RunStats } from "./scan-run.js";
 import type { Scheduler } from "./scheduler.js";
@@ -90,11 +87,13 @@ import type { SharedLine } from "./shared-memory.js";
  */
 export const STEADY_TOLERANCE = 0.01;
 /**
- * A window, in blocks per scan: 512 MB (our choice: tens of readahead
- * windows and several allocator rounds of 11 processes with 8192-block
- * chunks; a window that is not steady only delays the cut to the next one).
+ * A window, in blocks per scan: 256 MB (our choice: a thousand 128 kB
+ * readahead windows and several allocator rounds of 11 processes with
+ * 8192-block chunks; a window that is not steady only delays the cut to the
+ * next one). It is also the slack a cut leaves for scans that drift apart
+ * by up to the tolerance after it.
  */
-const WINDOW_BLOCKS = 65_536;
+const WINDOW_BLOCKS = 32_768;
 
 /** A run in flight, as the warp sees it. */
 export interface WarpRun {
@@ -107,6 +106,8 @@ export interface WarpRun {
   tailBlocks(): number;
   /** Counter-space position (block = (counter + startBlock) mod nblocks), or null before the start. */
   position(): { counter: number; startBlock: number; nblocks: number } | null;
+  /** The lowest counter value a process of the run still has to read (claimed, not yet read). */
+  lowestPending(): number;
   /**
    * Renumbers the run's allocator and processes; `counterShift` moves its
    * counters (restore); `keepStart`: its start block stays where it is (a
@@ -152,6 +153,12 @@ interface Cut {
   table: TableRt;
   at: number;
   blocks: number;
+  /**
+   * The page cache's LRU epoch when the last scan passed the cut (null
+   * until then): the age its pages come back with, younger than every page
+   * read before the stretch, older than those after.
+   */
+  epoch: number | null;
 }
 
 /** The warp of one simulation (see the header). */
@@ -183,6 +190,7 @@ export class Warp {
 
   /** The scheduler's poll: every 1024 events, between events. */
   poll(nowUs: number): void {
+    if (this.cuts.length > 0) this.dateCuts();
     if (!this.possible || this.runs.size === 0 || this.pendingClients > 0) {
       this.samples.length = 0;
       return;
@@ -204,84 +212,60 @@ export class Warp {
       }
     }
     this.samples.push(this.sample(nowUs, runs));
-    // Four samples: the first window (start-up, or right after a cut) is never measured.
-    if (this.samples.length > 4) this.samples.shift();
-    if (this.samples.length === 4 && this.tryCut(nowUs, runs, table)) this.samples.length = 0;
+    // Five samples: the first two windows (start-up, or right after a cut) are never measured.
+    if (this.samples.length > 5) this.samples.shift();
+    if (this.samples.length === 5 && this.tryCut(nowUs, runs, table)) this.samples.length = 0;
+  }
+
+  /**
+   * Gives the cuts that every process has now read past (not only claimed
+   * past) the page cache's epoch of that moment.
+   */
+  private dateCuts(): void {
+    for (const cut of this.cuts) {
+      if (cut.epoch !== null) continue;
+      const n = cut.table.nblocks;
+      let passed = true;
+      for (const r of this.runs) {
+        if (r.table !== cut.table) continue;
+        const pos = r.position();
+        if (pos === null || (cut.at - pos.startBlock + n) % n >= r.lowestPending()) passed = false;
+      }
+      if (passed) cut.epoch = this.os.warp!.epochNow();
+    }
   }
 
   /** Before a run starts: every outstanding cut comes back (see the header, 5). */
-  beforeRunStart(): void {
+  beforeRunStart(nowUs: number): void {
+    if (this.cuts.length === 0) return;
+    this.dateCuts();
     while (this.cuts.length > 0) {
-      const { table, at, blocks } = this.cuts.pop()!;
+      const { table, at, blocks, epoch } = this.cuts.pop()!;
       const n = table.nblocks;
-      const place = this.restorePlace(table, at);
       const shifts = new Map<WarpRun, number>();
       const keep = new Set<WarpRun>();
       for (const r of this.runs) {
         if (r.table !== table) continue;
         const pos = r.position();
-        if (pos !== null && pos.startBlock === place) keep.add(r);
-        const passed = pos !== null && (keep.has(r) || (place - pos.startBlock + n) % n < pos.counter);
+        if (pos !== null && pos.startBlock === at) keep.add(r);
+        const passed = pos !== null && (keep.has(r) || (at - pos.startBlock + n) % n < pos.counter);
         if (r.credited > 0 && !passed)
-          throw new Error(
-            `warp: a run credited with a cut has not passed block ${place} when a new run starts`,
-          );
+          throw new Error(`warp: a run credited with a cut has not passed block ${at} when a new run starts`);
         shifts.set(r, passed ? blocks : 0);
       }
-      this.apply(table, restoreChange(table, place, blocks), (r) => shifts.get(r) ?? 0, keep);
-      this.warmTop(table, place + blocks, blocks);
+      this.apply(table, restoreChange(table, at, blocks), (r) => shifts.get(r) ?? 0, keep);
+      const seg = table.segmentBlocks;
+      this.os.warp!.restoreAged(
+        table.index,
+        at / seg,
+        (at + blocks) / seg,
+        epoch ?? this.os.warp!.epochNow(),
+      );
       this.summary.restores++;
     }
+    // Only once every stretch is back: what goes is the oldest of everything.
+    this.os.warp!.evictOverfull(nowUs);
     this.samples.length = 0;
-  }
-
-  /**
-   * Where the cut blocks go back (the header, 5): below the pages the caches
-   * still hold from just before the cut. Those stand for the last pages of
-   * the cut stretch, which the real run read last and would still have
-   * cached; the stretch's older pages, put back below them, are the ones its
-   * LRU has pushed out. Whole segments, never below a running scan's start.
-   */
-  private restorePlace(table: TableRt, at: number): number {
-    const seg = table.segmentBlocks;
-    const os = this.os.warp!;
-    let place = at;
-    for (let s = at / seg - 1; s >= 0; s--) {
-      const top = os.topCachedPages(table.index, s);
-      if (top === 0) break;
-      place = s * seg;
-      if (top < seg * PAGES_PER_BLOCK) break;
-    }
-    const n = table.nblocks;
-    for (const r of this.runs) {
-      if (r.table !== table) continue;
-      const start = r.position()?.startBlock ?? -1;
-      // A start right at the place keeps its block (relabel's keepStart); one inside the
-      // pages that stand for the stretch's tail would see the stretch put before it.
-      if (start > place && start < at) place = Math.min(at, (Math.floor(start / seg) + 1) * seg);
-    }
-    return place < n ? place : at;
-  }
-
-  /**
-   * A restored stretch ending at block `end`: if the page cache has room, a
-   * real one would still hold the stretch's last-read pages in that room (it
-   * read them after everything below and before everything above, which is
-   * all it holds). They go in as its least recently used pages, the last
-   * segment file first so the stretch's lower pages are the older.
-   */
-  private warmTop(table: TableRt, end: number, blocks: number): void {
-    const os = this.os.warp!;
-    const seg = table.segmentBlocks;
-    let left = Math.min(blocks, Math.floor(os.freePages() / PAGES_PER_BLOCK));
-    let top = end;
-    while (left > 0) {
-      const s = Math.floor((top - 1) / seg);
-      const from = Math.max(s * seg, top - left);
-      os.insertOldest(table.index, s, (from - s * seg) * PAGES_PER_BLOCK, (top - from) * PAGES_PER_BLOCK);
-      left -= top - from;
-      top = from;
-    }
   }
 
   private sample(t: number, runs: WarpRun[]): Sample {
@@ -306,7 +290,7 @@ export class Warp {
 
   /** Steps 2-4 of the header; true when a stretch was cut. */
   private tryCut(nowUs: number, runs: WarpRun[], table: TableRt): boolean {
-    const [, s0, s1, s2] = this.samples as [Sample, Sample, Sample, Sample];
+    const [, , s0, s1, s2] = this.samples as [Sample, Sample, Sample, Sample, Sample];
     const d1 = s1.t - s0.t;
     const d2 = s2.t - s1.t;
     if (!(d1 > 0 && d2 > 0)) return false;
@@ -357,22 +341,26 @@ export class Warp {
     const maxDist = Math.max(...dist);
     let blocks = fullEnd - at;
     for (let i = 0; i < runs.length; i++) {
-      blocks = Math.min(blocks, remaining[i]! - dist[i]! - runs[i]!.tailBlocks() - maxDist - seg);
+      blocks = Math.min(blocks, remaining[i]! - dist[i]! - runs[i]!.tailBlocks() - maxDist - WINDOW_BLOCKS);
     }
     const untilLeft = this.scheduler.remainingUs(nowUs);
     if (untilLeft < Number.POSITIVE_INFINITY) blocks = Math.min(blocks, Math.floor((untilLeft / 2) * rate));
     blocks -= blocks % seg;
     // Not worth a cut below two windows' worth (our choice).
     if (blocks < Math.max(2 * WINDOW_BLOCKS, seg)) return false;
-    // The skipped reads would have brought the stretch's pages into the page cache, pushing
-    // the least recently used out once it was full: those go (after the credit below). The
-    // stretch itself must hold nothing that would survive that.
+    // Nothing the scans have ahead of them, the stretch and everything after it up to the
+    // leading scan's end, may be cached: the stretch's reads would have pushed such pages
+    // out (or not) in ways a cut cannot tell. A table read for the first time has nothing
+    // there; a second run waits until its reads have pushed the first run's pages out.
     const os = this.os.warp!;
-    const scale0 = blocks / rate / (s2.t - s0.t);
-    const broughtIn = Math.round(((s2.os.deviceBytes - s0.os.deviceBytes) * scale0) / PAGE_BYTES);
-    const evict = Math.max(0, broughtIn - os.freePages());
+    const endSeg = Math.ceil((runs[frontiers.indexOf(lead)]!.position()!.startBlock || n) / seg);
+    const lastSeg = Math.ceil(n / seg);
+    const aheadCached =
+      endSeg > at / seg
+        ? os.holdsSegments(table.index, at / seg, endSeg)
+        : os.holdsSegments(table.index, at / seg, lastSeg) || os.holdsSegments(table.index, 0, endSeg);
+    if (aheadCached) return false;
     if (this.sharedBuffers.firstResident(table.index, at, at + blocks) >= 0) return false;
-    if (os.holdsSegments(table.index, at / seg, (at + blocks) / seg, evict)) return false;
 
     // Step 4: credit, then cut.
     const creditUs = blocks / rate;
@@ -419,9 +407,8 @@ export class Warp {
       creditUs,
       nowUs,
     );
-    os.evictOldest(evict, nowUs);
     this.apply(table, cutChange(table, at, blocks), () => 0, new Set());
-    this.cuts.push({ table, at, blocks });
+    this.cuts.push({ table, at, blocks, epoch: null });
     this.skippedUs += creditUs;
     this.scheduler.shortenBy(creditUs);
     this.summary.cuts++;
@@ -453,8 +440,8 @@ export class Warp {
         opens.set(moved, of);
       }
     }
-    // A location at a restore's place is a scan's end report of its start block (everything
-    // else is past it): like that start (keepStart), it stays.
+    // A location right at a restored stretch is a scan's end report of its start block
+    // (everything else is past it): like that start (keepStart), it stays.
     const restoredAt = change.kind === "restore" ? change.at : -1;
     this.syncscan.relocate!(table.syncKey, (b) => (b === restoredAt ? b : change.map(b)));
     for (const r of this.runs) if (r.table === table) r.relabel(change, counterShift(r), keepStart.has(r));
