@@ -110,6 +110,23 @@ describe("PageCache.renameFiles", () => {
     expect(cache.cachedFiles()).toEqual([2, 3]);
   });
 
+  it("oldestSurvivingEpoch and newestEpoch: what reading more pages would have pushed out", () => {
+    const cache = new PageCache({ capacityPages: 100, lruEpochPages: 10 });
+    cache.insert(1, 0, 30, 0, 0); // epochs 0, 1, 2
+    cache.insert(2, 0, 30, 0, 1); // epochs 3, 4, 5
+    expect(cache.newestEpoch(1)).toBe(2);
+    expect(cache.newestEpoch(2)).toBe(5);
+    expect(cache.newestEpoch(3)).toBe(Number.NEGATIVE_INFINITY);
+    expect(cache.oldestSurvivingEpoch(25)).toBe(2); // epochs 0 and 1 go, part of 2
+    expect(cache.oldestSurvivingEpoch(30)).toBe(3);
+    expect(cache.oldestSurvivingEpoch(60)).toBe(Number.POSITIVE_INFINITY);
+    // What inserting 75 pages into the (then full) cache really evicts: the 35 oldest.
+    cache.insert(3, 0, 75, 0, 2);
+    expect(cache.cachedFiles()).toEqual([2, 3]);
+    expect(cache.newestEpoch(2)).toBeGreaterThanOrEqual(cache.oldestSurvivingEpoch(0));
+    expect(cache.extents(2).reduce((a, r) => a + r.end - r.start, 0)).toBe(25);
+  });
+
   it("a map out of the old order: eviction within an epoch follows the new names", () => {
     const build = (c: number) => {
       // Epoch 0 holds the first 30 pages; later insertions go to later epochs, so epoch 0 is not re-sorted on its own.

@@ -231,6 +231,36 @@ export class PageCache {
     for (const [file, list] of renamed) this.files.set(file, list);
   }
 
+  /**
+   * The LRU epoch from which pages would survive the eviction of `pages`
+   * pages (what reading that many new pages into a full cache evicts): every
+   * page of an older epoch would go, some of this epoch's may. Infinity when
+   * everything would go. In-flight pages, which eviction skips, are counted as
+   * if they could go. For a simulator that skips a stretch of reading: would
+   * these pages still be here had it been read?
+   */
+  oldestSurvivingEpoch(pages: number): number {
+    if (!Number.isFinite(this.capacityPages)) return Number.NEGATIVE_INFINITY;
+    const epochs = [...this.buckets.keys()].sort((a, b) => a - b);
+    let left = pages;
+    for (const ep of epochs) {
+      let n = 0;
+      for (const e of this.buckets.get(ep)!) n += e.end - e.start;
+      if (n > left) return ep;
+      left -= n;
+    }
+    return Number.POSITIVE_INFINITY;
+  }
+
+  /** The LRU epoch of the most recently touched page of `file`, or -Infinity if none is cached. */
+  newestEpoch(file: number): number {
+    let newest = Number.NEGATIVE_INFINITY;
+    const list = this.files.get(file);
+    if (list === undefined) return newest;
+    for (let e = list.first(); e !== null; e = e.next[0] ?? null) if (e.epoch > newest) newest = e.epoch;
+    return newest;
+  }
+
   /** The LRU epoch pages touched now get (the touch clock over `lruEpochPages`, see the header). */
   epochNow(): number {
     return this.epochOf(this.clock);

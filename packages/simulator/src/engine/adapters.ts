@@ -189,10 +189,33 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
       if (pages > 0) cache.insert(file, 0, pages, Number.NEGATIVE_INFINITY, 0);
     },
     warp: {
-      holdsSegments(table, fromSegment, toSegment) {
-        const lo = table * FILE_ID_STRIDE + fromSegment;
-        const hi = table * FILE_ID_STRIDE + toSegment;
-        return cache.cachedFiles().some((f) => f >= lo && f < hi);
+      clearAhead(table, fromSegment, toSegment, beyond, nowUs, dryRun) {
+        const lo = table * FILE_ID_STRIDE;
+        const free = Math.max(0, cache.capacityPages - cache.stats().residentPages);
+        const doomed: number[] = [];
+        // A page of the stretch is reached after the stretch's pages before it were read.
+        let readBefore = 0;
+        for (let seg = fromSegment; seg < toSegment; seg++) {
+          const file = lo + seg;
+          if (cache.newestEpoch(file) !== Number.NEGATIVE_INFINITY) {
+            if (cache.newestEpoch(file) >= cache.oldestSurvivingEpoch(Math.max(0, readBefore - free)))
+              return false;
+            doomed.push(file);
+          }
+          readBefore += fileSizePages.get(file) ?? 0;
+        }
+        // A page beyond it, after the whole stretch.
+        const gone = cache.oldestSurvivingEpoch(Math.max(0, readBefore - free));
+        for (const [from, to] of beyond) {
+          for (const f of cache.cachedFiles()) {
+            if (f < lo + from || f >= lo + to) continue;
+            if (cache.newestEpoch(f) >= gone) return false;
+            doomed.push(f);
+          }
+        }
+        if (!dryRun)
+          for (const f of doomed) cache.drop(f, 0, fileSizePages.get(f) ?? Number.MAX_SAFE_INTEGER, nowUs);
+        return true;
       },
       epochNow() {
         return cache.epochNow();

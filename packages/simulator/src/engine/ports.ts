@@ -142,8 +142,21 @@ export interface OsPort {
    * of simulated time in all.
    */
   warp?: {
-    /** Whether any page of segments [fromSegment, toSegment) of `table` is cached. */
-    holdsSegments(table: number, fromSegment: number, toSegment: number): boolean;
+    /**
+     * Pages still cached ahead of scans about to skip segments [fromSegment,
+     * toSegment) of `table` and then read `beyond` (segment ranges): true when
+     * the skipped reads would have pushed every one of them out before the
+     * scans got to it (then, unless `dryRun`, they are forgotten); false when
+     * some would still be there (nothing changes).
+     */
+    clearAhead(
+      table: number,
+      fromSegment: number,
+      toSegment: number,
+      beyond: [number, number][],
+      nowUs: number,
+      dryRun: boolean,
+    ): boolean;
     /** The page cache's LRU epoch now (for a later {@link restoreAged}). */
     epochNow(): number;
     /** Segments [fromSegment, toSegment) of `table` come back valid with the LRU age `epoch` (no eviction). */

@@ -348,18 +348,21 @@ export class Warp {
     blocks -= blocks % seg;
     // Not worth a cut below two windows' worth (our choice).
     if (blocks < Math.max(2 * WINDOW_BLOCKS, seg)) return false;
-    // Nothing the scans have ahead of them, the stretch and everything after it up to the
-    // leading scan's end, may be cached: the stretch's reads would have pushed such pages
-    // out (or not) in ways a cut cannot tell. A table read for the first time has nothing
-    // there; a second run waits until its reads have pushed the first run's pages out.
+    // Pages the scans have ahead of them (in the stretch, and after it up to the leading
+    // scan's end) still cached from earlier, a previous run's: the skipped reads would have
+    // pushed them out before the scans got there, or the stretch cannot be cut.
     const os = this.os.warp!;
     const endSeg = Math.ceil((runs[frontiers.indexOf(lead)]!.position()!.startBlock || n) / seg);
     const lastSeg = Math.ceil(n / seg);
-    const aheadCached =
-      endSeg > at / seg
-        ? os.holdsSegments(table.index, at / seg, endSeg)
-        : os.holdsSegments(table.index, at / seg, lastSeg) || os.holdsSegments(table.index, 0, endSeg);
-    if (aheadCached) return false;
+    const beyondFrom = (at + blocks) / seg;
+    const beyond: [number, number][] =
+      endSeg > beyondFrom
+        ? [[beyondFrom, endSeg]]
+        : [
+            [beyondFrom, lastSeg],
+            [0, endSeg],
+          ];
+    if (!os.clearAhead(table.index, at / seg, beyondFrom, beyond, nowUs, true)) return false;
     if (this.sharedBuffers.firstResident(table.index, at, at + blocks) >= 0) return false;
 
     // Step 4: credit, then cut.
@@ -407,6 +410,7 @@ export class Warp {
       creditUs,
       nowUs,
     );
+    os.clearAhead(table.index, at / seg, beyondFrom, beyond, nowUs, false);
     this.apply(table, cutChange(table, at, blocks), () => 0, new Set());
     this.cuts.push({ table, at, blocks, epoch: null });
     this.skippedUs += creditUs;
