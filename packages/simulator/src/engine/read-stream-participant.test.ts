@@ -243,4 +243,24 @@ describe("shared buffers and the pin limit", () => {
     // 20 connections: 16384/94 = 174 pins, so io_combine_limit (128) is the limit.
     expect(Math.max(...sizes(20))).toBe(128);
   });
+
+  it("io_method worker: the I/O workers keep each table's files apart (a second table is not read from the first's)", () => {
+    // Table a is in the page cache, table b is not. Query qa has the I/O workers open
+    // segment 0 of a; qb then reads segment 0 of b through the same workers.
+    const s: ScenarioInput = {
+      name: "two tables, io workers",
+      machine: { cores: 8, ram: "4GB", os: "linux-6.10", device: "intel-ssd-320-120gb", cpu: { jitter: 0 } },
+      tables: [
+        { name: "a", blocks: 2000, tuplesPerPage: 100, cached: "os" },
+        { name: "b", blocks: 2000, tuplesPerPage: 100 },
+      ],
+      queries: [
+        { name: "qa", table: "a", pg: "18", ioMethod: "worker" },
+        { name: "qb", table: "b", pg: "18", ioMethod: "worker", start: "1s" },
+      ],
+    };
+    const r = simulateWith(resolveScenario(s), realModels);
+    // Everything of b comes from the device: 2000 blocks of 8 kB.
+    expect(r.device.bytes).toBeGreaterThanOrEqual(2000 * 8192);
+  });
 });

@@ -27,14 +27,27 @@ import { type OpenFiles, osBlocks, type ScanRunCtx } from "./scan-run.js";
 import type { Entity } from "./scheduler.js";
 import type { BufferRing } from "./shared-buffers.js";
 
-/** The I/O workers' open files (io_method = worker), shared by every backend of the instance. */
+/**
+ * The I/O workers' open files (io_method = worker), shared by every backend
+ * of the instance: each worker has its own open files, per table (OpenFiles
+ * are keyed by segment number within one table).
+ */
 export class IoWorkers {
   private next = 0;
-  constructor(private readonly workers: OpenFiles[]) {}
-  pick(): OpenFiles {
-    const w = this.workers[this.next]!;
-    this.next = (this.next + 1) % this.workers.length;
-    return w;
+  private readonly files: Map<number, OpenFiles>[];
+  constructor(workers: number) {
+    this.files = Array.from({ length: workers }, () => new Map());
+  }
+  /** The next worker's open files of `table` (round robin over the workers). */
+  pick(table: number): OpenFiles {
+    const w = this.files[this.next]!;
+    this.next = (this.next + 1) % this.files.length;
+    let opens = w.get(table);
+    if (opens === undefined) {
+      opens = new Map();
+      w.set(table, opens);
+    }
+    return opens;
   }
 }
 
@@ -95,7 +108,7 @@ export class ReadStreamParticipant implements Entity {
         if (!io.async) return null;
         // The copy of an asynchronous read is not this backend's CPU (an I/O worker's, or the
         // kernel's with io_uring): no CPU-sharing factor.
-        return self.read(io, ioWorkers !== null ? ioWorkers.pick() : self.opens, nowUs, 1);
+        return self.read(io, ioWorkers !== null ? ioWorkers.pick(ctx.table.index) : self.opens, nowUs, 1);
       },
       waitRead(io: ReadStreamIo, nowUs: number): number {
         if (io.async) return io.readyAtUs ?? nowUs;

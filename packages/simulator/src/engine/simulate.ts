@@ -265,7 +265,7 @@ export function simulateWith(
 
   const scheduler = new Scheduler();
   /** PostgreSQL 18's io_workers default: 3 I/O worker processes, each with its own open files. */
-  const ioWorkers = new IoWorkers([new Map(), new Map(), new Map()]);
+  const ioWorkers = new IoWorkers(3);
   const postmaster = new Postmaster(cpu.workerForkUs, cpu.workerInitUs);
   const state = new MachineState(machine.cores);
   const lines: SharedLine[] = [];
