@@ -501,11 +501,9 @@ function warpRunOf(
       }
       return lowest;
     },
-    relabel(change, counterShift, keepStart) {
-      const start = this.position()?.startBlock ?? -1;
-      const map = keepStart ? (b: number) => (b === start ? b : change.map(b)) : change.map;
-      if (serial !== null) serial.relabel(change.newNblocks, map);
-      else allocation!.relabel!(change.newNblocks, map, counterShift);
+    relabel(change, counterShift) {
+      if (serial !== null) serial.relabel(change.newNblocks, change.map);
+      else allocation!.relabel!(change.newNblocks, change.map, counterShift);
       processes!.relabel(change);
     },
   };

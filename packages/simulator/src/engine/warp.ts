@@ -11,11 +11,11 @@
  *
  * The story of one cut:
  *
- * 1. Measure. Every 1024 events the warp samples each running scan's
- *    blocks processed, and the machine's counters. Once every scan has
- *    advanced a window's worth since the last sample (256 MB), the sample is
- *    kept. The last three kept samples make two windows; the first two
- *    windows after the runs in flight change (start-up) are never used.
+ * 1. Measure. Every 1024 steps the warp samples each running scan's blocks
+ *    processed, and the machine's counters. Once every scan has advanced a
+ *    window's worth since the last kept sample (256 MB), the sample is kept.
+ *    The last three kept samples make two windows; the first two windows
+ *    after the runs in flight change (start-up, a cut) are never used.
  *
  * 2. Check. The cut is allowed only when (a) every scan in flight is one whose
  *    state the warp can renumber (sequential scans before PG17: a serial
@@ -31,10 +31,13 @@
  *    boundary past the leading scan's frontier (the next block any scan
  *    would claim), ending early enough that every scan still has, after it,
  *    its own tail (PG14's ramp-down zone still to come, where claims change
- *    size), plus the spread between the scans, plus a window. Nothing of the stretch may
- *    be in shared buffers, nor in the page cache once the pages the skipped
- *    reads would have pushed out are gone (below): nobody touched it yet,
- *    or it is old enough to go.
+ *    size), plus the spread between the scans, plus a window. Nothing of the
+ *    stretch may be in shared buffers. Pages ahead of the scans (in the
+ *    stretch, and after it up to the leading scan's end) still in the page
+ *    cache from earlier, a previous run's, must be ones the skipped reads
+ *    would have pushed out (least recently used first) before the scans got
+ *    to them; they are dropped. If one would still be there, there is no
+ *    cut: a cut cannot tell what a hit inside the stretch would have changed.
  *
  * 4. Cut. The table loses those blocks; every piece of state after them is
  *    renumbered down (page-cache files, shared-buffer tags, each scan's
@@ -45,12 +48,12 @@
  *    and the clock with the time the stretch takes at the measured rate;
  *    every other counter (claims, shared-buffer hits, device reads and bytes,
  *    busy time, the cache line's operations) grows by its measured rate over
- *    that time. The page cache is left as it is: the pages the scans read
- *    just before the stretch now stand for the stretch's own last pages
- *    (the scans never come back to either), with the same ages and the same
- *    room taken, so later reads evict what real ones would. Reported times (run starts and durations, the time series,
- *    the simulated total) include the skipped time; the event loop's own
- *    clock does not.
+ *    that time. The rest of the page cache is left as it is: the pages the
+ *    scans read before the stretch stand for the stretch's own (nobody reads
+ *    either again), with the same room taken and older ages, so later reads
+ *    evict as real ones would. Reported times (run starts and durations, the
+ *    time series, the simulated total) include the skipped time; the event
+ *    loop's own clock does not.
  *
  * 5. Restore. A run that starts while a cut is outstanding (a pgbench client
  *    starting its next run) must see the whole table. Before it starts, the
@@ -58,12 +61,13 @@
  *    margin of step 3 guarantees they have all passed the cut: the first
  *    scan to end has come that far, and the others are in step behind it),
  *    so their counters move by the stretch's length. Their pages come back
- *    into the page cache as the skipped reads left them: all of them, with
- *    the LRU age of the moment the last scan passed the cut (younger than
- *    everything read before it, older than nearly all after), and then, once every stretch
- *    is back, the least recently used pages over capacity go. What remains
- *    is what a real cache would hold: the stretch's last pages if there was
- *    room, all of it if the table fits, none if much was read since.
+ *    into the page cache as the skipped reads left them: all of them, aged as
+ *    of the moment every process had read past the cut (younger than
+ *    everything read before it, older than nearly everything after), and
+ *    then, once every stretch is back, the least recently used pages over
+ *    capacity go. What remains is what a real cache would hold: the
+ *    stretch's last pages if there was room, all of it if the table fits,
+ *    none if much was read since.
  *
  * What a cut changes in results: the skipped stretch's time and counters are
  * extrapolated from the two windows before it instead of simulated. The
@@ -81,8 +85,8 @@ import type { SharedLine } from "./shared-memory.js";
 
 /**
  * Rates must agree within 1% (window to window, scan to scan). Our choice: the
- * jitter of per-block CPU time (cpu-jitter.ts) moves a 2 GB window's rate by
- * far less, and a real drift between clients of more than 1% over two
+ * jitter of per-block CPU time (cpu-jitter.ts) moves a 256 MB window's rate
+ * by far less, and a real drift between clients of more than 1% over two
  * windows is what the warp must not skip.
  */
 export const STEADY_TOLERANCE = 0.01;
@@ -108,13 +112,8 @@ export interface WarpRun {
   position(): { counter: number; startBlock: number; nblocks: number } | null;
   /** The lowest counter value a process of the run still has to read (claimed, not yet read). */
   lowestPending(): number;
-  /**
-   * Renumbers the run's allocator and processes; `counterShift` moves its
-   * counters (restore); `keepStart`: its start block stays where it is (a
-   * restore placed right at it: the stretch goes after the start, into the
-   * part already scanned).
-   */
-  relabel(change: TableChange, counterShift: number, keepStart: boolean): void;
+  /** Renumbers the run's allocator and processes; `counterShift` moves its counters (a restore behind it). */
+  relabel(change: TableChange, counterShift: number): void;
   /** Cuts the run was credited with (a restore must find it past them). */
   credited: number;
 }
@@ -188,7 +187,7 @@ export class Warp {
     return this.enabled && this.os.warp !== undefined && this.syncscan.relocate !== undefined;
   }
 
-  /** The scheduler's poll: every 1024 events, between events. */
+  /** The scheduler's poll: every 1024 steps, between two steps. */
   poll(nowUs: number): void {
     if (this.cuts.length > 0) this.dateCuts();
     if (!this.possible || this.runs.size === 0 || this.pendingClients > 0) {
@@ -243,17 +242,15 @@ export class Warp {
       const { table, at, blocks, epoch } = this.cuts.pop()!;
       const n = table.nblocks;
       const shifts = new Map<WarpRun, number>();
-      const keep = new Set<WarpRun>();
       for (const r of this.runs) {
         if (r.table !== table) continue;
         const pos = r.position();
-        if (pos !== null && pos.startBlock === at) keep.add(r);
-        const passed = pos !== null && (keep.has(r) || (at - pos.startBlock + n) % n < pos.counter);
+        const passed = pos !== null && (at - pos.startBlock + n) % n < pos.counter;
         if (r.credited > 0 && !passed)
           throw new Error(`warp: a run credited with a cut has not passed block ${at} when a new run starts`);
         shifts.set(r, passed ? blocks : 0);
       }
-      this.apply(table, restoreChange(table, at, blocks), (r) => shifts.get(r) ?? 0, keep);
+      this.apply(table, restoreChange(table, at, blocks), (r) => shifts.get(r) ?? 0);
       const seg = table.segmentBlocks;
       this.os.warp!.restoreAged(
         table.index,
@@ -411,7 +408,7 @@ export class Warp {
       nowUs,
     );
     os.clearAhead(table.index, at / seg, beyondFrom, beyond, nowUs, false);
-    this.apply(table, cutChange(table, at, blocks), () => 0, new Set());
+    this.apply(table, cutChange(table, at, blocks), () => 0);
     this.cuts.push({ table, at, blocks, epoch: null });
     this.skippedUs += creditUs;
     this.scheduler.shortenBy(creditUs);
@@ -422,12 +419,7 @@ export class Warp {
   }
 
   /** Renumbers every piece of state that names blocks or segments of the table. */
-  private apply(
-    table: TableRt,
-    change: TableChange,
-    counterShift: (r: WarpRun) => number,
-    keepStart: Set<WarpRun>,
-  ): void {
+  private apply(table: TableRt, change: TableChange, counterShift: (r: WarpRun) => number): void {
     const cut = change.kind === "cut";
     const isCut = (b: number) => cut && b >= change.at && b < change.at + change.blocks;
     this.sharedBuffers.relabelTable(change.table, change.newNblocks, change.map, isCut);
@@ -444,11 +436,8 @@ export class Warp {
         opens.set(moved, of);
       }
     }
-    // A location right at a restored stretch is a scan's end report of its start block
-    // (everything else is past it): like that start (keepStart), it stays.
-    const restoredAt = change.kind === "restore" ? change.at : -1;
-    this.syncscan.relocate!(table.syncKey, (b) => (b === restoredAt ? b : change.map(b)));
-    for (const r of this.runs) if (r.table === table) r.relabel(change, counterShift(r), keepStart.has(r));
+    this.syncscan.relocate!(table.syncKey, change.map);
+    for (const r of this.runs) if (r.table === table) r.relabel(change, counterShift(r));
     table.nblocks = change.newNblocks;
   }
 }
