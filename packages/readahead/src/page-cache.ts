@@ -279,25 +279,8 @@ export class PageCache {
    */
   insertAged(file: number, start: number, pages: number, epoch: number): number {
     if (pages <= 0) return 0;
-    let list = this.files.get(file);
-    if (list === undefined) {
-      list = new ExtentList();
-      this.files.set(file, list);
-    }
-    const runs: number[] = [];
-    let p = start;
-    const end = start + pages;
-    let e = list.findFrom(start);
-    while (p < end) {
-      if (e !== null && e.start <= p) {
-        p = e.end;
-        e = e.next[0]!;
-        continue;
-      }
-      const gapEnd = Math.min(end, e === null ? end : e.start);
-      runs.push(p, gapEnd);
-      p = gapEnd;
-    }
+    const list = this.listOf(file);
+    const runs = this.absentRuns(list, start, start + pages);
     let add = 0;
     for (let i = 0; i < runs.length; i += 2) {
       const x = new Extent(file, runs[i]!, runs[i + 1]!, VALID, epoch, -1, 0);
@@ -528,26 +511,9 @@ export class PageCache {
    */
   insert(file: number, start: number, pages: number, readyAtUs: number, nowUs: number, folioOrder = 0): void {
     if (pages <= 0) return;
-    let list = this.files.get(file);
-    if (list === undefined) {
-      list = new ExtentList();
-      this.files.set(file, list);
-    }
+    const list = this.listOf(file);
     // Collect the absent sub-runs first (the common case is one run).
-    const runs: number[] = [];
-    let p = start;
-    const end = start + pages;
-    let e = list.findFrom(start);
-    while (p < end) {
-      if (e !== null && e.start <= p) {
-        p = e.end;
-        e = e.next[0]!;
-        continue;
-      }
-      const gapEnd = Math.min(end, e === null ? end : e.start);
-      runs.push(p, gapEnd);
-      p = gapEnd;
-    }
+    const runs = this.absentRuns(list, start, start + pages);
     let add = 0;
     for (let i = 0; i < runs.length; i += 2) add += runs[i + 1]! - runs[i]!;
     if (add === 0) return;
@@ -660,6 +626,34 @@ export class PageCache {
   }
 
   // ---------------------------------------------------------------- helpers
+
+  /** The extent list of `file`, created empty if it has none. */
+  private listOf(file: number): ExtentList {
+    let list = this.files.get(file);
+    if (list === undefined) {
+      list = new ExtentList();
+      this.files.set(file, list);
+    }
+    return list;
+  }
+
+  /** The absent sub-runs of [start, end) as flat (start, end) pairs. */
+  private absentRuns(list: ExtentList, start: number, end: number): number[] {
+    const runs: number[] = [];
+    let p = start;
+    let e = list.findFrom(start);
+    while (p < end) {
+      if (e !== null && e.start <= p) {
+        p = e.end;
+        e = e.next[0]!;
+        continue;
+      }
+      const gapEnd = Math.min(end, e === null ? end : e.start);
+      runs.push(p, gapEnd);
+      p = gapEnd;
+    }
+    return runs;
+  }
 
   private epochOf(clock: number): number {
     return Number.isFinite(this.lruEpochPages) ? Math.floor(clock / this.lruEpochPages) : 0;
