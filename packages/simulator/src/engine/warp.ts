@@ -336,9 +336,12 @@ export class Warp {
     if (at >= fullEnd) at = 0;
     const dist = frontiers.map((f) => (at - f + n) % n);
     const maxDist = Math.max(...dist);
-    let blocks = fullEnd - at;
+    // The stretch fits on every scan's remaining path before its tail, and leaves the scan that
+    // ends first enough to read after it for every other scan to pass the cut first (they move
+    // in step), with a window to spare.
+    let blocks = Math.min(fullEnd - at, Math.min(...remaining) - maxDist - WINDOW_BLOCKS);
     for (let i = 0; i < runs.length; i++) {
-      blocks = Math.min(blocks, remaining[i]! - dist[i]! - runs[i]!.tailBlocks() - maxDist - WINDOW_BLOCKS);
+      blocks = Math.min(blocks, remaining[i]! - dist[i]! - runs[i]!.tailBlocks());
     }
     const untilLeft = this.scheduler.remainingUs(nowUs);
     if (untilLeft < Number.POSITIVE_INFINITY) blocks = Math.min(blocks, Math.floor((untilLeft / 2) * rate));
