@@ -41,6 +41,20 @@ function describeCapture(c: ScanCapture): string {
   return `${c.parallelWorkers} worker${c.parallelWorkers > 1 ? "s" : ""}, leader ${c.leaderParticipation ? "on" : "off"}`;
 }
 
+/**
+ * True when a capture agrees with the pg14 replay and its first chunk size, and
+ * only the isolated-run check finds nothing to see (timing, not a disagreement).
+ */
+function onlyIsolationUnseen(c: ScanCapture, nblocks: number): boolean {
+  const r = replayPg14(c, nblocks);
+  return (
+    r.problem === null &&
+    c.processes.length > 1 &&
+    r.observedFirstChunk === pg14ChunkSize(nblocks) &&
+    pg14Disagreement(c, nblocks) !== null
+  );
+}
+
 /** Checks one capture against the pg14 policy; returns a one-line summary for the log. */
 function checkCapture(c: ScanCapture, nblocks: number): string {
   expect(c.workersLaunched, "every planned worker launched").toBe(c.parallelWorkers);
@@ -121,7 +135,15 @@ describe.skipIf(!gate.available && !gate.required)("live: PostgreSQL 15 on this 
         for (const workers of WORKERS) {
           for (const leader of LEADER) {
             const t0 = performance.now();
-            const capture = await captureScan(pg, table, workers, leader);
+            let capture = await captureScan(pg, table, workers, leader);
+            // Which process wins which claim is timing: on a loaded machine one process can take
+            // every small claim of the ramp-down in a row, so none shows as an isolated run. That
+            // proves nothing either way, so the scan is captured again (at most twice); a claim size
+            // that is really wrong never shows isolated runs and still fails below.
+            for (let retry = 0; retry < 2 && onlyIsolationUnseen(capture, nblocks); retry++) {
+              console.log(`${describeCapture(capture)}: no isolated run at some claim size, capturing again`);
+              capture = await captureScan(pg, table, workers, leader);
+            }
             console.log(`${checkCapture(capture, nblocks)} (${Math.round(performance.now() - t0)} ms)`);
             captures.push(capture);
           }
