@@ -23,6 +23,7 @@ import {
   INVALID_BLOCK,
   MUNRO2020_RAMPDOWN_CHUNKS,
   type Participant,
+  type ResolvedPolicy,
   resolvePolicy,
 } from "@scanlab/block-allocator";
 import {
@@ -47,7 +48,7 @@ import { ScenarioError } from "../errors.js";
 import type { ResolvedScenario } from "../scenario/resolve.js";
 import type { AllocatorSpec, QuerySpec } from "../scenario/schema.js";
 import { BLOCK_BYTES } from "../units.js";
-import { FILE_ID_STRIDE, PAGES_PER_BLOCK } from "./machine.js";
+import { PAGES_PER_BLOCK, segmentFileId } from "./machine.js";
 import type { OsPort, ScanAllocation, SyncScanPort } from "./ports.js";
 import type { BuiltOs, ModelFactories, OsStats } from "./simulate.js";
 import { BucketSeries } from "./time-series.js";
@@ -107,8 +108,8 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
     const segments = Math.max(1, Math.ceil(nblocks / segmentBlocks));
     for (let s = 0; s < segments; s++) {
       const blocks = Math.min(segmentBlocks, nblocks - s * segmentBlocks);
-      fileSizePages.set(ti * FILE_ID_STRIDE + s, Math.max(0, blocks) * PAGES_PER_BLOCK);
-      fileBaseBytes.set(ti * FILE_ID_STRIDE + s, base + s * stride);
+      fileSizePages.set(segmentFileId(ti, s), Math.max(0, blocks) * PAGES_PER_BLOCK);
+      fileBaseBytes.set(segmentFileId(ti, s), base + s * stride);
     }
     return segments;
   };
@@ -190,25 +191,27 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
     },
     warp: {
       clearAhead(table, fromSegment, toSegment, beyond, nowUs, dryRun) {
-        const lo = table * FILE_ID_STRIDE;
         const free = Math.max(0, cache.capacityPages - cache.stats().residentPages);
         const doomed: number[] = [];
         // A page of the stretch is reached after the stretch's pages before it were read.
         let readBefore = 0;
         for (let seg = fromSegment; seg < toSegment; seg++) {
-          const file = lo + seg;
-          if (cache.newestEpoch(file) !== Number.NEGATIVE_INFINITY) {
-            if (cache.newestEpoch(file) >= cache.oldestSurvivingEpoch(Math.max(0, readBefore - free)))
-              return false;
+          const file = segmentFileId(table, seg);
+          const newest = cache.newestEpoch(file);
+          if (newest !== Number.NEGATIVE_INFINITY) {
+            if (newest >= cache.oldestSurvivingEpoch(Math.max(0, readBefore - free))) return false;
             doomed.push(file);
           }
           readBefore += fileSizePages.get(file) ?? 0;
         }
         // A page beyond it, after the whole stretch.
         const gone = cache.oldestSurvivingEpoch(Math.max(0, readBefore - free));
+        const cached = cache.cachedFiles();
         for (const [from, to] of beyond) {
-          for (const f of cache.cachedFiles()) {
-            if (f < lo + from || f >= lo + to) continue;
+          const lo = segmentFileId(table, from);
+          const hi = segmentFileId(table, to);
+          for (const f of cached) {
+            if (f < lo || f >= hi) continue;
             if (cache.newestEpoch(f) >= gone) return false;
             doomed.push(f);
           }
@@ -222,7 +225,7 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
       },
       restoreAged(table, fromSegment, toSegment, epoch) {
         for (let seg = fromSegment; seg < toSegment; seg++) {
-          const file = table * FILE_ID_STRIDE + seg;
+          const file = segmentFileId(table, seg);
           cache.insertAged(file, 0, fileSizePages.get(file) ?? 0, epoch);
         }
       },
@@ -230,16 +233,17 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
         cache.evictOldest(cache.overfullPages(), nowUs);
       },
       relabelTable(change) {
-        const lo = change.table * FILE_ID_STRIDE;
+        const lo = segmentFileId(change.table, 0);
+        const hi = segmentFileId(change.table + 1, 0);
         cache.renameFiles((f) => {
-          if (f < lo || f >= lo + FILE_ID_STRIDE) return f;
+          if (f < lo || f >= hi) return f;
           const seg = change.mapSegment(f - lo);
           if (seg < 0)
             throw new Error(`warp: segment ${f - lo} of table ${change.table} is cached but cut out`);
           return lo + seg;
         });
         for (const map of [fileSizePages, fileBaseBytes])
-          for (const f of [...map.keys()]) if (f >= lo && f < lo + FILE_ID_STRIDE) map.delete(f);
+          for (const f of [...map.keys()]) if (f >= lo && f < hi) map.delete(f);
         layOut(
           change.table,
           change.newNblocks,
@@ -351,6 +355,7 @@ function parallelScan(
 ): ScanAllocation {
   const policy: AllocatorPolicy = spec.allocator ?? defaultAllocator(spec.pg);
   const scan = createParallelScan(policy, { nblocks, syncscan: sync, hooks });
+  const resolved = resolvePolicy(policy);
   const fixed = policy.kind === "pg96" || policy.kind === "pg11" || policy.kind === "batch";
   const joined: Participant[] = [];
   const position = () => {
@@ -362,7 +367,7 @@ function parallelScan(
   return {
     position,
     relabel: (n, mapBlock, counterShift) => scan.relabel({ nblocks: n, mapBlock, counterShift }),
-    tailBlocks: () => tailBlocks(policy, joined),
+    tailBlocks: () => tailBlocks(resolved, joined),
     striding: fixed
       ? {
           claimBlocks: policy.kind === "batch" ? policy.blocksPerClaim : 1,
@@ -393,8 +398,7 @@ function parallelScan(
  * down within its largest chunk x its ramp-down chunks; the fixed-size
  * policies keep one size.
  */
-function tailBlocks(policy: AllocatorPolicy, joined: readonly Participant[]): number {
-  const r = resolvePolicy(policy);
+function tailBlocks(r: ResolvedPolicy, joined: readonly Participant[]): number {
   if (r.kind === "pg14") {
     let chunk = 1;
     for (const p of joined) if (p.chunkBlocks > chunk) chunk = p.chunkBlocks;

@@ -23,9 +23,14 @@ export interface TableRt {
   syncKey: number;
 }
 
+/** The file id of segment `segment` of the table with index `tableIndex`. */
+export function segmentFileId(tableIndex: number, segment: number): number {
+  return tableIndex * FILE_ID_STRIDE + segment;
+}
+
 /** The file id of segment `segment` of table `table`. */
 export function fileIdOf(table: TableRt, segment: number): number {
-  return table.index * FILE_ID_STRIDE + segment;
+  return segmentFileId(table.index, segment);
 }
 
 /** Everything the participants share. */

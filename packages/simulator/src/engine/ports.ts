@@ -67,7 +67,6 @@ export interface TableChange {
   at: number;
   blocks: number;
   segmentBlocks: number;
-  oldNblocks: number;
   newNblocks: number;
   /** Where a block is now (a cut block: the first block after the cut). */
   map(block: number): number;

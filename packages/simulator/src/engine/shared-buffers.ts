@@ -34,6 +34,7 @@
  * the approximation it is).
  */
 import { BufferMap } from "./buffer-map.js";
+import type { TableChange } from "./ports.js";
 
 /** BM_MAX_USAGE_COUNT (src/include/storage/buf_internals.h). */
 export const BM_MAX_USAGE_COUNT = 5;
@@ -160,27 +161,24 @@ export class SharedBuffers {
   }
 
   /**
-   * Renumbers the blocks of `table` held in the pool (the warp's cut or
+   * Renumbers the blocks of a table held in the pool (the warp's cut or
    * restore, warp.ts): each buffer keeps its place, usage count and
    * readiness, under its block's new number. A cut block must not be held.
    */
-  relabelTable(
-    table: number,
-    newNblocks: number,
-    map: (block: number) => number,
-    isCut: (block: number) => boolean,
-  ): void {
+  relabelTable(change: TableChange): void {
+    const table = change.table;
+    const cutEnd = change.kind === "cut" ? change.at + change.blocks : change.at;
     const moved: number[] = [];
     for (let id = 0; id < this.nbuffers; id++) {
       const key = this.tag[id]!;
       if (key < 0 || Math.floor(key / 4294967296) !== table) continue;
       const block = key - table * 4294967296;
-      if (isCut(block))
+      if (block >= change.at && block < cutEnd)
         throw new Error(`warp: block ${block} of table ${table} is in shared buffers but cut out`);
       this.map.delete(table, block);
-      moved.push(id, map(block));
+      moved.push(id, change.map(block));
     }
-    const bits = new Uint32Array(Math.ceil(newNblocks / 32) + 1);
+    const bits = new Uint32Array(Math.ceil(change.newNblocks / 32) + 1);
     this.residentBits[table] = bits;
     for (let i = 0; i < moved.length; i += 2) {
       const id = moved[i]!;

@@ -20,7 +20,7 @@ import { ScenarioError } from "../errors.js";
 import type { ResolvedScenario } from "../scenario/resolve.js";
 import { BLOCK_BYTES } from "../units.js";
 import { resolveCpuCosts } from "./cpu-costs.js";
-import { FILE_ID_STRIDE, type MachineRt, PAGES_PER_BLOCK, type TableRt } from "./machine.js";
+import { FILE_ID_STRIDE, fileIdOf, type MachineRt, PAGES_PER_BLOCK, type TableRt } from "./machine.js";
 import {
   type AdaptiveInputs,
   DEFAULT_IO_COMBINE_LIMIT,
@@ -259,7 +259,7 @@ export function simulateWith(
     const table = tables[i]!;
     for (let seg = 0; seg * table.segmentBlocks < table.nblocks; seg++) {
       const blocks = Math.min(table.segmentBlocks, table.nblocks - seg * table.segmentBlocks);
-      builtOs.port.warm(table.index * FILE_ID_STRIDE + seg, blocks * PAGES_PER_BLOCK);
+      builtOs.port.warm(fileIdOf(table, seg), blocks * PAGES_PER_BLOCK);
     }
   });
 
@@ -463,7 +463,7 @@ export function simulateWith(
     },
     series: { deviceMiBps: os.series.points().map((p) => ({ tS: p.tS, perS: p.perS / 1048576 })) },
     events: scheduler.events,
-    warp: { ...warp.summary },
+    warp: warp.summary(),
   };
 }
 

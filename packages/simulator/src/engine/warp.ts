@@ -76,7 +76,7 @@
  */
 
 import type { TableRt } from "./machine.js";
-import { FILE_ID_STRIDE } from "./machine.js";
+import { segmentFileId } from "./machine.js";
 import type { OsCounters, OsPort, SyncScanPort, TableChange } from "./ports.js";
 import type { OpenFiles, RunStats } from "./scan-run.js";
 import type { Scheduler } from "./scheduler.js";
@@ -170,7 +170,9 @@ export class Warp {
   pendingClients = 0;
   /** Simulated time skipped so far, µs. */
   skippedUs = 0;
-  readonly summary: WarpSummary = { cuts: 0, restores: 0, skippedBlocks: 0, skippedS: 0 };
+  private cutCount = 0;
+  private restoreCount = 0;
+  private skippedBlocks = 0;
   private samples: Sample[] = [];
   private readonly cuts: Cut[] = [];
 
@@ -181,6 +183,16 @@ export class Warp {
     private readonly os: OsPort,
     private readonly syncscan: SyncScanPort,
   ) {}
+
+  /** What the warp did, for results. */
+  summary(): WarpSummary {
+    return {
+      cuts: this.cutCount,
+      restores: this.restoreCount,
+      skippedBlocks: this.skippedBlocks,
+      skippedS: this.skippedUs / 1e6,
+    };
+  }
 
   /** Whether this machine can be warped at all (its OS and syncscan support renumbering). */
   get possible(): boolean {
@@ -223,12 +235,11 @@ export class Warp {
   private dateCuts(): void {
     for (const cut of this.cuts) {
       if (cut.epoch !== null) continue;
-      const n = cut.table.nblocks;
       let passed = true;
       for (const r of this.runs) {
         if (r.table !== cut.table) continue;
         const pos = r.position();
-        if (pos === null || (cut.at - pos.startBlock + n) % n >= r.lowestPending()) passed = false;
+        if (pos === null || pathOffset(pos, cut.at) >= r.lowestPending()) passed = false;
       }
       if (passed) cut.epoch = this.os.warp!.epochNow();
     }
@@ -240,12 +251,11 @@ export class Warp {
     this.dateCuts();
     while (this.cuts.length > 0) {
       const { table, at, blocks, epoch } = this.cuts.pop()!;
-      const n = table.nblocks;
       const shifts = new Map<WarpRun, number>();
       for (const r of this.runs) {
         if (r.table !== table) continue;
         const pos = r.position();
-        const passed = pos !== null && (at - pos.startBlock + n) % n < pos.counter;
+        const passed = pos !== null && pathOffset(pos, at) < pos.counter;
         if (r.credited > 0 && !passed)
           throw new Error(`warp: a run credited with a cut has not passed block ${at} when a new run starts`);
         shifts.set(r, passed ? blocks : 0);
@@ -258,7 +268,7 @@ export class Warp {
         (at + blocks) / seg,
         epoch ?? this.os.warp!.epochNow(),
       );
-      this.summary.restores++;
+      this.restoreCount++;
     }
     // Only once every stretch is back: what goes is the oldest of everything.
     this.os.warp!.evictOverfull(nowUs);
@@ -315,23 +325,26 @@ export class Warp {
     const fullEnd = Math.floor(n / seg) * seg;
     const frontiers: number[] = [];
     const remaining: number[] = [];
+    const starts: number[] = [];
     for (const r of runs) {
       const pos = r.position();
       if (pos === null || pos.nblocks !== n || pos.counter >= n) return false;
       frontiers.push((pos.startBlock + pos.counter) % n);
       remaining.push(n - pos.counter);
+      starts.push(pos.startBlock);
     }
-    // The leading frontier: the one the others are closest behind.
-    let lead = 0;
+    // The leading scan: the one the others are closest behind.
+    let leader = 0;
     let spread = Number.POSITIVE_INFINITY;
-    for (const f of frontiers) {
+    frontiers.forEach((f, i) => {
       let behind = 0;
       for (const g of frontiers) behind = Math.max(behind, (f - g + n) % n);
       if (behind < spread) {
         spread = behind;
-        lead = f;
+        leader = i;
       }
-    }
+    });
+    const lead = frontiers[leader]!;
     let at = (Math.floor(lead / seg) + 1) * seg;
     if (at >= fullEnd) at = 0;
     const dist = frontiers.map((f) => (at - f + n) % n);
@@ -343,6 +356,8 @@ export class Warp {
     for (let i = 0; i < runs.length; i++) {
       blocks = Math.min(blocks, remaining[i]! - dist[i]! - runs[i]!.tailBlocks());
     }
+    // With an end time (`until`), the credited time stays within half of what is left, so the
+    // run still ends by simulating, not inside a credit (half: our choice).
     const untilLeft = this.scheduler.remainingUs(nowUs);
     if (untilLeft < Number.POSITIVE_INFINITY) blocks = Math.min(blocks, Math.floor((untilLeft / 2) * rate));
     blocks -= blocks % seg;
@@ -352,7 +367,7 @@ export class Warp {
     // scan's end) still cached from earlier, a previous run's: the skipped reads would have
     // pushed them out before the scans got there, or the stretch cannot be cut.
     const os = this.os.warp!;
-    const endSeg = Math.ceil((runs[frontiers.indexOf(lead)]!.position()!.startBlock || n) / seg);
+    const endSeg = Math.ceil((starts[leader]! || n) / seg);
     const lastSeg = Math.ceil(n / seg);
     const beyondFrom = (at + blocks) / seg;
     const beyond: [number, number][] =
@@ -415,17 +430,14 @@ export class Warp {
     this.cuts.push({ table, at, blocks, epoch: null });
     this.skippedUs += creditUs;
     this.scheduler.shortenBy(creditUs);
-    this.summary.cuts++;
-    this.summary.skippedBlocks += blocks * runs.length;
-    this.summary.skippedS = this.skippedUs / 1e6;
+    this.cutCount++;
+    this.skippedBlocks += blocks * runs.length;
     return true;
   }
 
   /** Renumbers every piece of state that names blocks or segments of the table. */
   private apply(table: TableRt, change: TableChange, counterShift: (r: WarpRun) => number): void {
-    const cut = change.kind === "cut";
-    const isCut = (b: number) => cut && b >= change.at && b < change.at + change.blocks;
-    this.sharedBuffers.relabelTable(change.table, change.newNblocks, change.map, isCut);
+    this.sharedBuffers.relabelTable(change);
     const os = this.os.warp!;
     os.relabelTable(change);
     for (const [opens, t] of this.openMaps) {
@@ -435,7 +447,7 @@ export class Warp {
       for (const [segment, of] of entries) {
         const moved = change.mapSegment(segment);
         if (moved < 0) continue; // a file of the cut stretch: closed (it holds nothing the scans need)
-        os.renameOpen(of, change.table * FILE_ID_STRIDE + moved);
+        os.renameOpen(of, segmentFileId(change.table, moved));
         opens.set(moved, of);
       }
     }
@@ -443,6 +455,11 @@ export class Warp {
     for (const r of this.runs) if (r.table === table) r.relabel(change, counterShift(r));
     table.nblocks = change.newNblocks;
   }
+}
+
+/** How far along a scan's path (from its start block, wrapping) `block` lies. */
+function pathOffset(pos: { startBlock: number; nblocks: number }, block: number): number {
+  return (block - pos.startBlock + pos.nblocks) % pos.nblocks;
 }
 
 function sameRuns(a: WarpRun[], b: WarpRun[]): boolean {
@@ -461,7 +478,6 @@ export function cutChange(table: TableRt, at: number, blocks: number): TableChan
     at,
     blocks,
     segmentBlocks: seg,
-    oldNblocks: table.nblocks,
     newNblocks: table.nblocks - blocks,
     map: (b) => (b < at ? b : b >= end ? b - blocks : at),
     mapEnd: (e) => (e <= at ? e : e >= end ? e - blocks : at),
@@ -478,7 +494,6 @@ export function restoreChange(table: TableRt, at: number, blocks: number): Table
     at,
     blocks,
     segmentBlocks: seg,
-    oldNblocks: table.nblocks,
     newNblocks: table.nblocks + blocks,
     map: (b) => (b < at ? b : b + blocks),
     mapEnd: (e) => (e <= at ? e : e + blocks),
