@@ -43,6 +43,11 @@ function drain(stream: ReadStream, env: ReadStreamEnv): { blocks: number[]; dist
 
 const ioTuple = (io: ReadStreamIo): [number, number, boolean] => [io.firstBlock, io.blocks, io.advise];
 const run = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
+/** A block source handing out `blocks` in order, then null. */
+const listSource = (blocks: readonly number[]) => {
+  let i = 0;
+  return () => blocks[i++] ?? null;
+};
 
 // Blocks 0..3, a jump, 100..111; io_combine_limit 4, effective_io_concurrency 4, nothing cached.
 const jumpBlocks = [...run(0, 4), ...run(100, 12)];
@@ -60,13 +65,11 @@ describe("PG17: advice only for jumps, never at start-up or for a read continuin
   //  wait for [104..107]: not advised and d 8 > 4: d - 1 = 7 (behaviour B, towards io_combine_limit).
   it("reads [0] [1-2] [3] unadvised, [100-103] advised, [104-107] [108-111] unadvised; distance 2, 4, 4, 8, then 7", () => {
     const { env, started } = recordingEnv();
-    const stream = new ReadStream(
-      (() => {
-        let i = 0;
-        return () => jumpBlocks[i++] ?? null;
-      })(),
-      { version: 17, effectiveIoConcurrency: 4, ioCombineLimit: 4 },
-    );
+    const stream = new ReadStream(listSource(jumpBlocks), {
+      version: 17,
+      effectiveIoConcurrency: 4,
+      ioCombineLimit: 4,
+    });
     expect(stream.config.maxPinnedBuffers).toBe(16);
     const r = drain(stream, env);
     expect(r.blocks).toEqual(jumpBlocks);
@@ -97,8 +100,7 @@ describe("PG18 io_method=sync: advice from a jump until the consumer reaches it 
   //  advice stops; [108..111] continues: not advised.
   it("reads [0] [1-2] [3] [100-103] unadvised, [104-107] advised, [108-111] unadvised", () => {
     const { env, started } = recordingEnv();
-    let i = 0;
-    const stream = new ReadStream(() => jumpBlocks[i++] ?? null, {
+    const stream = new ReadStream(listSource(jumpBlocks), {
       version: 18,
       effectiveIoConcurrency: 4,
       ioCombineLimit: 4,

@@ -64,23 +64,25 @@ describe("profiles", () => {
   });
 });
 
+/** `calibrate FILE` with the node method, short phases and no readahead pass, writing `out`. */
+const calibrateArgs = (data: string, out: string, phaseMs: number) => [
+  "calibrate",
+  data,
+  "--method",
+  "node",
+  "--phase-ms",
+  String(phaseMs),
+  "--no-readahead",
+  "--out",
+  out,
+];
+
 describe("calibrate", () => {
   it("measures a real file and writes a profile that simulate --device accepts", async () => {
     const data = join(dir, "cal.dat");
     writeFileSync(data, Buffer.alloc(16 * 1024 * 1024, 3));
     const out = join(dir, "my-disk.json");
-    const r = await runBin([
-      "calibrate",
-      data,
-      "--method",
-      "node",
-      "--phase-ms",
-      "200",
-      "--no-readahead",
-      "--out",
-      out,
-      "--json",
-    ]);
+    const r = await runBin([...calibrateArgs(data, out, 200), "--json"]);
     if (r.code === 2 && /evict|page cache/i.test(r.stderr) && process.env.SCANLAB_REQUIRE_LIVE !== "1") {
       console.warn(`calibrate test skipped: ${r.stderr.trim()}`);
       return;
@@ -108,17 +110,7 @@ describe("calibrate never writes over the file it measures", () => {
       out = join(dir, `link-${what.length}.json`);
       symlinkSync(data, out);
     }
-    const r = await runBin([
-      "calibrate",
-      data,
-      "--method",
-      "node",
-      "--phase-ms",
-      "100",
-      "--no-readahead",
-      "--out",
-      out,
-    ]);
+    const r = await runBin(calibrateArgs(data, out, 100));
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("the file being measured");
     expect(readFileSync(data).equals(content)).toBe(true);
