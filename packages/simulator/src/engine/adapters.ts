@@ -390,19 +390,27 @@ function parallelScan(
 }
 
 /**
- * Blocks at the end of a scan where its claims will change size, so the warp
- * never cuts into them: PG14 halves a participant's chunk when it is within
- * chunk x rampdownChunks of the end (postgres.md 1.4), so this counts from
- * the largest chunk held now (the zone shrinks as the ramp-down goes on, and
- * a cut may skip the steady middle of each of its stages); munro2020 ramps
- * down within its largest chunk x its ramp-down chunks; the fixed-size
+ * Blocks at the end of a scan that a warp must not cut, because claims change
+ * size in them.
+ *
+ * PG14 halves a participant's chunk at its first claim within chunk x
+ * rampdownChunks of the end (postgres.md 1.4), one halving per claim. A cut
+ * that lands between that point and the next one (half as far from the end)
+ * leaves the machine as the skipped stretch would have: each participant's
+ * next claim halves its chunk once, to the size it would hold there. A cut
+ * past the next point would leave chunks two halvings too large, so the zone
+ * kept is half the ramp-down zone of the largest chunk held now. What such a
+ * cut extrapolates is that the stretch's rate holds through one halving
+ * (ramp-down stages of large chunks read at one device rate; warp.test.ts
+ * holds warped and exact runs together across it). munro2020 ramps down
+ * within its largest chunk x its ramp-down chunks, kept whole; the fixed-size
  * policies keep one size.
  */
 function tailBlocks(r: ResolvedPolicy, joined: readonly Participant[]): number {
   if (r.kind === "pg14") {
     let chunk = 1;
     for (const p of joined) if (p.chunkBlocks > chunk) chunk = p.chunkBlocks;
-    return chunk * r.rampdownChunks;
+    return (chunk * r.rampdownChunks) / 2;
   }
   if (r.kind === "munro2020") return r.maxChunkBlocks * MUNRO2020_RAMPDOWN_CHUNKS;
   return 0;

@@ -30,14 +30,15 @@
  * 3. Choose the stretch. Whole segment files, starting at the first segment
  *    boundary past the leading scan's frontier (the next block any scan
  *    would claim), ending early enough that every scan still has, after it,
- *    its own tail (PG14's ramp-down zone still to come, where claims change
- *    size), plus the spread between the scans, plus a window. Nothing of the
- *    stretch may be in shared buffers. Pages ahead of the scans (in the
- *    stretch, and after it up to the leading scan's end) still in the page
- *    cache from earlier, a previous run's, must be ones the skipped reads
- *    would have pushed out (least recently used first) before the scans got
- *    to them; they are dropped. If one would still be there, there is no
- *    cut: a cut cannot tell what a hit inside the stretch would have changed.
+ *    its own tail (PG14's ramp-down zone less its first halving, which a
+ *    cut may cross: adapters.ts tailBlocks), plus the spread between the
+ *    scans, plus a window. Nothing of the stretch may be in shared buffers.
+ *    Pages ahead of the scans (in the stretch, and after it up to the
+ *    leading scan's end) still in the page cache from earlier, a previous
+ *    run's, must be ones the skipped reads would have pushed out (least
+ *    recently used first) before the scans got to them; they are dropped.
+ *    If one would still be there, there is no cut: a cut cannot tell what a
+ *    hit inside the stretch would have changed.
  *
  * 4. Cut. The table loses those blocks; every piece of state after them is
  *    renumbered down (page-cache files, shared-buffer tags, each scan's
