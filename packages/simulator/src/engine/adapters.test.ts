@@ -47,7 +47,7 @@ function inline(name: string, fields: Record<string, unknown>): Record<string, u
 }
 
 const readaheadBlocks = (machine: Partial<MachineIn>) =>
-  realModels.buildOs(resolveScenario(scenario({ machine })), 1024).adaptive.readaheadBlocks;
+  realModels.buildOs(resolveScenario(scenario({ machine })), 1024).adaptive().readaheadBlocks;
 
 describe("Linux read_ahead_kb default: the rule depends on the kernel", () => {
   // An NVMe drive reporting io_opt = 1 MiB (not md RAID).

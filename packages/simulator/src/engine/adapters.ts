@@ -49,6 +49,7 @@ import type { ResolvedScenario } from "../scenario/resolve.js";
 import type { AllocatorSpec, QuerySpec } from "../scenario/schema.js";
 import { BLOCK_BYTES } from "../units.js";
 import { PAGES_PER_BLOCK, segmentFileId } from "./machine.js";
+import type { AdaptiveInputs } from "./participants.js";
 import type { OsPort, ScanAllocation, SyncScanPort } from "./ports.js";
 import type { BuiltOs, ModelFactories, OsStats } from "./simulate.js";
 import { BucketSeries } from "./time-series.js";
@@ -280,12 +281,18 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
     },
   };
 
+  // Measured on the device model (a few ms of closed-loop runs), so only when a query asks.
+  let adaptive: AdaptiveInputs | undefined;
   return {
     port,
     confidence: model.confidence,
     // Not Linux: 128 kB, Linux's default window (VM_READAHEAD_PAGES, readahead.md 2.1) and
     // FreeBSD's MAXPHYS cluster (readahead.md 3.1).
-    adaptive: adaptiveInputs(profile, m.os.startsWith("linux") ? (overrides.readAheadKb as number) : 128),
+    adaptive: () =>
+      (adaptive ??= adaptiveInputs(
+        profile,
+        m.os.startsWith("linux") ? (overrides.readAheadKb as number) : 128,
+      )),
     stats(): OsStats {
       const d = device.stats();
       // With skipped stretches, the device's own figures are over the simulated span only.

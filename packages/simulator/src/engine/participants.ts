@@ -86,7 +86,8 @@ export interface RunSetup {
   opens: OpenFiles[];
   roles: ("leader" | "worker")[];
   ioWorkers: IoWorkers;
-  adaptive: AdaptiveInputs;
+  /** The adaptive bitmap policy's device figures (measured when first asked). */
+  adaptive(): AdaptiveInputs;
   syncscan: boolean;
   /** When each process makes its first request (the leader now, workers once launched). */
   startTimes: number[];
@@ -218,7 +219,7 @@ export function startProcesses(setup: RunSetup): RunProcesses {
     const cpu = machine.cpu;
     policies = [
       new AdaptiveBitmapPrefetcher(bitmap, {
-        ...setup.adaptive,
+        ...setup.adaptive(),
         cpuPerPageUs: cpu.perPageUs + preadUs(cpu, BLOCK_BYTES),
         cpuPerTupleUs: cpu.perTupleUs,
         adviceCallUs: cpu.fadviseUs,

@@ -59,8 +59,8 @@ export interface BuiltOs {
   stats(): OsStats;
   /** The readahead model's confidence label ("low" for Windows). */
   confidence: "high" | "medium" | "low";
-  /** Device and readahead figures for the adaptive bitmap policy. */
-  adaptive: AdaptiveInputs;
+  /** Device and readahead figures for the adaptive bitmap policy (measured once, when first asked). */
+  adaptive(): AdaptiveInputs;
 }
 
 /** Everything model-specific the engine is handed (see adapters.ts). */
