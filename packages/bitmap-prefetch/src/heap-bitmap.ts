@@ -265,6 +265,45 @@ export class HeapBitmap {
     return { lossy: (meta & 1) === 1, tuples: meta >>> 1 };
   }
 
+  /**
+   * The same bitmap on a table with blocks `[at, at + blocks)` taken out (a
+   * copy; this one is unchanged): pages in that stretch are gone and every
+   * later page is numbered `blocks` lower, keeping its flags. A simulator that
+   * cuts a steady stretch out of a table renumbers the scan's bitmap with it.
+   *
+   * @example
+   * ```ts
+   * HeapBitmap.fromPages(100, [3, 4, 5, 40, 41]).withoutBlocks(4, 30).toPages(); // [3, 10, 11]
+   * ```
+   */
+  withoutBlocks(at: number, blocks: number): HeapBitmap {
+    if (
+      !Number.isInteger(at) ||
+      !Number.isInteger(blocks) ||
+      at < 0 ||
+      blocks < 0 ||
+      at + blocks > this.tableBlocks
+    )
+      throw new RangeError(
+        `cannot take blocks ${at}..${at + blocks - 1} out of a ${this.tableBlocks}-block table`,
+      );
+    const end = at + blocks;
+    const b = new HeapBitmapBuilder(this.tableBlocks - blocks);
+    const w = this.runWords;
+    for (let i = 0; i < w.length; i += WORDS_PER_RUN) {
+      const start = w[i] as number;
+      const stop = start + (w[i + 1] as number);
+      const meta = w[i + 2] as number;
+      const info = { lossy: (meta & 1) === 1, tuples: meta >>> 1 };
+      if (start < at) b.addRun(start, Math.min(stop, at) - start, info);
+      if (stop > end) {
+        const from = Math.max(start, end);
+        b.addRun(from - blocks, stop - from, info);
+      }
+    }
+    return b.build();
+  }
+
   /** A new private iterator positioned before the first page (tbm_begin_iterate). */
   iterate(): HeapBitmapIterator {
     return new HeapBitmapIterator(this);
@@ -297,14 +336,45 @@ export class HeapBitmapIterator {
   lossy = false;
   /** Tuples of the block last returned by {@link HeapBitmapIterator.next}. */
   tuples = 0;
-  private readonly w: Uint32Array;
+  private w: Uint32Array;
   private at = 0;
   private offset = 0;
   private returned = 0;
+  private walked: HeapBitmap;
 
   /** @param bitmap the bitmap to walk. */
-  constructor(readonly bitmap: HeapBitmap) {
+  constructor(bitmap: HeapBitmap) {
+    this.walked = bitmap;
     this.w = bitmap.runWords;
+  }
+
+  /** The bitmap walked (the one given last to {@link HeapBitmapIterator.rebase}, if any). */
+  get bitmap(): HeapBitmap {
+    return this.walked;
+  }
+
+  /**
+   * Walks `bitmap` from now on (the same pages renumbered, say by
+   * {@link HeapBitmap.withoutBlocks}), positioned at its first page at or
+   * after `nextBlock` ({@link INVALID_BLOCK_NUMBER}: at its end). The count of
+   * pages returned and the last page's flags stay.
+   */
+  rebase(bitmap: HeapBitmap, nextBlock: number): void {
+    const w = bitmap.runWords;
+    this.walked = bitmap;
+    this.w = w;
+    // The first run that ends after nextBlock (binary search over the runs).
+    let lo = 0;
+    let hi = w.length / WORDS_PER_RUN;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const stop = (w[mid * WORDS_PER_RUN] as number) + (w[mid * WORDS_PER_RUN + 1] as number);
+      if (stop <= nextBlock) lo = mid + 1;
+      else hi = mid;
+    }
+    this.at = lo * WORDS_PER_RUN;
+    this.offset =
+      lo * WORDS_PER_RUN < w.length ? Math.max(0, nextBlock - (w[lo * WORDS_PER_RUN] as number)) : 0;
   }
 
   /** Pages handed out so far. */

@@ -300,3 +300,68 @@ describe("restOfPage", () => {
     );
   });
 });
+
+describe("BitmapHeapScanPrefetcher.rebase: a stretch cut out ahead of both iterators", () => {
+  it("reads and advises, from then on, the renumbered pages in the same order, keeping its target", () => {
+    const original = HeapBitmap.fromPages(
+      5000,
+      Array.from({ length: 1500 }, (_, i) => 100 + 3 * i),
+    );
+    const run = (cutAfterPages: number | null) => {
+      const scan = new BitmapHeapScanPrefetcher(original, { effectiveIoConcurrency: 32 });
+      const read: number[] = [];
+      const advised: number[] = [];
+      let target = 0;
+      for (let step = scan.nextPage(nothingBuffered); step; step = scan.nextPage(nothingBuffered)) {
+        read.push(step.page);
+        advised.push(...step.advice.map((a) => a.firstBlock));
+        if (read.length === cutAfterPages) {
+          // The 200th page is block 697; 32 pages (96 blocks) are prefetched past it, so the
+          // prefetch iterator's next page is 697 + 96 + 3.
+          expect(scan.frontierBlock).toBe(796);
+          target = scan.prefetchTarget;
+          const pagesAhead = scan.prefetchPages;
+          // Blocks 2000..2999 leave; every later block is 1000 lower.
+          scan.rebase(original.withoutBlocks(2000, 1000), (b) =>
+            b < 2000 ? b : b >= 3000 ? b - 1000 : 2000,
+          );
+          expect(scan.prefetchTarget).toBe(target);
+          expect(scan.prefetchPages).toBe(pagesAhead);
+        }
+      }
+      return { read, advised, target };
+    };
+    const cut = run(200);
+    const exact = run(null);
+    const renumber = (blocks: number[]) =>
+      blocks.filter((b) => b < 2000 || b >= 3000).map((b) => (b >= 3000 ? b - 1000 : b));
+    expect(cut.target).toBe(32);
+    expect(cut.read).toEqual(renumber(exact.read));
+    expect(cut.advised).toEqual(renumber(exact.advised));
+  });
+
+  it("the stretch put back once both iterators are past it: the rest reads as before, in the old numbering", () => {
+    const original = HeapBitmap.fromPages(
+      5000,
+      Array.from({ length: 1500 }, (_, i) => 100 + 3 * i),
+    );
+    const scan = new BitmapHeapScanPrefetcher(original, { effectiveIoConcurrency: 8 });
+    const read: number[] = [];
+    let step = scan.nextPage(nothingBuffered);
+    for (; step; step = scan.nextPage(nothingBuffered)) {
+      read.push(step.page);
+      if (read.length === 100)
+        scan.rebase(original.withoutBlocks(2000, 1000), (b) => (b >= 3000 ? b - 1000 : b));
+      // Both iterators are past block 2000 (renumbered: the first page after the stretch).
+      if (read.length === 700) scan.rebase(original, (b) => (b >= 2000 ? b + 1000 : b));
+    }
+    const skipped = Array.from({ length: 1500 }, (_, i) => 100 + 3 * i).filter((b) => b < 2000 || b >= 3000);
+    const between = read.slice(100, 700);
+    // Between the cut and the restore the scan saw the renumbered pages; after it, the original ones.
+    expect([
+      ...read.slice(0, 100),
+      ...between.map((b) => (b >= 2000 ? b + 1000 : b)),
+      ...read.slice(700),
+    ]).toEqual(skipped);
+  });
+});

@@ -100,7 +100,7 @@ export class Pg13PrefetchShared {
   /** @param bitmap the scan's bitmap; @param maximum prefetch_maximum. */
   constructor(
     /** The scan's bitmap. */
-    readonly bitmap: HeapBitmap,
+    public bitmap: HeapBitmap,
     /** prefetch_maximum. */
     readonly maximum: number,
   ) {
@@ -288,6 +288,33 @@ export class BitmapHeapScanPrefetcher extends Pg13ScanBase {
       const b = this.prefetchIterator.next();
       if (b !== mainBlock) throw new Error("prefetch and main iterators are out of sync");
     }
+  }
+
+  /**
+   * The lowest block neither iterator has passed: the prefetch iterator's next
+   * page (it runs ahead of the main one), or the main iterator's when the scan
+   * does not prefetch; {@link INVALID_BLOCK_NUMBER} once the iterator that
+   * leads has seen every page. Blocks from here on are untouched by the scan.
+   */
+  get frontierBlock(): number {
+    const s = this.shared;
+    return (s.prefetch ?? s.main).peek();
+  }
+
+  /**
+   * Renumbers the scan's pages (a simulator that cuts a stretch out of the
+   * table, or puts one back): both iterators walk `bitmap` from now on, each
+   * from the page its next block becomes under `mapBlock` (old numbering to
+   * new). prefetch_pages, prefetch_target and the counters are unchanged.
+   */
+  rebase(bitmap: HeapBitmap, mapBlock: (block: number) => number): void {
+    const s = this.shared;
+    for (const it of [s.main, s.prefetch]) {
+      if (it === null) continue;
+      const next = it.peek();
+      it.rebase(bitmap, next === INVALID_BLOCK_NUMBER ? INVALID_BLOCK_NUMBER : mapBlock(next));
+    }
+    s.bitmap = bitmap;
   }
 
   /** Serial BitmapPrefetch. @internal */
