@@ -17,11 +17,18 @@
  * tuple CPU is spent: an approximation of at most one page's CPU time, and
  * only during the first few pages of the ramp.
  */
-import type { BitmapScanPolicy, PrefetchEnv } from "@scanlab/bitmap-prefetch";
+import {
+  BitmapHeapScanPrefetcher,
+  type BitmapScanPolicy,
+  type HeapBitmap,
+  INVALID_BLOCK_NUMBER,
+  type PrefetchEnv,
+} from "@scanlab/bitmap-prefetch";
 import { BLOCK_BYTES } from "../units.js";
 import { pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
 import { PAGES_PER_BLOCK } from "./machine.js";
+import type { TableChange } from "./ports.js";
 import { type OpenFiles, openSegment, osBlocks, type ScanRunCtx } from "./scan-run.js";
 import type { Entity } from "./scheduler.js";
 
@@ -31,7 +38,13 @@ export class BitmapScanParticipant implements Entity {
   private readonly index: number;
   private readonly jitter: CpuJitter;
   private page = -1;
+  /** The last page taken from the bitmap (-1 before the first). */
+  private lastPage = -1;
   private tuples = 0;
+  /** The bitmap as the table is numbered now (the scan's own, less the warp's outstanding cuts). */
+  private bitmap: HeapBitmap;
+  /** The warp's outstanding cuts of the table, oldest first. */
+  private readonly cuts: { at: number; blocks: number }[] = [];
   private done = false;
   /** Advice calls issued (for results). */
   adviceCalls = 0;
@@ -41,7 +54,10 @@ export class BitmapScanParticipant implements Entity {
     private readonly policy: BitmapScanPolicy,
     private readonly opens: OpenFiles,
     role: "leader" | "worker",
+    /** The scan's bitmap (the warp renumbers a copy of it). */
+    private readonly original: HeapBitmap,
   ) {
+    this.bitmap = original;
     this.id = ctx.scheduler.add(this);
     const sb = ctx.machine.sharedBuffers;
     const table = ctx.table.index;
@@ -70,6 +86,7 @@ export class BitmapScanParticipant implements Entity {
           return;
         }
         this.page = next.page;
+        this.lastPage = next.page;
         this.tuples = next.tuples;
         const b = next.page;
         const factor = ctx.cpuFactor();
@@ -107,6 +124,63 @@ export class BitmapScanParticipant implements Entity {
       }
       ctx.scheduler.advanceTo(t);
     }
+  }
+
+  /*
+   * The warp (warp.ts). A serial PG13-17 scan can be renumbered: its bitmap is
+   * copied without the cut stretch (or rebuilt from the original once a cut
+   * comes back) and both iterators move onto the copy; everything else it
+   * holds (prefetch_pages, prefetch_target, the page in hand) lies before the
+   * cut. Parallel scans (a shared iterator) and the adaptive policy are not.
+   */
+
+  /** Whether the warp can renumber this scan. */
+  get warpable(): boolean {
+    return this.policy instanceof BitmapHeapScanPrefetcher;
+  }
+
+  /** The lowest block the scan has not reached with either iterator (the end of its path once it has seen every page). */
+  frontier(): number {
+    const b = (this.policy as BitmapHeapScanPrefetcher).frontierBlock;
+    return b === INVALID_BLOCK_NUMBER ? this.pathEnd() : b;
+  }
+
+  /** One past the bitmap's last page: where the scan's path ends. */
+  pathEnd(): number {
+    const runs = this.bitmap.runCount;
+    if (runs === 0) return 0;
+    const last = this.bitmap.run(runs - 1);
+    return last.startBlock + last.pages;
+  }
+
+  /** The lowest block the scan has still to read: the page in hand, or the one after the last. */
+  lowestPending(): number {
+    return this.page >= 0 ? this.page : this.lastPage + 1;
+  }
+
+  /** Bitmap pages in blocks [at, at + blocks): what the scan would process there. */
+  pagesIn(at: number, blocks: number): number {
+    const w = this.bitmap.runWords;
+    const end = at + blocks;
+    let n = 0;
+    for (let i = 0; i < w.length; i += 3) {
+      const start = w[i]!;
+      const stop = start + w[i + 1]!;
+      if (stop > at && start < end) n += Math.min(stop, end) - Math.max(start, at);
+    }
+    return n;
+  }
+
+  /** Renumbers the scan after the warp cut a stretch out of the table or put one back (newest first). */
+  relabel(change: TableChange): void {
+    if (change.kind === "cut") this.cuts.push({ at: change.at, blocks: change.blocks });
+    else this.cuts.pop();
+    let bitmap = this.original;
+    for (const c of this.cuts) bitmap = bitmap.withoutBlocks(c.at, c.blocks);
+    this.bitmap = bitmap;
+    (this.policy as BitmapHeapScanPrefetcher).rebase(bitmap, change.map);
+    if (this.page >= 0) this.page = change.map(this.page);
+    if (this.lastPage >= 0) this.lastPage = change.map(this.lastPage);
   }
 
   private advise(firstBlock: number, blocks: number, t: number, factor: number): number {

@@ -97,13 +97,17 @@ export interface RunSetup {
 
 /**
  * The run's processes as the warp (warp.ts) sees them: the ones whose state it
- * can renumber when it cuts blocks out of the table, or null when the run has
- * state it cannot (read streams' queues, bitmaps).
+ * can renumber when it cuts blocks out of the table (sequential scans, a
+ * serial bitmap heap scan), or null when the run has state it cannot (read
+ * streams' queues, a parallel bitmap scan's shared iterators).
  */
-export type RunProcesses = {
-  readonly members: SeqScanParticipant[];
-  relabel(change: TableChange): void;
-} | null;
+export type RunProcesses =
+  | {
+      readonly members: SeqScanParticipant[];
+      relabel(change: TableChange): void;
+    }
+  | { readonly bitmapScan: BitmapScanParticipant }
+  | null;
 
 /** Creates and starts the run's processes at `nowUs`. */
 export function startProcesses(setup: RunSetup): RunProcesses {
@@ -236,10 +240,12 @@ export function startProcesses(setup: RunSetup): RunProcesses {
       policies = setup.roles.map(() => shared.participant());
     }
   }
-  policies.forEach((p, i) => {
-    new BitmapScanParticipant(ctx, p, setup.opens[i]!, setup.roles[i]!).start(setup.startTimes[i]!);
+  const scans = policies.map((p, i) => {
+    const scan = new BitmapScanParticipant(ctx, p, setup.opens[i]!, setup.roles[i]!, bitmap);
+    scan.start(setup.startTimes[i]!);
+    return scan;
   });
-  return null;
+  return scans.length === 1 ? { bitmapScan: scans[0]! } : null;
 }
 
 /**

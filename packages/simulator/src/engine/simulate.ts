@@ -476,6 +476,26 @@ function warpRunOf(
   serial: SerialAllocation | null,
   allocation: ScanAllocation | null,
 ): WarpRun {
+  if (processes !== null && "bitmapScan" in processes) {
+    const scan = processes.bitmapScan;
+    return {
+      table,
+      stats,
+      line,
+      warpable: scan.warpable,
+      tailBlocks: () => 0,
+      credited: 0,
+      position: () => ({
+        counter: scan.frontier(),
+        startBlock: 0,
+        nblocks: table.nblocks,
+        end: scan.pathEnd(),
+      }),
+      lowestPending: () => scan.lowestPending(),
+      relabel: (change) => scan.relabel(change),
+      blocksIn: (at, blocks) => scan.pagesIn(at, blocks),
+    };
+  }
   const parallel =
     allocation !== null && allocation.position !== undefined && allocation.relabel !== undefined;
   const warpable = processes !== null && (serial !== null || parallel);
@@ -504,7 +524,7 @@ function warpRunOf(
     relabel(change, counterShift) {
       if (serial !== null) serial.relabel(change.newNblocks, change.map);
       else allocation!.relabel!(change.newNblocks, change.map, counterShift);
-      processes!.relabel(change);
+      processes?.relabel(change);
     },
   };
 }

@@ -19,8 +19,9 @@
  *
  * 2. Check. The cut is allowed only when (a) every scan in flight is one whose
  *    state the warp can renumber (sequential scans before PG17: a serial
- *    backend, a chunked or a striding parallel scan; not read streams, not
- *    bitmap heap scans), all on one table, and every client has started;
+ *    backend, a chunked or a striding parallel scan; a serial PG13-17 bitmap
+ *    heap scan, alone; not read streams, not parallel bitmap scans), all on
+ *    one table, and every client has started;
  *    (b) each scan ran at the same rate in both windows, and all scans ran at
  *    the same rate, within {@link STEADY_TOLERANCE}: they move in step, so
  *    skipping a stretch skips no drift between them (the mechanism behind
@@ -43,10 +44,11 @@
  * 4. Cut. The table loses those blocks; every piece of state after them is
  *    renumbered down (page-cache files, shared-buffer tags, each scan's
  *    allocator and start block, the processes' open files and positions, the
- *    syncscan location). The machine is then exactly in the state of a
- *    machine scanning a shorter table, with every scan as far from its end as
- *    before less the stretch. Each scan is credited with the stretch's blocks,
- *    and the clock with the time the stretch takes at the measured rate;
+ *    syncscan location; a bitmap scan's bitmap and both its iterators). The
+ *    machine is then exactly in the state of a machine scanning a shorter
+ *    table, with every scan as far from its end as before less the stretch.
+ *    Each scan is credited with the stretch's blocks (a bitmap scan: its
+ *    pages there), and the clock with the time they take at the measured rate;
  *    every other counter (claims, shared-buffer hits, device reads and bytes,
  *    busy time, the cache line's operations) grows by its measured rate over
  *    that time. The rest of the page cache is left as it is: the pages the
@@ -105,18 +107,27 @@ export interface WarpRun {
   readonly table: TableRt;
   readonly stats: RunStats;
   readonly line: SharedLine;
-  /** False when the run holds state the warp cannot renumber (read streams, bitmaps). */
+  /** False when the run holds state the warp cannot renumber (read streams, parallel bitmap scans). */
   readonly warpable: boolean;
   /** Blocks at the end of its scan never cut (ramp-down still to come). */
   tailBlocks(): number;
-  /** Counter-space position (block = (counter + startBlock) mod nblocks), or null before the start. */
-  position(): { counter: number; startBlock: number; nblocks: number } | null;
+  /**
+   * Counter-space position (block = (counter + startBlock) mod nblocks), or
+   * null before the start; `end`, when given, is where the scan's path ends
+   * in counter space (a bitmap's last page + 1; default nblocks).
+   */
+  position(): { counter: number; startBlock: number; nblocks: number; end?: number } | null;
   /** The lowest counter value a process of the run still has to read (claimed, not yet read). */
   lowestPending(): number;
   /** Renumbers the run's allocator and processes; `counterShift` moves its counters (a restore behind it). */
   relabel(change: TableChange, counterShift: number): void;
   /** Cuts the run was credited with (a restore must find it past them). */
   credited: number;
+  /**
+   * Blocks the run processes in blocks [at, at + blocks) (a bitmap scan: its
+   * pages there); absent: all of them. A run that has it is cut only alone.
+   */
+  blocksIn?(at: number, blocks: number): number;
 }
 
 /** What the warp did, for results. */
@@ -210,7 +221,7 @@ export class Warp {
     const runs = [...this.runs];
     const table = runs[0]!.table;
     for (const r of runs) {
-      if (!r.warpable || r.table !== table) {
+      if (!r.warpable || r.table !== table || (r.blocksIn !== undefined && runs.length > 1)) {
         this.samples.length = 0;
         return;
       }
@@ -329,9 +340,10 @@ export class Warp {
     const starts: number[] = [];
     for (const r of runs) {
       const pos = r.position();
-      if (pos === null || pos.nblocks !== n || pos.counter >= n) return false;
+      const end = pos?.end ?? n;
+      if (pos === null || pos.nblocks !== n || pos.counter >= end) return false;
       frontiers.push((pos.startBlock + pos.counter) % n);
-      remaining.push(n - pos.counter);
+      remaining.push(end - pos.counter);
       starts.push(pos.startBlock);
     }
     // The leading scan: the one the others are closest behind.
@@ -381,12 +393,14 @@ export class Warp {
     if (!os.clearAhead(table.index, at / seg, beyondFrom, beyond, nowUs, true)) return false;
     if (this.sharedBuffers.firstResident(table.index, at, at + blocks) >= 0) return false;
 
-    // Step 4: credit, then cut.
-    const creditUs = blocks / rate;
+    // Step 4: credit, then cut. What each scan processes in the stretch: its blocks (a bitmap
+    // scan, alone: its pages there).
+    const processed = runs[0]!.blocksIn?.(at, blocks) ?? blocks;
+    const creditUs = processed / rate;
     const scale = creditUs / (s2.t - s0.t);
     runs.forEach((r, i) => {
       const st = r.stats;
-      st.blocks += blocks;
+      st.blocks += processed;
       st.claims += Math.round((s2.claims[i]! - s0.claims[i]!) * scale);
       st.sharedHits += Math.round((s2.sharedHits[i]! - s0.sharedHits[i]!) * scale);
       st.osBlocks += Math.round((s2.osBlocks[i]! - s0.osBlocks[i]!) * scale);
@@ -397,8 +411,8 @@ export class Warp {
       per.forEach((p, j) => {
         const share =
           j === per.length - 1
-            ? blocks - given
-            : Math.floor(total > 0 ? (blocks * grew[j]!) / total : blocks / per.length);
+            ? processed - given
+            : Math.floor(total > 0 ? (processed * grew[j]!) / total : processed / per.length);
         p.blocks += share;
         given += share;
         p.claims += Math.round(((s2.perClaims[i]![j] ?? 0) - (s0.perClaims[i]![j] ?? 0)) * scale);
@@ -432,7 +446,7 @@ export class Warp {
     this.skippedUs += creditUs;
     this.scheduler.shortenBy(creditUs);
     this.cutCount++;
-    this.skippedBlocks += blocks * runs.length;
+    this.skippedBlocks += processed * runs.length;
     return true;
   }
 
