@@ -186,6 +186,8 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
   readonly blockPages: number;
   /** `racluster`: largest cluster in blocks. */
   readonly racluster: number;
+  /** markedHit's blocks to re-mark (reused, no allocation per hit). */
+  private readonly marks: number[] = [];
   /** `vfs.read_max`. */
   readonly readMax: number;
   /** `vfs.read_min`. */
@@ -436,16 +438,34 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
     const cache = this.cache;
     const maxra = this.maxra(of, lbn, r.seq);
     cache.clearMarker(of.file, lbn * bp, nowUs);
+    // The blocks ahead, in one walk of the extent list (blockState per block, without a search
+    // each); the marks go on after the walk, since setting one splits the extents walked.
+    const marks = this.marks;
+    marks.length = 0;
+    let e = cache.extentAt(of.file, (lbn + 1) * bp);
     let i = 1;
     for (; i < maxra; i++) {
-      const b = lbn + i;
-      const st = this.blockState(of, b, nowUs);
-      if (st.state === "absent") break;
-      if ((i % this.racluster === this.racluster - 1 || i === maxra - 1) && st.state === "valid") {
+      const a = (lbn + i) * bp;
+      const end = Math.min(a + bp, of.sizePages);
+      let t = nowUs;
+      let p = a;
+      while (p < end) {
+        if (e === null || e.start > p) break;
+        if (e.readyAtUs > t) t = e.readyAtUs;
+        if (e.end > end) {
+          p = end; // e runs on into the next block
+          break;
+        }
+        p = e.end;
+        e = e.next[0]!;
+      }
+      if (p < end) break; // absent
+      if ((i % this.racluster === this.racluster - 1 || i === maxra - 1) && t <= nowUs) {
         // BUF_LOCK(LK_NOWAIT) succeeds only on a buffer not under I/O.
-        cache.setMarker(of.file, b * bp, (b + 1) * bp, nowUs);
+        marks.push(lbn + i);
       }
     }
+    for (const b of marks) cache.setMarker(of.file, b * bp, (b + 1) * bp, nowUs);
     if (i >= maxra) return null;
     r.raNext = lbn + i;
     r.raLimit = lbn + maxra;
