@@ -50,7 +50,7 @@ import type { AllocatorSpec, QuerySpec } from "../scenario/schema.js";
 import { BLOCK_BYTES } from "../units.js";
 import { PAGES_PER_BLOCK, segmentFileId } from "./machine.js";
 import type { AdaptiveInputs } from "./participants.js";
-import type { OsPort, ScanAllocation, SyncScanPort } from "./ports.js";
+import type { OsPort, ScanAllocation, SyncScanPort, WarpLimits } from "./ports.js";
 import type { BuiltOs, ModelFactories, OsStats } from "./simulate.js";
 import { BucketSeries } from "./time-series.js";
 
@@ -374,7 +374,7 @@ function parallelScan(
   return {
     position,
     relabel: (n, mapBlock, counterShift) => scan.relabel({ nblocks: n, mapBlock, counterShift }),
-    tailBlocks: () => tailBlocks(resolved, joined),
+    warpLimits: () => warpLimits(resolved, joined),
     striding: fixed
       ? {
           claimBlocks: policy.kind === "batch" ? policy.blocksPerClaim : 1,
@@ -397,9 +397,9 @@ function parallelScan(
 }
 
 /**
- * Blocks at the end of a scan that a warp must not cut, because claims change
- * size in them.
+ * What a warp must not cut from a scan's table.
  *
+ * Tail: blocks at the end of the scan's path where claims change size.
  * PG14 halves a participant's chunk at its first claim within chunk x
  * rampdownChunks of the end (postgres.md 1.4), one halving per claim. A cut
  * that lands between that point and the next one (half as far from the end)
@@ -412,15 +412,31 @@ function parallelScan(
  * holds warped and exact runs together across it). munro2020 ramps down
  * within its largest chunk x its ramp-down chunks, kept whole; the fixed-size
  * policies keep one size.
+ *
+ * Table size: PG14's test is `phsw_nallocated > phs_nblocks - chunk_size *
+ * 64` in unsigned 32-bit arithmetic, so on a table shorter than chunk x 64
+ * the threshold wraps and the scan never ramps down (real PostgreSQL picks
+ * the chunk from the table size, so its tables are always long enough). A
+ * cut must leave the table at least that long, or the shorter table it
+ * leaves would scan without a ramp-down the real one has.
  */
-function tailBlocks(r: ResolvedPolicy, joined: readonly Participant[]): number {
+function warpLimits(r: ResolvedPolicy, joined: readonly Participant[]): WarpLimits {
   if (r.kind === "pg14") {
     let chunk = 1;
     for (const p of joined) if (p.chunkBlocks > chunk) chunk = p.chunkBlocks;
-    return (chunk * r.rampdownChunks) / 2;
+    const zone = chunk * r.rampdownChunks;
+    return { tailBlocks: zone / 2, minNblocks: zone, halvesBelow: zone, blocksPerClaim: chunk };
   }
-  if (r.kind === "munro2020") return r.maxChunkBlocks * MUNRO2020_RAMPDOWN_CHUNKS;
-  return 0;
+  const blocksPerClaim =
+    r.kind === "munro2020" ? r.maxChunkBlocks : r.kind === "batch" ? r.blocksPerClaim : 1;
+  if (r.kind === "munro2020")
+    return {
+      tailBlocks: r.maxChunkBlocks * MUNRO2020_RAMPDOWN_CHUNKS,
+      minNblocks: 0,
+      halvesBelow: 0,
+      blocksPerClaim,
+    };
+  return { tailBlocks: 0, minNblocks: 0, halvesBelow: 0, blocksPerClaim };
 }
 
 /** The model packages, bound. */

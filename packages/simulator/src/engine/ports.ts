@@ -33,8 +33,8 @@ export interface ScanAllocation {
   position?(): { counter: number; startBlock: number; nblocks: number } | null;
   /** Renumbers the scan for a {@link TableChange} (warp.ts): new size, start block mapped, counters shifted. */
   relabel?(nblocks: number, mapBlock: (block: number) => number, counterShift: number): void;
-  /** Blocks at the end of the scan where claims change size from now on (PG14's ramp-down): never cut. */
-  tailBlocks?(): number;
+  /** What the warp may not cut (warp.ts): see adapters.ts `warpLimits`. */
+  warpLimits?(): WarpLimits;
   /**
    * For fixed-size policies (pg96, pg11, batch): blocks per claim, where the
    * next claim starts, and a way to hand out a stretch in bulk (the striding
@@ -171,3 +171,19 @@ export interface OsPort {
 
 /** An open file: opaque to the engine. */
 export type OsOpenFile = unknown;
+
+/** What a scan's allocation forbids a warp cut (warp.ts). */
+export interface WarpLimits {
+  /** Blocks at the end of the scan's path where claims change size: never cut. */
+  tailBlocks: number;
+  /** Blocks the table must keep (PG14's unsigned ramp-down threshold). */
+  minNblocks: number;
+  /**
+   * Where, in blocks still to hand out, claims halve next (PG14: chunk x 64),
+   * 0 for never: a cut that crosses it is credited twice the claims per
+   * block beyond it.
+   */
+  halvesBelow: number;
+  /** Blocks one claim hands out in a steady stretch (the largest chunk held); 0 when claims do not grow with blocks. */
+  blocksPerClaim: number;
+}

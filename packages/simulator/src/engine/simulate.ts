@@ -28,7 +28,7 @@ import {
   type RunProcesses,
   startProcesses,
 } from "./participants.js";
-import type { AllocatorParticipant, OsPort, ScanAllocation, SyncScanPort } from "./ports.js";
+import type { AllocatorParticipant, OsPort, ScanAllocation, SyncScanPort, WarpLimits } from "./ports.js";
 import { Postmaster } from "./postmaster.js";
 import { IoWorkers } from "./read-stream-participant.js";
 import { type OpenFiles, RunStats, type ScanRunCtx } from "./scan-run.js";
@@ -467,6 +467,9 @@ export function simulateWith(
   };
 }
 
+/** What a scan whose claims never change size forbids a cut: nothing. */
+const NO_LIMITS: WarpLimits = { tailBlocks: 0, minNblocks: 0, halvesBelow: 0, blocksPerClaim: 0 };
+
 /** A run as the warp sees it (warp.ts): warpable when its processes and allocation can be renumbered. */
 function warpRunOf(
   table: TableRt,
@@ -483,7 +486,7 @@ function warpRunOf(
       stats,
       line,
       warpable: scan.warpable,
-      tailBlocks: () => 0,
+      limits: () => NO_LIMITS,
       credited: 0,
       position: () => ({
         counter: scan.frontier(),
@@ -504,7 +507,7 @@ function warpRunOf(
     stats,
     line,
     warpable,
-    tailBlocks: () => allocation?.tailBlocks?.() ?? 0,
+    limits: () => allocation?.warpLimits?.() ?? NO_LIMITS,
     credited: 0,
     position() {
       if (serial !== null) return serial.position(processes!.members[0]!.cur);

@@ -56,6 +56,13 @@ function expectClose(
   expect(rel(warped.device.reads, exact.device.reads)).toBeLessThan(0.02);
   expect(Math.abs(warped.device.utilisation - exact.device.utilisation)).toBeLessThan(0.02);
   expect(rel(warped.os.requestedBytes, exact.os.requestedBytes)).toBeLessThan(0.01);
+  // Claims (whole chunks, rare when chunks are large) are credited per block of allocator
+  // progress; with them the shared line's operations.
+  const claims = (q: typeof e) => q.runs.reduce((a, r) => a + r.claims, 0);
+  expect(Math.abs(claims(w) - claims(e))).toBeLessThanOrEqual(Math.max(2, 0.02 * claims(e)));
+  expect(Math.abs(warped.allocator.ops - exact.allocator.ops)).toBeLessThanOrEqual(
+    Math.max(2, 0.02 * exact.allocator.ops),
+  );
   // Synchronized scans start where the exact ones do (a restore must not move a location).
   const starts = (q: typeof e) =>
     [...q.runs].sort((a, b) => a.client - b.client || a.run - b.run).map((r) => r.startBlock);
@@ -63,6 +70,7 @@ function expectClose(
   for (const run of w.runs) {
     // Every block once per run, whatever was cut: the credited blocks complete the table.
     expect(run.finished).toBe(true);
+    expect(run.participants.reduce((a, p) => a + p.claims, 0)).toBe(run.claims);
     expect(run.blocks).toBe(blocks);
     expect(run.participants.reduce((a, p) => a + p.blocks, 0)).toBe(blocks);
     expect(run.participants.every((p) => p.blocks > 0)).toBe(true);
@@ -95,29 +103,21 @@ describe("warp", () => {
     });
   }
 
-  it("large PG14 chunks: a cut may cross one halving of the ramp-down, never two", () => {
+  it("large PG14 chunks: cuts inside the ramp-down, none leaving the table too short to ramp down", () => {
     const q = {
       runs: 2,
       synchronizeSeqscans: true,
       allocator: { kind: "pg14", nchunks: 128, maxChunkBlocks: null },
     };
+    // 128 chunks of 2 M blocks: 16384-block chunks, ramping down from 1,048,576 blocks before
+    // the end, half the table. Cuts cross halvings one at a time; the claims (within 2%, in
+    // expectClose) show the ramp-down still happens after each: a table cut below 64 chunks
+    // would wrap PG14's unsigned threshold and never ramp down (a sixth of the claims).
     const { exact, warped } = both(scenario(q as Partial<QueryIn>, TABLE_BLOCKS, "12GB"));
     expectClose(exact, warped, 0.005);
     expect(rel(warped.os.hitRatio + 1, exact.os.hitRatio + 1)).toBeLessThan(0.01);
-    // 128 chunks of 2 M blocks: 16384-block chunks, halved from 64 chunks before the end
-    // (1,048,576 blocks). A cut stopping short of the first halving skips less per scan than
-    // the table less that zone; these cut into the zone's first stage.
-    const chunk = 16_384;
-    const scansPerCut = 3;
-    expect(warped.warp.skippedBlocks / warped.warp.cuts / scansPerCut).toBeGreaterThan(
-      TABLE_BLOCKS - 64 * chunk,
-    );
-    // ...but not past the second halving (32 chunks before the end).
-    expect(warped.warp.skippedBlocks / warped.warp.cuts / scansPerCut).toBeLessThan(
-      TABLE_BLOCKS - 32 * chunk,
-    );
-    // The first runs' cuts are all put back before the second runs start.
-    expect(warped.warp.restores).toBeGreaterThanOrEqual(1);
+    // Several cuts in the first runs (the main stretch, then inside ramp-down stages), all put back together.
+    expect(warped.warp.restores).toBeGreaterThanOrEqual(2);
     expect(warped.warp.cuts).toBeGreaterThan(warped.warp.restores);
   });
 

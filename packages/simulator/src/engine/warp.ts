@@ -32,14 +32,15 @@
  *    boundary past the leading scan's frontier (the next block any scan
  *    would claim), ending early enough that every scan still has, after it,
  *    its own tail (PG14's ramp-down zone less its first halving, which a
- *    cut may cross: adapters.ts tailBlocks), plus the spread between the
- *    scans, plus a window. Nothing of the stretch may be in shared buffers.
- *    Pages ahead of the scans (in the stretch, and after it up to the
- *    leading scan's end) still in the page cache from earlier, a previous
- *    run's, must be ones the skipped reads would have pushed out (least
- *    recently used first) before the scans got to them; they are dropped.
- *    If one would still be there, there is no cut: a cut cannot tell what a
- *    hit inside the stretch would have changed.
+ *    cut may cross), plus the spread between the scans, plus a window, and
+ *    the table as long as the allocator needs (PG14's unsigned ramp-down
+ *    threshold: adapters.ts warpLimits). Nothing of the stretch may be in
+ *    shared buffers. Pages ahead of the scans (in the stretch, and after it
+ *    up to the leading scan's end) still in the page cache from earlier, a
+ *    previous run's, must be ones the skipped reads would have pushed out
+ *    (least recently used first) before the scans got to them; they are
+ *    dropped. If one would still be there, there is no cut: a cut cannot
+ *    tell what a hit inside the stretch would have changed.
  *
  * 4. Cut. The table loses those blocks; every piece of state after them is
  *    renumbered down (page-cache files, shared-buffer tags, each scan's
@@ -80,7 +81,7 @@
 
 import type { TableRt } from "./machine.js";
 import { segmentFileId } from "./machine.js";
-import type { OsCounters, OsPort, SyncScanPort, TableChange } from "./ports.js";
+import type { OsCounters, OsPort, SyncScanPort, TableChange, WarpLimits } from "./ports.js";
 import type { OpenFiles, RunStats } from "./scan-run.js";
 import type { Scheduler } from "./scheduler.js";
 import type { SharedBuffers } from "./shared-buffers.js";
@@ -109,8 +110,8 @@ export interface WarpRun {
   readonly line: SharedLine;
   /** False when the run holds state the warp cannot renumber (read streams, parallel bitmap scans). */
   readonly warpable: boolean;
-  /** Blocks at the end of its scan never cut (ramp-down still to come). */
-  tailBlocks(): number;
+  /** What its allocation forbids a cut: a tail of its path (ramp-down still to come), a table shorter than some size. */
+  limits(): WarpLimits;
   /**
    * Counter-space position (block = (counter + startBlock) mod nblocks), or
    * null before the start; `end`, when given, is where the scan's path ends
@@ -150,7 +151,6 @@ interface Sample {
   sharedHits: number[];
   osBlocks: number[];
   perBlocks: number[][];
-  perClaims: number[][];
   lineOps: number[];
   lineBusy: number[];
   lineWait: number[];
@@ -158,6 +158,14 @@ interface Sample {
   sbHits: number;
   sbMisses: number;
   sbEvictions: number;
+}
+
+/** What a run was credited with by cuts (claims, its cache line's figures). */
+interface Credits {
+  claims: number;
+  ops: number;
+  busyUs: number;
+  waitUs: number;
 }
 
 interface Cut {
@@ -186,6 +194,8 @@ export class Warp {
   private restoreCount = 0;
   private skippedBlocks = 0;
   private samples: Sample[] = [];
+  /** What each run was credited with so far. */
+  private readonly credited = new WeakMap<WarpRun, Credits>();
   private readonly cuts: Cut[] = [];
 
   constructor(
@@ -296,7 +306,6 @@ export class Warp {
       sharedHits: runs.map((r) => r.stats.sharedHits),
       osBlocks: runs.map((r) => r.stats.osBlocks),
       perBlocks: runs.map((r) => r.stats.perParticipant.map((p) => p.blocks)),
-      perClaims: runs.map((r) => r.stats.perParticipant.map((p) => p.claims)),
       lineOps: runs.map((r) => r.line.ops),
       lineBusy: runs.map((r) => r.line.busyUs),
       lineWait: runs.map((r) => r.line.waitUs),
@@ -305,6 +314,15 @@ export class Warp {
       sbMisses: this.sharedBuffers.misses,
       sbEvictions: this.sharedBuffers.evictions,
     };
+  }
+
+  private credits(r: WarpRun): Credits {
+    let c = this.credited.get(r);
+    if (c === undefined) {
+      c = { claims: 0, ops: 0, busyUs: 0, waitUs: 0 };
+      this.credited.set(r, c);
+    }
+    return c;
   }
 
   /** Steps 2-4 of the header; true when a stretch was cut. */
@@ -367,7 +385,8 @@ export class Warp {
     // in step), with a window to spare.
     let blocks = Math.min(fullEnd - at, Math.min(...remaining) - maxDist - WINDOW_BLOCKS);
     for (let i = 0; i < runs.length; i++) {
-      blocks = Math.min(blocks, remaining[i]! - dist[i]! - runs[i]!.tailBlocks());
+      const { tailBlocks, minNblocks } = runs[i]!.limits();
+      blocks = Math.min(blocks, remaining[i]! - dist[i]! - tailBlocks, n - minNblocks);
     }
     // With an end time (`until`), the credited time stays within half of what is left, so the
     // run still ends by simulating, not inside a credit (half: our choice).
@@ -400,26 +419,59 @@ export class Warp {
     const scale = creditUs / (s2.t - s0.t);
     runs.forEach((r, i) => {
       const st = r.stats;
+      // Claims come in whole chunks, far apart when chunks are large (T3's 512 MB chunks: less
+      // than one per scan in a window), so a window's count says little; in a steady stretch
+      // each claim hands out one chunk, so the stretch takes its blocks over the chunk size
+      // (a serial scan's one claim covers the whole table: none). Past a halving the cut
+      // crosses (PG14's ramp-down), each block costs twice the claims.
+      const limits = r.limits();
+      const below = Math.max(
+        0,
+        Math.min(processed, limits.halvesBelow - (remaining[i]! - dist[i]! - processed)),
+      );
+      const claims = limits.blocksPerClaim > 0 ? Math.round((processed + below) / limits.blocksPerClaim) : 0;
+      const dClaims = s2.claims[i]! - s0.claims[i]!;
+      const done = this.credits(r);
+      // The cache line's operations, busy and waiting time: per claim (the windows', or the
+      // run's) where claims drive it; a run that claims nothing (a serial scan's syncscan
+      // reports) at the windows' rate in time.
+      const simulatedClaims = st.claims - done.claims;
+      const credit = (windowed: number, total: number, credited: number) =>
+        claims > 0 && dClaims > 0
+          ? (claims * windowed) / dClaims
+          : claims > 0 && simulatedClaims > 0
+            ? (claims * (total - credited)) / simulatedClaims
+            : windowed * scale;
+      const ops = Math.round(credit(s2.lineOps[i]! - s0.lineOps[i]!, r.line.ops, done.ops));
+      const busyUs = credit(s2.lineBusy[i]! - s0.lineBusy[i]!, r.line.busyUs, done.busyUs);
+      const waitUs = credit(s2.lineWait[i]! - s0.lineWait[i]!, r.line.waitUs, done.waitUs);
+      done.claims += claims;
+      done.ops += ops;
+      done.busyUs += busyUs;
+      done.waitUs += waitUs;
       st.blocks += processed;
-      st.claims += Math.round((s2.claims[i]! - s0.claims[i]!) * scale);
+      st.claims += claims;
       st.sharedHits += Math.round((s2.sharedHits[i]! - s0.sharedHits[i]!) * scale);
       st.osBlocks += Math.round((s2.osBlocks[i]! - s0.osBlocks[i]!) * scale);
       const per = st.perParticipant;
       const grew = per.map((_p, j) => Math.max(0, (s2.perBlocks[i]![j] ?? 0) - (s0.perBlocks[i]![j] ?? 0)));
       const total = grew.reduce((a, x) => a + x, 0);
       let given = 0;
+      let givenClaims = 0;
       per.forEach((p, j) => {
-        const share =
-          j === per.length - 1
-            ? processed - given
-            : Math.floor(total > 0 ? (processed * grew[j]!) / total : processed / per.length);
+        const last = j === per.length - 1;
+        const part = total > 0 ? grew[j]! / total : 1 / per.length;
+        const share = last ? processed - given : Math.floor(processed * part);
         p.blocks += share;
         given += share;
-        p.claims += Math.round(((s2.perClaims[i]![j] ?? 0) - (s0.perClaims[i]![j] ?? 0)) * scale);
+        // Claims as blocks: a participant's share of the stretch's blocks is its share of claims.
+        const c = last ? claims - givenClaims : Math.round(claims * part);
+        p.claims += c;
+        givenClaims += c;
       });
-      r.line.ops += Math.round((s2.lineOps[i]! - s0.lineOps[i]!) * scale);
-      r.line.busyUs += (s2.lineBusy[i]! - s0.lineBusy[i]!) * scale;
-      r.line.waitUs += (s2.lineWait[i]! - s0.lineWait[i]!) * scale;
+      r.line.ops += ops;
+      r.line.busyUs += busyUs;
+      r.line.waitUs += waitUs;
       r.credited++;
     });
     const sb = this.sharedBuffers;
