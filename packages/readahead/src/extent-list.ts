@@ -82,8 +82,31 @@ export class ExtentList {
     return this.head[0]!;
   }
 
+  /**
+   * The last answer of {@link ExtentList.findLE} (a finger): readers move
+   * forward through a file, so the next answer is usually it or the extent
+   * after it, found without a search. Cleared when that extent is removed.
+   */
+  private finger: Extent | null = null;
+
   /** The last extent whose `start <= page`, or null if every extent starts above `page`. */
   findLE(page: number): Extent | null {
+    const f = this.finger;
+    if (f !== null && f.start <= page) {
+      const n1 = f.next[0]!;
+      if (n1 === null || n1.start > page) return f;
+      const n2 = n1.next[0]!;
+      if (n2 === null || n2.start > page) {
+        this.finger = n1;
+        return n1;
+      }
+    }
+    const x = this.search(page);
+    this.finger = x;
+    return x;
+  }
+
+  private search(page: number): Extent | null {
     let x: Extent | null = null;
     for (let l = this.level - 1; l >= 0; l--) {
       let nx: Extent | null = x === null ? this.head[l]! : x.next[l]!;
@@ -162,6 +185,7 @@ export class ExtentList {
 
   /** Removes `e` from the list. */
   remove(e: Extent): void {
+    if (this.finger === e) this.finger = null;
     this.findPredecessors(e.start);
     for (let l = 0; l < e.next.length; l++) {
       const pred = this.update[l]!;
