@@ -38,9 +38,6 @@ function run(command: string, args: string[], cwd: string): void {
 
 const packagesHash = buildHash();
 
-// --all-targets (the `docs` script): reproduce every target, the heavy ones included.
-if (process.argv.includes("--all-targets")) process.env.SCANLAB_DOCS_TARGETS ??= "all";
-
 const figures = join(app, "scripts", "figures.ts");
 if (existsSync(figures)) {
   const tsx = join(dirname(require.resolve("tsx/package.json")), "dist", "cli.mjs");

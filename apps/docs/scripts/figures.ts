@@ -7,7 +7,7 @@
  *   src/public/figures/reproduce/ and each target becomes a Markdown
  *   fragment src/generated/<T>.md (assumptions, calibration, published vs
  *   simulated rows, ratio checks, statements) that the guides include.
- *   This is the slow part (minutes: T3 is 6 x 800 GB scans), so the JSON and
+ *   This is the slow part (under a minute for every target), so the JSON and
  *   charts are cached in apps/docs/.cache/reproduce/<hash>/, where the hash
  *   covers the built dist/ of the CLI and of every package it runs. A new
  *   build of any of them runs reproduce again.
@@ -42,13 +42,6 @@ const repoRoot = join(app, "..", "..");
 const generated = join(app, "src", "generated");
 const figures = join(app, "src", "public", "figures");
 const require = createRequire(import.meta.url);
-
-/**
- * Targets left out of the quick build (`npm run build`, which `npm test` runs): T3 simulates
- * pgbench's 6 clients x 3 runs of 11-process scans over an 800 GB table, about 10 minutes of CPU
- * on a 2-core machine, more than the whole rest of the site.
- */
-const HEAVY_TARGETS = ["T3"];
 
 const cliDir = dirname(require.resolve("scanlab/package.json"));
 const cliBin = join(cliDir, "dist", "bin.js");
@@ -316,16 +309,12 @@ function main(): void {
   mkdirSync(generated, { recursive: true });
   mkdirSync(join(figures, "reproduce"), { recursive: true });
 
-  // SCANLAB_DOCS_TARGETS=all (what `npm run docs` sets) runs every target; a list (T1,T2,...) runs those.
-  // Unset (`npm run build`, which the tests build on): every target but the heavy ones. Targets left
-  // out get a fragment that says so instead of their results.
+  // Every target, or those SCANLAB_DOCS_TARGETS lists (T1,T2,...; "all" as unset). Targets left out
+  // get a fragment that says so instead of their results.
   const allTargets = TARGETS.map((t) => t.id);
   const chosen = (process.env.SCANLAB_DOCS_TARGETS ?? "").split(",").map((t) => t.trim().toUpperCase());
-  const targets = chosen.includes("ALL")
-    ? allTargets
-    : chosen[0] === ""
-      ? allTargets.filter((t) => !HEAVY_TARGETS.includes(t))
-      : allTargets.filter((t) => chosen.includes(t));
+  const targets =
+    chosen[0] === "" || chosen.includes("ALL") ? allTargets : allTargets.filter((t) => chosen.includes(t));
   const { data, charts, ran } = reproduce(targets);
   process.stdout.write(
     `docs: reproduce results for ${targets.join(" ")} (${process.env.SCANLAB_DOCS_REPRODUCE_JSON ? `from ${process.env.SCANLAB_DOCS_REPRODUCE_JSON}` : ran.length > 0 ? `ran ${ran.join(" ")}` : "all from the cache"})\n`,
@@ -352,7 +341,7 @@ function main(): void {
   for (const id of allTargets.filter((t) => !data.targets.some((x) => x.id === t))) {
     const note =
       "::: warning Not generated in this build\n" +
-      `This build of the site left ${id} out (${HEAVY_TARGETS.includes(id) ? "it takes many minutes; `npm run docs` builds the complete site" : `SCANLAB_DOCS_TARGETS=${process.env.SCANLAB_DOCS_TARGETS}`}). ` +
+      `This build of the site left ${id} out (SCANLAB_DOCS_TARGETS=${process.env.SCANLAB_DOCS_TARGETS}). ` +
       `Run \`scanlab reproduce ${id}\` for its results.\n:::\n`;
     writeFragment(id, note);
     if (id === "T7") writeFragment("T7-sweeps", "");
