@@ -50,9 +50,11 @@
  *    table, with every scan as far from its end as before less the stretch.
  *    Each scan is credited with the stretch's blocks (a bitmap scan: its
  *    pages there), and the clock with the time they take at the measured rate;
- *    every other counter (claims, shared-buffer hits, device reads and bytes,
- *    busy time, the cache line's operations) grows by its measured rate over
- *    that time. The rest of the page cache is left as it is: the pages the
+ *    every other counter (shared-buffer hits, device reads and bytes, busy
+ *    time) grows by its measured rate over that time. Claims are whole
+ *    chunks, too rare in a window to count with large ones: the stretch is
+ *    credited one claim per chunk (twice as many past a halving it crosses),
+ *    and the cache line's operations per claim. The rest of the page cache is left as it is: the pages the
  *    scans read before the stretch stand for the stretch's own (nobody reads
  *    either again), with the same room taken and older ages, so later reads
  *    evict as real ones would. Reported times (run starts and durations, the
