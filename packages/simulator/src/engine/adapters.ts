@@ -419,6 +419,10 @@ function parallelScan(
  * the chunk from the table size, so its tables are always long enough). A
  * cut must leave the table at least that long, or the shorter table it
  * leaves would scan without a ramp-down the real one has.
+ *
+ * Claims: one per chunk held in a steady stretch (PG14: the largest chunk;
+ * munro2020 past its ramp-up: its largest; batch: its batch; one block for
+ * PG 9.6-13), twice as many per block past the halving point a cut crosses.
  */
 function warpLimits(r: ResolvedPolicy, joined: readonly Participant[]): WarpLimits {
   if (r.kind === "pg14") {
@@ -427,16 +431,16 @@ function warpLimits(r: ResolvedPolicy, joined: readonly Participant[]): WarpLimi
     const zone = chunk * r.rampdownChunks;
     return { tailBlocks: zone / 2, minNblocks: zone, halvesBelow: zone, blocksPerClaim: chunk };
   }
-  const blocksPerClaim =
-    r.kind === "munro2020" ? r.maxChunkBlocks : r.kind === "batch" ? r.blocksPerClaim : 1;
-  if (r.kind === "munro2020")
-    return {
-      tailBlocks: r.maxChunkBlocks * MUNRO2020_RAMPDOWN_CHUNKS,
-      minNblocks: 0,
-      halvesBelow: 0,
-      blocksPerClaim,
-    };
-  return { tailBlocks: 0, minNblocks: 0, halvesBelow: 0, blocksPerClaim };
+  if (r.kind === "munro2020") {
+    const tailBlocks = r.maxChunkBlocks * MUNRO2020_RAMPDOWN_CHUNKS;
+    return { tailBlocks, minNblocks: 0, halvesBelow: 0, blocksPerClaim: r.maxChunkBlocks };
+  }
+  return {
+    tailBlocks: 0,
+    minNblocks: 0,
+    halvesBelow: 0,
+    blocksPerClaim: r.kind === "batch" ? r.blocksPerClaim : 1,
+  };
 }
 
 /** The model packages, bound. */

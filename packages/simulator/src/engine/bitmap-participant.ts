@@ -160,13 +160,12 @@ export class BitmapScanParticipant implements Entity {
 
   /** Bitmap pages in blocks [at, at + blocks): what the scan would process there. */
   pagesIn(at: number, blocks: number): number {
-    const w = this.bitmap.runWords;
     const end = at + blocks;
     let n = 0;
-    for (let i = 0; i < w.length; i += 3) {
-      const start = w[i]!;
-      const stop = start + w[i + 1]!;
-      if (stop > at && start < end) n += Math.min(stop, end) - Math.max(start, at);
+    for (const r of this.bitmap.runs()) {
+      if (r.startBlock >= end) break;
+      const stop = r.startBlock + r.pages;
+      if (stop > at) n += Math.min(stop, end) - Math.max(r.startBlock, at);
     }
     return n;
   }

@@ -49,15 +49,16 @@
  *    machine is then exactly in the state of a machine scanning a shorter
  *    table, with every scan as far from its end as before less the stretch.
  *    Each scan is credited with the stretch's blocks (a bitmap scan: its
- *    pages there), and the clock with the time they take at the measured rate;
- *    every other counter (shared-buffer hits, device reads and bytes, busy
- *    time) grows by its measured rate over that time. Claims are whole
- *    chunks, too rare in a window to count with large ones: the stretch is
- *    credited one claim per chunk (twice as many past a halving it crosses),
- *    and the cache line's operations per claim. The rest of the page cache is left as it is: the pages the
- *    scans read before the stretch stand for the stretch's own (nobody reads
- *    either again), with the same room taken and older ages, so later reads
- *    evict as real ones would. Reported times (run starts and durations, the
+ *    pages there), and the clock with the time they take at the measured
+ *    rate; every other counter (shared-buffer hits, device reads and bytes,
+ *    busy time) grows by its measured rate over that time. Claims are whole
+ *    chunks, too rare in a window to count when chunks are large: the
+ *    stretch is credited one claim per chunk (twice as many past a halving
+ *    it crosses), and the cache line's operations per claim. The rest of the
+ *    page cache is left as it is: the pages the scans read before the
+ *    stretch stand for the stretch's own (nobody reads either again), with
+ *    the same room taken and older ages, so later reads evict as real ones
+ *    would. Reported times (run starts and durations, the
  *    time series, the simulated total) include the skipped time; the event
  *    loop's own clock does not.
  *
@@ -197,7 +198,7 @@ export class Warp {
   private skippedBlocks = 0;
   private samples: Sample[] = [];
   /** What each run was credited with so far. */
-  private readonly credited = new WeakMap<WarpRun, Credits>();
+  private readonly creditsOf = new WeakMap<WarpRun, Credits>();
   private readonly cuts: Cut[] = [];
 
   constructor(
@@ -319,10 +320,10 @@ export class Warp {
   }
 
   private credits(r: WarpRun): Credits {
-    let c = this.credited.get(r);
+    let c = this.creditsOf.get(r);
     if (c === undefined) {
       c = { claims: 0, ops: 0, busyUs: 0, waitUs: 0 };
-      this.credited.set(r, c);
+      this.creditsOf.set(r, c);
     }
     return c;
   }
@@ -386,8 +387,9 @@ export class Warp {
     // ends first enough to read after it for every other scan to pass the cut first (they move
     // in step), with a window to spare.
     let blocks = Math.min(fullEnd - at, Math.min(...remaining) - maxDist - WINDOW_BLOCKS);
+    const limits = runs.map((r) => r.limits());
     for (let i = 0; i < runs.length; i++) {
-      const { tailBlocks, minNblocks } = runs[i]!.limits();
+      const { tailBlocks, minNblocks } = limits[i]!;
       blocks = Math.min(blocks, remaining[i]! - dist[i]! - tailBlocks, n - minNblocks);
     }
     // With an end time (`until`), the credited time stays within half of what is left, so the
@@ -426,12 +428,9 @@ export class Warp {
       // each claim hands out one chunk, so the stretch takes its blocks over the chunk size
       // (a serial scan's one claim covers the whole table: none). Past a halving the cut
       // crosses (PG14's ramp-down), each block costs twice the claims.
-      const limits = r.limits();
-      const below = Math.max(
-        0,
-        Math.min(processed, limits.halvesBelow - (remaining[i]! - dist[i]! - processed)),
-      );
-      const claims = limits.blocksPerClaim > 0 ? Math.round((processed + below) / limits.blocksPerClaim) : 0;
+      const { halvesBelow, blocksPerClaim } = limits[i]!;
+      const below = Math.max(0, Math.min(processed, halvesBelow - (remaining[i]! - dist[i]! - processed)));
+      const claims = blocksPerClaim > 0 ? Math.round((processed + below) / blocksPerClaim) : 0;
       const dClaims = s2.claims[i]! - s0.claims[i]!;
       const done = this.credits(r);
       // The cache line's operations, busy and waiting time: per claim (the windows', or the
