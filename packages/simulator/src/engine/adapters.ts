@@ -363,7 +363,7 @@ function parallelScan(
   const policy: AllocatorPolicy = spec.allocator ?? defaultAllocator(spec.pg);
   const scan = createParallelScan(policy, { nblocks, syncscan: sync, hooks });
   const resolved = resolvePolicy(policy);
-  const fixed = policy.kind === "pg96" || policy.kind === "pg11" || policy.kind === "batch";
+  const fixed = resolved.kind === "pg96" || resolved.kind === "pg11" || resolved.kind === "batch";
   const joined: Participant[] = [];
   const position = () => {
     const start = scan.startBlock;
@@ -377,8 +377,8 @@ function parallelScan(
     warpLimits: () => warpLimits(resolved, joined),
     striding: fixed
       ? {
-          claimBlocks: policy.kind === "batch" ? policy.blocksPerClaim : 1,
-          op: policy.kind === "pg11" ? "atomic" : "lock",
+          claimBlocks: fixedClaimBlocks(resolved),
+          op: resolved.kind === "pg11" ? "atomic" : "lock",
           position,
           fastForward: (blocks) => scan.fastForward(blocks),
         }
@@ -439,8 +439,13 @@ function warpLimits(r: ResolvedPolicy, joined: readonly Participant[]): WarpLimi
     tailBlocks: 0,
     minNblocks: 0,
     halvesBelow: 0,
-    blocksPerClaim: r.kind === "batch" ? r.blocksPerClaim : 1,
+    blocksPerClaim: fixedClaimBlocks(r),
   };
+}
+
+/** Blocks per claim of the fixed-size policies: batch's batch, one block for PG 9.6-13. */
+function fixedClaimBlocks(r: ResolvedPolicy): number {
+  return r.kind === "batch" ? r.blocksPerClaim : 1;
 }
 
 /** The model packages, bound. */

@@ -7,6 +7,12 @@
  */
 const EMPTY = -1;
 
+/**
+ * A buffer tag as one number: table x 2^32 + block (block numbers are
+ * PostgreSQL's 32-bit BlockNumber, so tags of different tables never meet).
+ */
+export const TAG_TABLE_STRIDE = 4294967296;
+
 export class BufferMap {
   private readonly keys: Float64Array;
   private readonly values: Int32Array;
@@ -40,7 +46,7 @@ export class BufferMap {
 
   /** The buffer holding (table, block), or -1. */
   get(table: number, block: number): number {
-    const key = table * 4294967296 + block;
+    const key = table * TAG_TABLE_STRIDE + block;
     const keys = this.keys;
     const mask = this.mask;
     let i = this.slot(table, block);
@@ -54,7 +60,7 @@ export class BufferMap {
 
   /** Maps (table, block) to `buffer` (the key must be absent). */
   set(table: number, block: number, buffer: number): void {
-    const key = table * 4294967296 + block;
+    const key = table * TAG_TABLE_STRIDE + block;
     const keys = this.keys;
     const mask = this.mask;
     let i = this.slot(table, block);
@@ -72,7 +78,7 @@ export class BufferMap {
 
   /** Removes (table, block) if present. */
   delete(table: number, block: number): void {
-    const key = table * 4294967296 + block;
+    const key = table * TAG_TABLE_STRIDE + block;
     const keys = this.keys;
     const values = this.values;
     const mask = this.mask;
@@ -89,8 +95,8 @@ export class BufferMap {
       j = (j + 1) & mask;
       const k = keys[j]!;
       if (k === EMPTY) break;
-      const t = Math.floor(k / 4294967296);
-      const home = this.slot(t, k - t * 4294967296);
+      const t = Math.floor(k / TAG_TABLE_STRIDE);
+      const home = this.slot(t, k - t * TAG_TABLE_STRIDE);
       // Move k back into the hole at i if its home is not cyclically in (i, j].
       const between = i <= j ? home > i && home <= j : home > i || home <= j;
       if (!between) {

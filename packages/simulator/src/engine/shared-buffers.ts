@@ -33,7 +33,7 @@
  * in the OS page cache instead (a small cost difference, documented here as
  * the approximation it is).
  */
-import { BufferMap } from "./buffer-map.js";
+import { BufferMap, TAG_TABLE_STRIDE } from "./buffer-map.js";
 import type { TableChange } from "./ports.js";
 
 /** BM_MAX_USAGE_COUNT (src/include/storage/buf_internals.h). */
@@ -171,8 +171,8 @@ export class SharedBuffers {
     const moved: number[] = [];
     for (let id = 0; id < this.nbuffers; id++) {
       const key = this.tag[id]!;
-      if (key < 0 || Math.floor(key / 4294967296) !== table) continue;
-      const block = key - table * 4294967296;
+      if (key < 0 || Math.floor(key / TAG_TABLE_STRIDE) !== table) continue;
+      const block = key - table * TAG_TABLE_STRIDE;
       if (block >= change.at && block < cutEnd)
         throw new Error(`warp: block ${block} of table ${table} is in shared buffers but cut out`);
       this.map.delete(table, block);
@@ -183,7 +183,7 @@ export class SharedBuffers {
     for (let i = 0; i < moved.length; i += 2) {
       const id = moved[i]!;
       const block = moved[i + 1]!;
-      this.tag[id] = table * 4294967296 + block;
+      this.tag[id] = table * TAG_TABLE_STRIDE + block;
       this.map.set(table, block, id);
       bits[block >>> 5]! |= 1 << (block & 31);
     }
@@ -192,20 +192,20 @@ export class SharedBuffers {
   /** Number of buffers currently holding a block of `table`. */
   residentCount(table: number): number {
     let n = 0;
-    for (const key of this.tag) if (key >= 0 && Math.floor(key / 4294967296) === table) n++;
+    for (const key of this.tag) if (key >= 0 && Math.floor(key / TAG_TABLE_STRIDE) === table) n++;
     return n;
   }
 
   private install(table: number, block: number, id: number, validAtUs: number): void {
     const old = this.tag[id]!;
     if (old >= 0) {
-      const t = Math.floor(old / 4294967296);
-      const b = old - t * 4294967296;
+      const t = Math.floor(old / TAG_TABLE_STRIDE);
+      const b = old - t * TAG_TABLE_STRIDE;
       this.map.delete(t, b);
       this.residentBits[t]![b >>> 5]! &= ~(1 << (b & 31));
       this.evictions++;
     }
-    const key = table * 4294967296 + block;
+    const key = table * TAG_TABLE_STRIDE + block;
     this.tag[id] = key;
     this.usage[id] = 1;
     this.validAt[id] = validAtUs;

@@ -264,7 +264,7 @@ export function simulateWith(
   });
 
   const scheduler = new Scheduler();
-  /** PostgreSQL 18's io_workers default: 3 I/O worker processes, each with its own open files. */
+  /** PostgreSQL 18's io_workers default (postgres.md 4.3): 3 I/O worker processes, each with its own open files. */
   const ioWorkers = new IoWorkers(3);
   const postmaster = new Postmaster(cpu.workerForkUs, cpu.workerInitUs);
   const state = new MachineState(machine.cores);
@@ -487,7 +487,6 @@ function warpRunOf(
       line,
       warpable: scan.warpable,
       limits: () => NO_LIMITS,
-      credited: 0,
       position: () => ({
         counter: scan.frontier(),
         startBlock: 0,
@@ -508,7 +507,6 @@ function warpRunOf(
     line,
     warpable,
     limits: () => allocation?.warpLimits?.() ?? NO_LIMITS,
-    credited: 0,
     position() {
       if (serial !== null) return serial.position(processes!.members[0]!.cur);
       return allocation?.position?.() ?? null;

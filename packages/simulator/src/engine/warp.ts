@@ -125,8 +125,6 @@ export interface WarpRun {
   lowestPending(): number;
   /** Renumbers the run's allocator and processes; `counterShift` moves its counters (a restore behind it). */
   relabel(change: TableChange, counterShift: number): void;
-  /** Cuts the run was credited with (a restore must find it past them). */
-  credited: number;
   /**
    * Blocks the run processes in blocks [at, at + blocks) (a bitmap scan: its
    * pages there); absent: all of them. A run that has it is cut only alone.
@@ -197,7 +195,7 @@ export class Warp {
   private restoreCount = 0;
   private skippedBlocks = 0;
   private samples: Sample[] = [];
-  /** What each run was credited with so far. */
+  /** What each run was credited with so far (a run is here once a cut credited it). */
   private readonly creditsOf = new WeakMap<WarpRun, Credits>();
   private readonly cuts: Cut[] = [];
 
@@ -224,10 +222,10 @@ export class Warp {
     return this.enabled && this.os.warp !== undefined && this.syncscan.relocate !== undefined;
   }
 
-  /** The scheduler's poll: every 1024 steps, between two steps. */
+  /** The scheduler's poll: every 1024 steps, between two steps (installed only when {@link Warp.possible}). */
   poll(nowUs: number): void {
     if (this.cuts.length > 0) this.dateCuts();
-    if (!this.possible || this.runs.size === 0 || this.pendingClients > 0) {
+    if (this.runs.size === 0 || this.pendingClients > 0) {
       this.samples.length = 0;
       return;
     }
@@ -281,7 +279,8 @@ export class Warp {
         if (r.table !== table) continue;
         const pos = r.position();
         const passed = pos !== null && pathOffset(pos, at) < pos.counter;
-        if (r.credited > 0 && !passed)
+        // A run credited with a cut must have passed it.
+        if (this.creditsOf.has(r) && !passed)
           throw new Error(`warp: a run credited with a cut has not passed block ${at} when a new run starts`);
         shifts.set(r, passed ? blocks : 0);
       }
@@ -473,7 +472,6 @@ export class Warp {
       r.line.ops += ops;
       r.line.busyUs += busyUs;
       r.line.waitUs += waitUs;
-      r.credited++;
     });
     const sb = this.sharedBuffers;
     sb.hits += Math.round((s2.sbHits - s0.sbHits) * scale);
