@@ -1,12 +1,12 @@
+import { timeouts } from "@scanlab/test-config";
 import { defineConfig } from "vitest/config";
 
-// Test files run one after another: they write hundreds of MB and one of them
-// reads /proc/diskstats, which a concurrent test's I/O would pollute. The
-// machine is shared and small (2 cores), so timeouts are generous.
+// Test files run one after another: several write hundreds of MB, and on a
+// 2-core machine running them side by side only adds contention. Timeouts
+// catch hangs only (see @scanlab/test-config).
 export default defineConfig({
   test: {
+    ...timeouts,
     fileParallelism: false,
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
   },
 });

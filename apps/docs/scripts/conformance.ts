@@ -165,7 +165,7 @@ function syncscanFragment(repoRoot: string): string {
   if (files.length === 0) {
     return (
       "No fixture is committed in `packages/syncscan`: its conformance test " +
-      "(`packages/syncscan/src/conformance.pg.test.ts`) runs against a live PostgreSQL 15 only (start blocks " +
+      "(`packages/syncscan/src/conformance.live.test.ts`) runs against a live PostgreSQL 15 only (start blocks " +
       "after a LIMIT, after a wrap, after a full scan, with the GUC off, for a small table and with a concurrent " +
       "cursor), so this page cannot show its results. CI runs it with `SCANLAB_REQUIRE_LIVE=1`.\n"
     );

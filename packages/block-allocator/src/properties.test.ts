@@ -20,6 +20,10 @@ import {
   pg14ChunkSize,
 } from "./index.js";
 
+// Property runs of every policy over relations up to 2^32 - 1 blocks take seconds alone and ten times
+// that on a loaded 2-core machine; the timeout only catches a hang.
+const HEAVY_TEST_MS = 600_000;
+
 const smallPolicy: fc.Arbitrary<AllocatorPolicy> = fc.oneof(
   fc.constant<AllocatorPolicy>({ kind: "pg96" }),
   fc.constant<AllocatorPolicy>({ kind: "pg11" }),
@@ -69,76 +73,89 @@ function nonIncreasingPerParticipant(
 }
 
 describe("exact cover, small relations, every policy", () => {
-  it("hands every block out exactly once, whatever the policy, start block, participants and interleaving", () => {
-    fc.assert(
-      fc.property(smallPolicy, scanCase(3_000), (policy, c) => {
-        const ends: number[] = [];
-        const scan = createParallelScan(policy, {
-          nblocks: c.nblocks,
-          syncscan: c.syncscan,
-          hooks: { getStartBlock: () => c.start, onScanEnd: (s) => ends.push(s) },
-        });
-        const { runs, participants } = drive(scan, c.participants, c.schedule, c.sizes);
-        const counts = blockCounts(runs, c.nblocks);
-        expect(counts.every((n) => n === 1)).toBe(true);
-        expect(runs.reduce((s, r) => s + r.blocks, 0)).toBe(c.nblocks);
-        expect(checkExactCover(runs, c.nblocks, c.syncscan ? c.start : 0)).toBeNull();
-        expect(ends).toEqual(c.nblocks === 0 ? [] : [c.syncscan ? c.start : 0]);
-        expect(participants.filter((p) => p.endedScan).length).toBe(c.nblocks === 0 ? 0 : 1);
-        expect(participants.every((p) => p.done)).toBe(true);
-      }),
-      { numRuns: 400 },
-    );
-  }, 60_000);
+  it(
+    "hands every block out exactly once, whatever the policy, start block, participants and interleaving",
+    () => {
+      fc.assert(
+        fc.property(smallPolicy, scanCase(3_000), (policy, c) => {
+          const ends: number[] = [];
+          const scan = createParallelScan(policy, {
+            nblocks: c.nblocks,
+            syncscan: c.syncscan,
+            hooks: { getStartBlock: () => c.start, onScanEnd: (s) => ends.push(s) },
+          });
+          const { runs, participants } = drive(scan, c.participants, c.schedule, c.sizes);
+          const counts = blockCounts(runs, c.nblocks);
+          expect(counts.every((n) => n === 1)).toBe(true);
+          expect(runs.reduce((s, r) => s + r.blocks, 0)).toBe(c.nblocks);
+          expect(checkExactCover(runs, c.nblocks, c.syncscan ? c.start : 0)).toBeNull();
+          expect(ends).toEqual(c.nblocks === 0 ? [] : [c.syncscan ? c.start : 0]);
+          expect(participants.filter((p) => p.endedScan).length).toBe(c.nblocks === 0 ? 0 : 1);
+          expect(participants.every((p) => p.done)).toBe(true);
+        }),
+        { numRuns: 400 },
+      );
+    },
+    HEAVY_TEST_MS,
+  );
 
-  it("keeps each participant's chunk sizes from increasing (pg96, pg11, batch, pg14) and munro2020's rising then falling", () => {
-    fc.assert(
-      fc.property(smallPolicy, scanCase(20_000), (policy, c) => {
-        const scan = createParallelScan(policy, {
-          nblocks: c.nblocks,
-          startBlock: c.nblocks > 0 ? c.start : undefined,
-        });
-        const { runs } = drive(scan, Math.min(c.participants, 8), c.schedule, [null]);
-        if (policy.kind !== "munro2020") {
-          expect(nonIncreasingPerParticipant(runs)).toBeNull();
-          return;
-        }
-        const byParticipant = new Map<number, number[]>();
-        for (const r of runs)
-          if (r.op !== "none")
-            byParticipant.set(r.participant, [...(byParticipant.get(r.participant) ?? []), r.chunkBlocks]);
-        for (const sizes of byParticipant.values()) {
-          const peak = sizes.indexOf(Math.max(...sizes));
-          for (let i = 1; i <= peak; i++) expect(sizes[i]!).toBeGreaterThanOrEqual(sizes[i - 1]!);
-          for (let i = peak + 1; i < sizes.length; i++) expect(sizes[i]!).toBeLessThanOrEqual(sizes[i - 1]!);
-          expect(Math.max(...sizes)).toBeLessThanOrEqual(
-            scan.policy.kind === "munro2020" ? scan.policy.maxChunkBlocks : 0,
-          );
-        }
-      }),
-      { numRuns: 150 },
-    );
-  }, 60_000);
+  it(
+    "keeps each participant's chunk sizes from increasing (pg96, pg11, batch, pg14) and munro2020's rising then falling",
+    () => {
+      fc.assert(
+        fc.property(smallPolicy, scanCase(20_000), (policy, c) => {
+          const scan = createParallelScan(policy, {
+            nblocks: c.nblocks,
+            startBlock: c.nblocks > 0 ? c.start : undefined,
+          });
+          const { runs } = drive(scan, Math.min(c.participants, 8), c.schedule, [null]);
+          if (policy.kind !== "munro2020") {
+            expect(nonIncreasingPerParticipant(runs)).toBeNull();
+            return;
+          }
+          const byParticipant = new Map<number, number[]>();
+          for (const r of runs)
+            if (r.op !== "none")
+              byParticipant.set(r.participant, [...(byParticipant.get(r.participant) ?? []), r.chunkBlocks]);
+          for (const sizes of byParticipant.values()) {
+            const peak = sizes.indexOf(Math.max(...sizes));
+            for (let i = 1; i <= peak; i++) expect(sizes[i]!).toBeGreaterThanOrEqual(sizes[i - 1]!);
+            for (let i = peak + 1; i < sizes.length; i++)
+              expect(sizes[i]!).toBeLessThanOrEqual(sizes[i - 1]!);
+            expect(Math.max(...sizes)).toBeLessThanOrEqual(
+              scan.policy.kind === "munro2020" ? scan.policy.maxChunkBlocks : 0,
+            );
+          }
+        }),
+        { numRuns: 150 },
+      );
+    },
+    HEAVY_TEST_MS,
+  );
 
-  it("covers the relation again after a rescan, with one more end report and the same start block", () => {
-    fc.assert(
-      fc.property(smallPolicy, scanCase(2_000), (policy, c) => {
-        fc.pre(c.nblocks > 0);
-        const ends: number[] = [];
-        const scan = createParallelScan(policy, {
-          nblocks: c.nblocks,
-          startBlock: c.start,
-          hooks: { onScanEnd: (s) => ends.push(s) },
-        });
-        drive(scan, c.participants, c.schedule, c.sizes);
-        scan.rescan();
-        const second = drive(scan, c.participants, [...c.schedule].reverse(), c.sizes);
-        expect(checkExactCover(second.runs, c.nblocks, c.start)).toBeNull();
-        expect(ends).toEqual([c.start, c.start]);
-      }),
-      { numRuns: 100 },
-    );
-  }, 60_000);
+  it(
+    "covers the relation again after a rescan, with one more end report and the same start block",
+    () => {
+      fc.assert(
+        fc.property(smallPolicy, scanCase(2_000), (policy, c) => {
+          fc.pre(c.nblocks > 0);
+          const ends: number[] = [];
+          const scan = createParallelScan(policy, {
+            nblocks: c.nblocks,
+            startBlock: c.start,
+            hooks: { onScanEnd: (s) => ends.push(s) },
+          });
+          drive(scan, c.participants, c.schedule, c.sizes);
+          scan.rescan();
+          const second = drive(scan, c.participants, [...c.schedule].reverse(), c.sizes);
+          expect(checkExactCover(second.runs, c.nblocks, c.start)).toBeNull();
+          expect(ends).toEqual([c.start, c.start]);
+        }),
+        { numRuns: 100 },
+      );
+    },
+    HEAVY_TEST_MS,
+  );
 });
 
 describe("exact cover, relations up to 2^32 - 1 blocks (run level)", () => {
@@ -155,53 +172,64 @@ describe("exact cover, relations up to 2^32 - 1 blocks (run level)", () => {
     fc.integer({ min: 0, max: MAX_NBLOCKS }),
   );
 
-  it("hands out every counter value exactly once and maps it to (counter + start) mod nblocks", () => {
-    fc.assert(
-      fc.property(
-        bigPolicy,
-        bigSize,
-        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
-        fc.integer({ min: 1, max: 128 }),
-        fc.array(fc.nat(), { minLength: 1, maxLength: 32 }),
-        (policy, nblocks, startFraction, participants, schedule) => {
-          const start = Math.floor(startFraction * nblocks);
-          const ends: number[] = [];
-          const scan = createParallelScan(policy, {
-            nblocks,
-            startBlock: nblocks > 0 ? start : undefined,
-            hooks: { onScanEnd: (s) => ends.push(s) },
-          });
-          const { runs } = drive(scan, participants, schedule, [null, 2 ** 20, null]);
-          expect(checkExactCover(runs, nblocks, start)).toBeNull();
-          expect(runs.every((r) => r.startBlock < INVALID_BLOCK)).toBe(true);
-          expect(ends).toEqual(nblocks === 0 ? [] : [start]);
-          expect(nonIncreasingPerParticipant(runs)).toBeNull();
-          if (policy.kind === "pg14" && nblocks > 0) {
-            const first = runs.find((r) => r.op === "atomic")!;
-            expect(first.chunkBlocks).toBe(pg14ChunkSize(nblocks, policy));
-          }
-        },
-      ),
-      { numRuns: 10 },
-    );
-  }, 120_000);
+  it(
+    "hands out every counter value exactly once and maps it to (counter + start) mod nblocks",
+    () => {
+      fc.assert(
+        fc.property(
+          bigPolicy,
+          bigSize,
+          fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+          fc.integer({ min: 1, max: 128 }),
+          fc.array(fc.nat(), { minLength: 1, maxLength: 32 }),
+          (policy, nblocks, startFraction, participants, schedule) => {
+            const start = Math.floor(startFraction * nblocks);
+            const ends: number[] = [];
+            const scan = createParallelScan(policy, {
+              nblocks,
+              startBlock: nblocks > 0 ? start : undefined,
+              hooks: { onScanEnd: (s) => ends.push(s) },
+            });
+            const { runs } = drive(scan, participants, schedule, [null, 2 ** 20, null]);
+            expect(checkExactCover(runs, nblocks, start)).toBeNull();
+            expect(runs.every((r) => r.startBlock < INVALID_BLOCK)).toBe(true);
+            expect(ends).toEqual(nblocks === 0 ? [] : [start]);
+            expect(nonIncreasingPerParticipant(runs)).toBeNull();
+            if (policy.kind === "pg14" && nblocks > 0) {
+              const first = runs.find((r) => r.op === "atomic")!;
+              expect(first.chunkBlocks).toBe(pg14ChunkSize(nblocks, policy));
+            }
+          },
+        ),
+        { numRuns: 10 },
+      );
+    },
+    HEAVY_TEST_MS,
+  );
 
-  it("survives the largest relation: 2^32 - 1 blocks starting at the last valid block 0xFFFFFFFE", () => {
-    const scan = createParallelScan({ kind: "pg14" }, { nblocks: MAX_NBLOCKS, startBlock: MAX_NBLOCKS - 1 });
-    const { runs } = drive(scan, 3, [0, 1, 2], [null]);
-    expect(checkExactCover(runs, MAX_NBLOCKS, MAX_NBLOCKS - 1)).toBeNull();
-    // participant 0's first 8192-block chunk: block 0xFFFFFFFE alone, then blocks 0..8190 (split at the wrap)
-    expect(runs[0]).toMatchObject({
-      participant: 0,
-      startBlock: 0xfffffffe,
-      blocks: 1,
-      firstCounter: 0,
-      op: "atomic",
-    });
-    const wrapped = runs.find((r) => r.firstCounter === 1);
-    expect(wrapped).toMatchObject({ participant: 0, startBlock: 0, blocks: 8191, op: "none" });
-    expect(scan.counter).toBeGreaterThan(MAX_NBLOCKS); // the 64-bit counter runs past 2^32 - 1
-  }, 60_000);
+  it(
+    "survives the largest relation: 2^32 - 1 blocks starting at the last valid block 0xFFFFFFFE",
+    () => {
+      const scan = createParallelScan(
+        { kind: "pg14" },
+        { nblocks: MAX_NBLOCKS, startBlock: MAX_NBLOCKS - 1 },
+      );
+      const { runs } = drive(scan, 3, [0, 1, 2], [null]);
+      expect(checkExactCover(runs, MAX_NBLOCKS, MAX_NBLOCKS - 1)).toBeNull();
+      // participant 0's first 8192-block chunk: block 0xFFFFFFFE alone, then blocks 0..8190 (split at the wrap)
+      expect(runs[0]).toMatchObject({
+        participant: 0,
+        startBlock: 0xfffffffe,
+        blocks: 1,
+        firstCounter: 0,
+        op: "atomic",
+      });
+      const wrapped = runs.find((r) => r.firstCounter === 1);
+      expect(wrapped).toMatchObject({ participant: 0, startBlock: 0, blocks: 8191, op: "none" });
+      expect(scan.counter).toBeGreaterThan(MAX_NBLOCKS); // the 64-bit counter runs past 2^32 - 1
+    },
+    HEAVY_TEST_MS,
+  );
 });
 
 /**
@@ -312,17 +340,25 @@ describe("per-block behaviour equals PostgreSQL's C code (postgres.md 1.2, 1.4)"
     if (ref instanceof Pg96Reference) expect(ends).toEqual(ref.reports);
   }
 
-  it("pg14: same block for the same participant at every step of any interleaving", () => {
-    fc.assert(
-      fc.property(interleaving, (c) => compare("pg14", c)),
-      { numRuns: 150 },
-    );
-  }, 60_000);
+  it(
+    "pg14: same block for the same participant at every step of any interleaving",
+    () => {
+      fc.assert(
+        fc.property(interleaving, (c) => compare("pg14", c)),
+        { numRuns: 150 },
+      );
+    },
+    HEAVY_TEST_MS,
+  );
 
-  it("pg96: same block at every step, and the same end-of-scan report", () => {
-    fc.assert(
-      fc.property(interleaving, (c) => compare("pg96", c)),
-      { numRuns: 150 },
-    );
-  }, 60_000);
+  it(
+    "pg96: same block at every step, and the same end-of-scan report",
+    () => {
+      fc.assert(
+        fc.property(interleaving, (c) => compare("pg96", c)),
+        { numRuns: 150 },
+      );
+    },
+    HEAVY_TEST_MS,
+  );
 });

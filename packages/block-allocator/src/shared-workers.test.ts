@@ -14,6 +14,10 @@ import {
   INVALID_BLOCK,
 } from "./index.js";
 
+// Four worker threads hand out 10 million blocks each run: seconds alone, and worker threads on a
+// loaded 2-core machine take ten times that; the timeout only catches a hang.
+const HEAVY_TEST_MS = 600_000;
+
 const NBLOCKS = 10_000_000;
 const THREADS = 4;
 
@@ -27,53 +31,61 @@ const policies: AllocatorPolicy[] = [
 
 describe("4 worker threads, one shared allocator, 10 million blocks", () => {
   for (const policy of policies) {
-    it(`${policy.kind}: every block exactly once, one end-of-scan report`, async () => {
-      const mode = policy.kind === "pg11" ? "block" : "run"; // exercise both APIs across threads
-      const { reports, counts } = await runWorkers(policy, NBLOCKS, THREADS, {
-        mode,
-        record: policy.kind === "pg14",
-      });
-      let wrong = 0;
-      for (let b = 0; b < NBLOCKS; b++) if (counts![b] !== 1) wrong++;
-      expect(wrong).toBe(0);
-      expect(reports.reduce((s, r) => s + r.blocks, 0)).toBe(NBLOCKS);
-      expect(reports.reduce((s, r) => s + r.ends, 0)).toBe(1);
-      if (policy.kind === "pg14") {
-        for (const r of reports) {
-          for (let i = 1; i < r.claimSizes.length; i++)
-            expect(r.claimSizes[i]!).toBeLessThanOrEqual(r.claimSizes[i - 1]!);
+    it(
+      `${policy.kind}: every block exactly once, one end-of-scan report`,
+      async () => {
+        const mode = policy.kind === "pg11" ? "block" : "run"; // exercise both APIs across threads
+        const { reports, counts } = await runWorkers(policy, NBLOCKS, THREADS, {
+          mode,
+          record: policy.kind === "pg14",
+        });
+        let wrong = 0;
+        for (let b = 0; b < NBLOCKS; b++) if (counts![b] !== 1) wrong++;
+        expect(wrong).toBe(0);
+        expect(reports.reduce((s, r) => s + r.blocks, 0)).toBe(NBLOCKS);
+        expect(reports.reduce((s, r) => s + r.ends, 0)).toBe(1);
+        if (policy.kind === "pg14") {
+          for (const r of reports) {
+            for (let i = 1; i < r.claimSizes.length; i++)
+              expect(r.claimSizes[i]!).toBeLessThanOrEqual(r.claimSizes[i - 1]!);
+          }
         }
-      }
-      if (policy.kind === "pg96") {
-        // one lock per block plus each worker's final call that finds the cursor invalid
-        expect(reports.reduce((s, r) => s + r.ops.locks, 0)).toBe(NBLOCKS + THREADS);
-      }
-    }, 120_000);
+        if (policy.kind === "pg96") {
+          // one lock per block plus each worker's final call that finds the cursor invalid
+          expect(reports.reduce((s, r) => s + r.ops.locks, 0)).toBe(NBLOCKS + THREADS);
+        }
+      },
+      HEAVY_TEST_MS,
+    );
   }
 });
 
 describe("shared backing in one thread", () => {
-  it("behaves exactly like the in-process backing for the same interleaving", () => {
-    for (const policy of policies) {
-      const local = createParallelScan(policy, { nblocks: 5_000, startBlock: 1234 });
-      const shared = createSharedParallelScan(policy, { nblocks: 5_000, startBlock: 1234 });
-      const attached = attachSharedParallelScan(shared.buffer);
-      expect(attached.policy).toEqual(local.policy);
-      const a = [local.join(), local.join(), local.join()];
-      const b = [shared.join(), attached.join(), attached.join()];
-      // a fixed pseudo-random interleaving (LCG, seed 1)
-      let seed = 1;
-      const finished = new Set<number>();
-      while (finished.size < 3) {
-        seed = (seed * 1103515245 + 12345) % 2 ** 31;
-        const i = seed % 3;
-        const x = a[i]!.nextBlock();
-        expect(b[i]!.nextBlock()).toBe(x);
-        if (x === INVALID_BLOCK) finished.add(i);
+  it(
+    "behaves exactly like the in-process backing for the same interleaving",
+    () => {
+      for (const policy of policies) {
+        const local = createParallelScan(policy, { nblocks: 5_000, startBlock: 1234 });
+        const shared = createSharedParallelScan(policy, { nblocks: 5_000, startBlock: 1234 });
+        const attached = attachSharedParallelScan(shared.buffer);
+        expect(attached.policy).toEqual(local.policy);
+        const a = [local.join(), local.join(), local.join()];
+        const b = [shared.join(), attached.join(), attached.join()];
+        // a fixed pseudo-random interleaving (LCG, seed 1)
+        let seed = 1;
+        const finished = new Set<number>();
+        while (finished.size < 3) {
+          seed = (seed * 1103515245 + 12345) % 2 ** 31;
+          const i = seed % 3;
+          const x = a[i]!.nextBlock();
+          expect(b[i]!.nextBlock()).toBe(x);
+          if (x === INVALID_BLOCK) finished.add(i);
+        }
+        expect(shared.counter).toBe(local.counter);
       }
-      expect(shared.counter).toBe(local.counter);
-    }
-  }, 60_000);
+    },
+    HEAVY_TEST_MS,
+  );
 
   it("stores the policy in the buffer, including an uncapped pg14", () => {
     const shared = createSharedParallelScan(

@@ -193,7 +193,11 @@ function compare(cache: PageCache, naive: NaiveCache, nowUs: number): void {
   }
 }
 
-describe("PageCache", () => {
+// The property runs compare thousands of random operations against a one-slot-per-page cache: several
+// seconds alone, ten times that on a loaded 2-core machine. The timeout only catches a hang.
+const PROPERTY_MS = 600_000;
+
+describe("PageCache", { timeout: PROPERTY_MS }, () => {
   it.each([
     [40, 5],
     [24, 16],

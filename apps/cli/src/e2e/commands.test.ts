@@ -1,13 +1,13 @@
 /**
  * The rest of the command line as a user meets it: --help with examples on
  * every command, --version, profiles (and a profile file --device accepts),
- * calibrate on a real file, advise.
+ * calibrate's refusal to write over the file it measures, advise.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { PKG, runBin } from "./run-bin.js";
+import { calibrateArgs, PKG, runBin } from "./run-bin.js";
 
 const dir = mkdtempSync(join(existsSync("/var/tmp") ? "/var/tmp" : tmpdir(), "scanlab-cmds-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -61,40 +61,6 @@ describe("profiles", () => {
     const r = await runBin(["profiles", "show", "hdd-7200rpm"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Sources");
-  });
-});
-
-/** `calibrate FILE` with the node method, short phases and no readahead pass, writing `out`. */
-const calibrateArgs = (data: string, out: string, phaseMs: number) => [
-  "calibrate",
-  data,
-  "--method",
-  "node",
-  "--phase-ms",
-  String(phaseMs),
-  "--no-readahead",
-  "--out",
-  out,
-];
-
-describe("calibrate", () => {
-  it("measures a real file and writes a profile that simulate --device accepts", async () => {
-    const data = join(dir, "cal.dat");
-    writeFileSync(data, Buffer.alloc(16 * 1024 * 1024, 3));
-    const out = join(dir, "my-disk.json");
-    const r = await runBin([...calibrateArgs(data, out, 200), "--json"]);
-    if (r.code === 2 && /evict|page cache/i.test(r.stderr) && process.env.SCANLAB_REQUIRE_LIVE !== "1") {
-      console.warn(`calibrate test skipped: ${r.stderr.trim()}`);
-      return;
-    }
-    expect(r.stderr).toBe("");
-    expect(r.code).toBe(0);
-    const json = JSON.parse(r.stdout);
-    expect(json.profile.basis).toBe("measurement");
-    expect(json.kernelReadaheadSkipped).toContain("--no-readahead");
-    const sim = await runBin(["simulate", "--table-size", "64MB", "--device", out]);
-    expect(sim.code).toBe(0);
-    expect(sim.stdout).toContain(json.profile.name);
   });
 });
 

@@ -63,3 +63,16 @@ export function runBin(args: string[], options: RunBinOptions = {}): Promise<Bin
     options.onSpawn?.(child);
   });
 }
+
+/** `calibrate FILE` with the node method, short phases and no readahead pass, writing `out`. */
+export const calibrateArgs = (data: string, out: string, phaseMs: number) => [
+  "calibrate",
+  data,
+  "--method",
+  "node",
+  "--phase-ms",
+  String(phaseMs),
+  "--no-readahead",
+  "--out",
+  out,
+];

@@ -82,7 +82,11 @@ function expectClose(
   }
 }
 
-describe("warp", () => {
+// Each case simulates a scan of ~15 GB twice (warped and exact, every block): up to ten seconds alone and
+// ten times that on a loaded 2-core machine. The timeout only catches a hang.
+const BOTH_WAYS_MS = 600_000;
+
+describe("warp", { timeout: BOTH_WAYS_MS }, () => {
   it("chunked parallel scans started together: the cut is credited at the rate measured before it", () => {
     const { exact, warped } = both(scenario({ runs: 1 }));
     expectClose(exact, warped, 0.005);

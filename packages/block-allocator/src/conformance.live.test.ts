@@ -153,7 +153,7 @@ describe.skipIf(!gate.available && !gate.required)("live: PostgreSQL 15 on this 
             about:
               "Cold parallel seq scans of a table with one row per block on PostgreSQL 15, every process's pread64 " +
               "of the table traced with strace and compressed to runs [first block, blocks] in reading order. " +
-              "Captured by packages/block-allocator/src/conformance.pg.test.ts with SCANLAB_UPDATE_FIXTURES=1.",
+              "Captured by packages/block-allocator/src/conformance.live.test.ts with SCANLAB_UPDATE_FIXTURES=1.",
             postgres: version,
             table,
             nblocks,

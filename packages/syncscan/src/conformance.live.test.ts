@@ -103,7 +103,7 @@ describe.skipIf(skip)("conformance with PostgreSQL 15", () => {
 
   afterAll(async () => {
     await pg?.stop();
-  }, 60_000);
+  });
 
   /**
    * Replays on the mirror a scan that PostgreSQL ran, given the blocks of the
@@ -171,7 +171,7 @@ describe.skipIf(skip)("conformance with PostgreSQL 15", () => {
     console.log(
       `PG15: LIMIT stopped on block ${stopBlock}; next scan started at ${actual} (package: ${predicted})`,
     );
-  }, 60_000);
+  });
 
   it("a scan that runs past the end wraps to block 0, and the next scan starts after the wrap", async () => {
     const { actual: start } = await nextStart(big);
@@ -185,7 +185,7 @@ describe.skipIf(skip)("conformance with PostgreSQL 15", () => {
     const next = await nextStart(big);
     expect(next.actual).toBe(next.predicted);
     expect(next.actual).toBeLessThan(start);
-  }, 60_000);
+  });
 
   it("a complete scan's last report is its own start block: the next scan starts at the same place", async () => {
     const before = await nextStart(big);
@@ -194,7 +194,7 @@ describe.skipIf(skip)("conformance with PostgreSQL 15", () => {
     const after = await nextStart(big);
     expect(after.actual).toBe(after.predicted);
     expect(after.actual).toBe(before.actual);
-  }, 60_000);
+  });
 
   it("with synchronize_seqscans off a scan starts at block 0 and reports nothing", async () => {
     const { actual: location } = await nextStart(big);
@@ -209,7 +209,7 @@ describe.skipIf(skip)("conformance with PostgreSQL 15", () => {
     const on = await nextStart(big);
     expect(on.actual).toBe(on.predicted);
     expect(on.actual).toBe(location);
-  }, 60_000);
+  });
 
   it("a table of NBuffers / 4 blocks or fewer never synchronizes", async () => {
     const rowsPerPage = Math.floor(SMALL_ROWS / small.nblocks);
@@ -218,7 +218,7 @@ describe.skipIf(skip)("conformance with PostgreSQL 15", () => {
     replay(small, rows);
     const next = await nextStart(small);
     expect(next).toEqual({ actual: 0, predicted: 0 });
-  }, 60_000);
+  });
 
   it("a scan started while another is running (open cursor) starts within 16 blocks behind it", async () => {
     const rowsPerPage = Math.floor(BIG_ROWS / big.nblocks);
@@ -244,5 +244,5 @@ describe.skipIf(skip)("conformance with PostgreSQL 15", () => {
     console.log(
       `PG15: cursor on block ${position}; a second session's scan started at ${second} (package: ${predicted})`,
     );
-  }, 60_000);
+  });
 });

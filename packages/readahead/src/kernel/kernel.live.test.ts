@@ -43,7 +43,7 @@ for (const d of candidates) {
   }
 }
 const required = process.env.SCANLAB_REQUIRE_LIVE === "1";
-if (reason !== null && !required) console.log(`kernel-live.test: skipped: ${reason}`);
+if (reason !== null && !required) console.log(`kernel.live.test: skipped: ${reason}`);
 
 describe.skipIf(reason !== null && !required)("the linux model against this machine's kernel (live)", () => {
   it("measures, and agrees on the ramp and on single readers", async () => {

@@ -10,15 +10,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getBuiltinProfile } from "./builtin-profiles.js";
 import { DeviceProfileError } from "./errors.js";
-import {
-  calibrate,
-  evictFromPageCache,
-  fioVersion,
-  readDeviceProfileFile,
-  writeDeviceProfileFile,
-} from "./node.js";
+import { calibrate, evictFromPageCache, fioVersion } from "./node.js";
 
 const requireLive = process.env.SCANLAB_REQUIRE_LIVE === "1";
 const MiB = 1024 * 1024;
@@ -79,7 +72,7 @@ describe("calibrate() on a real temporary file", () => {
     expect(m[4]!.iops).toBeGreaterThan(m[1]!.iops * 0.5);
     expect(profile.latencyReadBytes).toBe(8192);
     expect(profile.readLatencyQd1Us).toBeCloseTo(m[1]!.meanLatencyUs, 9);
-  }, 60_000);
+  });
 
   it("measures with fio when it is installed", async (ctx) => {
     const version = fioVersion();
@@ -100,13 +93,13 @@ describe("calibrate() on a real temporary file", () => {
     expect(profile.sequentialReadBytesPerSecond).toBeGreaterThanOrEqual(
       Math.max(...m.map((x) => x.bytesPerSecond)),
     );
-  }, 60_000);
+  });
 
   it("uses fio by default when it is installed", async (ctx) => {
     if (fioVersion() === undefined) return skipOrFail(ctx, "fio is not installed (Debian package fio)");
     const profile = await calibrate(file, { phaseMs: 100, queueDepths: [1] });
     expect(profile.measuredWith).toMatch(/^fio-/);
-  }, 60_000);
+  });
 
   it("refuses a file too small to measure, naming it", async () => {
     const small = join(dir, "small.data");
@@ -133,31 +126,5 @@ describe("calibrate() on a real temporary file", () => {
     } finally {
       rmSync(shmDir, { recursive: true, force: true });
     }
-  });
-});
-
-describe("profile files", () => {
-  it("round-trips a profile through a JSON file", () => {
-    const path = join(dir, "raid.json");
-    const raid = getBuiltinProfile("raid0-6x-intel-s3600-100gb");
-    writeDeviceProfileFile(path, raid);
-    expect(readDeviceProfileFile(path)).toEqual(raid);
-  });
-
-  it("names the file when it is not JSON or does not exist", () => {
-    const path = join(dir, "broken.json");
-    writeFileSync(path, "{ kind: nvme");
-    expect(() => readDeviceProfileFile(path)).toThrow(
-      new RegExp(`^Device profile ${path} is not valid JSON`),
-    );
-    expect(() => readDeviceProfileFile(join(dir, "nope.json"))).toThrow(/cannot be read \(ENOENT\)\.$/);
-  });
-
-  it("names the file and the field of a bad profile", () => {
-    const path = join(dir, "bad.json");
-    writeFileSync(path, JSON.stringify({ ...getBuiltinProfile("hdd-7200rpm"), rpm: -7200 }));
-    expect(() => readDeviceProfileFile(path)).toThrow(
-      `Device profile ${path}: field "rpm" must be greater than 0`,
-    );
   });
 });
