@@ -64,6 +64,19 @@ export async function relationFile(
   };
 }
 
+/**
+ * The calls that read a relation's blocks at an offset given as their last
+ * argument: one block with pread64 (PostgreSQL 12 on, commit c24dcd0cfd),
+ * several consecutive blocks with preadv from 17's read streams (md.c mdreadv
+ * -> FileReadV -> pg_preadv). PostgreSQL 11 reads with lseek + read(2), and fd.c
+ * skips the lseek when the file is already at the position (FileSeek's cached
+ * seekPos), so {@link relationReads} follows each open file's position.
+ */
+export const READ_SYSCALLS: ReadonlySet<string> = new Set(["pread64", "pread", "preadv"]);
+
+/** What to trace to see every read of a relation, in any version: {@link READ_SYSCALLS} plus PostgreSQL 11's lseek and read. */
+export const RELATION_READ_TRACE: readonly string[] = ["pread64", "preadv", "lseek", "read"];
+
 /** Appends [start, blocks] to runs, merging with the last run when it continues it. */
 export function appendRun(runs: BlockRange[], startBlock: number, blocks: number): void {
   const last = runs[runs.length - 1];
@@ -72,19 +85,33 @@ export function appendRun(runs: BlockRange[], startBlock: number, blocks: number
 }
 
 /**
- * Turns pread/pread64 events into per-process runs of the relation's blocks
- * (processes ordered by their first read). Calls on other files are ignored.
+ * Turns pread64/preadv (and lseek + read) events into per-process runs of the
+ * relation's blocks (processes ordered by their first read). Calls on other
+ * files are ignored.
  */
 export function relationReads(events: readonly SyscallEvent[], file: RelationFile): ProcessReads[] {
   const base = `${file.dataDir}/${file.relPath}`;
   const byPid = new Map<number, ProcessReads>();
+  // File positions of read(2) without an offset (PostgreSQL 11): per pid, fd and path.
+  const positions = new Map<string, number>();
   for (const e of events) {
-    if ((e.syscall !== "pread64" && e.syscall !== "pread") || e.path === null || e.result <= 0) continue;
+    if (e.path === null || e.result < 0) continue;
     let segment: number;
     if (e.path === base) segment = 0;
     else if (e.path.startsWith(`${base}.`)) segment = Number(e.path.slice(base.length + 1));
     else continue;
-    const offset = Number(e.rest[e.rest.length - 1]);
+    const where = `${e.pid}/${e.fd}/${e.path}`;
+    let offset: number;
+    if (e.syscall === "lseek") {
+      positions.set(where, e.result);
+      continue;
+    } else if (e.syscall === "read") {
+      offset = positions.get(where) ?? 0;
+      positions.set(where, offset + e.result);
+    } else if (READ_SYSCALLS.has(e.syscall)) {
+      offset = Number(e.rest[e.rest.length - 1]);
+    } else continue;
+    if (e.result === 0) continue;
     if (!Number.isInteger(segment) || !Number.isInteger(offset) || offset % file.blockBytes !== 0) {
       throw new Error(`pg-harness: unexpected read of ${e.path} at offset ${offset}`);
     }
@@ -118,7 +145,7 @@ export async function traceRelationReads<T>(
   options: Omit<TraceOptions, "syscalls"> & { database?: string } = {},
 ): Promise<{ result: T; processes: ProcessReads[]; file: RelationFile }> {
   const file = await relationFile(cluster, table, options.database);
-  const trace = await traceSyscalls(cluster.postmasterPid(), { ...options, syscalls: ["pread64"] });
+  const trace = await traceSyscalls(cluster.postmasterPid(), { ...options, syscalls: RELATION_READ_TRACE });
   let result: T;
   try {
     result = await fn();
