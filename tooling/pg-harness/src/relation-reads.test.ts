@@ -4,7 +4,7 @@
  * lseek when the file is already at the position.
  */
 import { describe, expect, it } from "vitest";
-import { parseStraceLine, relationReads } from "./index.js";
+import { parseStraceLine, relationBlockEvents, relationReads } from "./index.js";
 
 const file = { dataDir: "/d", relPath: "base/5/16384", blockBytes: 8192, segmentBlocks: 131072 };
 
@@ -42,6 +42,24 @@ describe("relationReads", () => {
         reads: 3,
         firstReadS: 1.1,
       },
+    ]);
+  });
+
+  it("keeps reads and advice (fadvise64) in time order as block events", () => {
+    const lines = [
+      '2.0 pread64(5</d/base/5/16384>, ""..., 8192, 8192) = 8192',
+      "2.1 fadvise64(5</d/base/5/16384>, 40960, 8192, POSIX_FADV_WILLNEED) = 0",
+      "2.2 fadvise64(5</d/base/5/16384.1>, 0, 16384, POSIX_FADV_WILLNEED) = 0",
+    ];
+    expect(
+      relationBlockEvents(
+        lines.map((l) => parseStraceLine(4, l)!),
+        file,
+      ),
+    ).toEqual([
+      { pid: 4, timeS: 2.0, kind: "read", startBlock: 1, blocks: 1 },
+      { pid: 4, timeS: 2.1, kind: "advise", startBlock: 5, blocks: 1 },
+      { pid: 4, timeS: 2.2, kind: "advise", startBlock: 131072, blocks: 2 },
     ]);
   });
 });

@@ -84,14 +84,31 @@ export function appendRun(runs: BlockRange[], startBlock: number, blocks: number
   else runs.push([startBlock, blocks]);
 }
 
+/** One read or advice of a relation's blocks by one process. */
+export interface RelationBlockEvent {
+  /** Process id. */
+  pid: number;
+  /** Unix time in seconds. */
+  timeS: number;
+  /** A read (pread64, preadv, read) or a posix_fadvise (fadvise64). */
+  kind: "read" | "advise";
+  /** First block. */
+  startBlock: number;
+  /** Blocks covered. */
+  blocks: number;
+}
+
 /**
- * Turns pread64/preadv (and lseek + read) events into per-process runs of the
- * relation's blocks (processes ordered by their first read). Calls on other
- * files are ignored.
+ * Turns pread64/preadv (and lseek + read) and fadvise64 events into reads
+ * and advice of the relation's blocks, in time order. Calls on other files,
+ * failed calls and reads at the end of the file are ignored.
  */
-export function relationReads(events: readonly SyscallEvent[], file: RelationFile): ProcessReads[] {
+export function relationBlockEvents(
+  events: readonly SyscallEvent[],
+  file: RelationFile,
+): RelationBlockEvent[] {
   const base = `${file.dataDir}/${file.relPath}`;
-  const byPid = new Map<number, ProcessReads>();
+  const out: RelationBlockEvent[] = [];
   // File positions of read(2) without an offset (PostgreSQL 11): per pid, fd and path.
   const positions = new Map<string, number>();
   for (const e of events) {
@@ -102,28 +119,55 @@ export function relationReads(events: readonly SyscallEvent[], file: RelationFil
     else continue;
     const where = `${e.pid}/${e.fd}/${e.path}`;
     let offset: number;
+    let bytes: number;
+    let kind: RelationBlockEvent["kind"] = "read";
     if (e.syscall === "lseek") {
       positions.set(where, e.result);
       continue;
     } else if (e.syscall === "read") {
       offset = positions.get(where) ?? 0;
       positions.set(where, offset + e.result);
+      bytes = e.result;
     } else if (READ_SYSCALLS.has(e.syscall)) {
       offset = Number(e.rest[e.rest.length - 1]);
+      bytes = e.result;
+    } else if (e.syscall === "fadvise64") {
+      // fadvise64(fd, offset, len, advice) = 0
+      offset = Number(e.rest[0]);
+      bytes = Number(e.rest[1]);
+      kind = "advise";
     } else continue;
-    if (e.result === 0) continue;
+    if (bytes === 0) continue;
     if (!Number.isInteger(segment) || !Number.isInteger(offset) || offset % file.blockBytes !== 0) {
-      throw new Error(`pg-harness: unexpected read of ${e.path} at offset ${offset}`);
+      throw new Error(`pg-harness: unexpected ${e.syscall} of ${e.path} at offset ${offset}`);
     }
-    const startBlock = segment * file.segmentBlocks + offset / file.blockBytes;
-    const blocks = Math.ceil(e.result / file.blockBytes);
+    out.push({
+      pid: e.pid,
+      timeS: e.timeS,
+      kind,
+      startBlock: segment * file.segmentBlocks + offset / file.blockBytes,
+      blocks: Math.ceil(bytes / file.blockBytes),
+    });
+  }
+  return out;
+}
+
+/**
+ * Turns pread64/preadv (and lseek + read) events into per-process runs of the
+ * relation's blocks (processes ordered by their first read). Calls on other
+ * files are ignored.
+ */
+export function relationReads(events: readonly SyscallEvent[], file: RelationFile): ProcessReads[] {
+  const byPid = new Map<number, ProcessReads>();
+  for (const e of relationBlockEvents(events, file)) {
+    if (e.kind !== "read") continue;
     let p = byPid.get(e.pid);
     if (p === undefined) {
       p = { pid: e.pid, runs: [], reads: 0, firstReadS: e.timeS };
       byPid.set(e.pid, p);
     }
     p.reads++;
-    appendRun(p.runs, startBlock, blocks);
+    appendRun(p.runs, e.startBlock, e.blocks);
   }
   return [...byPid.values()].sort((a, b) => a.firstReadS - b.firstReadS);
 }
