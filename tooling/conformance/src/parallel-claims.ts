@@ -300,8 +300,8 @@ export const parallelClaims: Mechanism<ClaimsCase, ClaimsMutation> = {
       mutation: (m) => (m >= 14 ? { kind: "pg14", rampdownChunks: 32 } : null),
     },
     {
-      name: "PG14 cap 8 blocks instead of 8192",
-      mutation: (m) => (m >= 14 ? { kind: "pg14", maxChunkBlocks: 8 } : null),
+      name: "PG14 cap 2 blocks instead of 8192 (below the 4-block chunks of a 10,000-block table)",
+      mutation: (m) => (m >= 14 ? { kind: "pg14", maxChunkBlocks: 2 } : null),
     },
   ],
 };

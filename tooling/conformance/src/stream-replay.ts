@@ -2,7 +2,10 @@
  * Driving a read-stream model the way a backend drives PostgreSQL's: hand out
  * `count` buffers (the consumer processed that many pages), or all of them,
  * with a caller-chosen view of shared buffers, and record every read the
- * stream started (first block, blocks, advised). No clock matters to the
+ * stream started (first block, blocks, advised) and the system calls they
+ * make, in order: `a<first>+<n>` posix_fadvise when a read starts with advice,
+ * `r<first>+<n>` the backend's preadv when the consumer reaches a synchronous
+ * read, `w<first>+<n>` an I/O worker's preadv when an asynchronous read starts. No clock matters to the
  * stream's decisions (distance, combining, advice) beyond the order of
  * events, so every read completes one microsecond after it is started or
  * waited for.
@@ -115,16 +118,24 @@ export function driveStream(
   options: ReadStreamOptions,
   count: number | null,
   isBuffered: (block: number) => boolean = () => false,
-): { blocks: number[]; reads: StreamRead[]; stream: ReadStream } {
+): { blocks: number[]; reads: StreamRead[]; syscalls: string[]; stream: ReadStream } {
   const stream = new ReadStream(source, options);
   const reads: StreamRead[] = [];
+  const syscalls: string[] = [];
+  const token = (kind: string, io: { firstBlock: number; blocks: number }) =>
+    `${kind}${io.firstBlock}+${io.blocks}`;
   const env: ReadStreamEnv = {
     isBuffered,
     startRead(io, nowUs) {
       reads.push({ firstBlock: io.firstBlock, blocks: io.blocks, advise: io.advise });
+      if (io.advise) syscalls.push(token("a", io));
+      // asynchronous (io_method worker): an I/O worker reads it now
+      if (io.async) syscalls.push(token("w", io));
       return io.async ? nowUs + 1 : null;
     },
     waitRead(io, nowUs) {
+      // synchronous: the backend's own preadv, when the consumer reaches the read
+      if (!io.async) syscalls.push(token("r", io));
       return io.async ? Math.max(nowUs, io.readyAtUs ?? nowUs) : nowUs + 1;
     },
   };
@@ -141,5 +152,5 @@ export function driveStream(
     blocks.push(step.block);
     now += 1;
   }
-  return { blocks, reads, stream };
+  return { blocks, reads, syscalls, stream };
 }
