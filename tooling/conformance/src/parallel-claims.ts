@@ -21,9 +21,10 @@
  *
  * A prediction that is too small could pass that walk (two adjacent claims of
  * one process look like one run), so two observation-only checks close the
- * gap: the gcd of the positions where the reading process changes, in the
- * first half of the table (before any ramp-down), must equal the predicted
- * first claim size; and every claim size predicted for at least 10 claims must
+ * gap: the gcd of the positions where the reading process changes while the
+ * model hands out its first claim size (before any ramp-down) must equal that
+ * size (a capture where no second process took one of those claims shows
+ * nothing, and is captured again); and every claim size predicted for at least 10 claims must
  * show up once as an isolated run (the reading process changes right before
  * and after it), which a real claim twice as big cannot produce.
  *
@@ -167,8 +168,6 @@ export function claimsDisagreement(c: ClaimsCase, policy: AllocatorPolicy, burst
   const { owner, problem } = blockOwners(c);
   if (problem !== null) return problem;
   const n = c.nblocks;
-  let observedFirst = 0;
-  for (let b = 1; b < n / 2; b++) if (owner[b] !== owner[b - 1]) observedFirst = gcd(observedFirst, b);
   const scan = createParallelScan(policy, { nblocks: n });
   const participants = c.processes.map(() => scan.join());
   const claims: { participant: number; firstCounter: number; chunkBlocks: number }[] = [];
@@ -197,10 +196,18 @@ export function claimsDisagreement(c: ClaimsCase, policy: AllocatorPolicy, burst
   }
   if (c.processes.length < 2) return null;
   const first = claims[0]!.chunkBlocks;
-  if (observedFirst !== first) {
-    return `the reading process changes at multiples of ${observedFirst}, but the first claim size is ${first}`;
-  }
   const levels = summarizeChunkLevels(claims);
+  // The gcd of the positions where the reader changes while the model hands out its first
+  // claim size (before any ramp-down) must be that size.
+  let observedFirst = 0;
+  for (let b = 1; b < (levels[1]?.firstCounter ?? n); b++) {
+    if (owner[b] !== owner[b - 1]) observedFirst = gcd(observedFirst, b);
+  }
+  if (observedFirst !== first) {
+    return observedFirst === 0
+      ? `none of the ${levels[0]!.chunks} first ${first}-block claims went to a second process: nothing to compare`
+      : `the reading process changes at multiples of ${observedFirst}, but the first claim size is ${first}`;
+  }
   for (const [k, level] of levels.entries()) {
     if (level.chunks < MIN_CLAIMS_FOR_ISOLATION || (isolated.get(level.chunkBlocks) ?? 0) > 0) continue;
     // From 17 a participant's read stream asks for blocks until it has a whole
