@@ -30,14 +30,7 @@ const PG11_BITMAP_MISMATCHES: readonly KnownMismatch[] = [
   "pgbench aid 1000..25000 eic=16",
 ].map((caseName) => ({ row: "bitmap-prefetch", major: 11, caseName, why: PG11_BITMAP }));
 
-const PG18_PIN_LIMIT =
-  "PostgreSQL 18 caps each read at GetAdditionalPinLimit() = GetPinLimit() minus the pins the backend is " +
-  "estimated to hold, PrivateRefCountOverflowed + REFCOUNT_ARRAY_ENTRIES (8) (bufmgr.c), so never more than " +
-  "the pin limit minus 8 (21 - 8 = 13 blocks here); the model subtracts the stream's own pinned buffers instead";
-
 export const PG18_READ_STREAM_MISMATCHES: readonly KnownMismatch[] = [
-  { row: "read-streams", major: 18, caseName: "seqscan io_combine_limit=16", why: PG18_PIN_LIMIT },
-  { row: "read-streams", major: 18, caseName: "seqscan io_combine_limit=32", why: PG18_PIN_LIMIT },
   {
     row: "read-streams",
     major: 18,
