@@ -22,9 +22,10 @@
  * A prediction that is too small could pass that walk (two adjacent claims of
  * one process look like one run), so two observation-only checks close the
  * gap: the gcd of the positions where the reading process changes while the
- * model hands out its first claim size (before any ramp-down) must equal that
- * size (a capture where no second process took one of those claims shows
- * nothing, and is captured again); and every claim size predicted for at least 10 claims must
+ * model hands out its first claim size, within the first three quarters of the
+ * table (before any ramp-down), must equal that size (a capture where no
+ * second process took one of those claims shows nothing, and is captured
+ * again); and every claim size predicted for at least 10 claims must
  * show up once as an isolated run (the reading process changes right before
  * and after it), which a real claim twice as big cannot produce.
  *
@@ -198,9 +199,11 @@ export function claimsDisagreement(c: ClaimsCase, policy: AllocatorPolicy, burst
   const first = claims[0]!.chunkBlocks;
   const levels = summarizeChunkLevels(claims);
   // The gcd of the positions where the reader changes while the model hands out its first
-  // claim size (before any ramp-down) must be that size.
+  // claim size must be that size: over the first three quarters of the table at most, which
+  // is before any ramp-down (the last 64 chunks) of the real server or of a wrong model.
   let observedFirst = 0;
-  for (let b = 1; b < (levels[1]?.firstCounter ?? n); b++) {
+  const firstLevelEnd = Math.min(levels[1]?.firstCounter ?? n, Math.floor((3 * n) / 4));
+  for (let b = 1; b < firstLevelEnd; b++) {
     if (owner[b] !== owner[b - 1]) observedFirst = gcd(observedFirst, b);
   }
   if (observedFirst !== first) {
