@@ -45,6 +45,7 @@ import {
 } from "@scanlab/pg-harness";
 import type { Major } from "./fixtures.js";
 import type { CaseBase, Mechanism } from "./mechanism.js";
+import { bitmapPrefetchOptions } from "./models.js";
 
 /** One traced bitmap heap scan. */
 export interface BitmapCase extends CaseBase {
@@ -60,8 +61,8 @@ export interface BitmapCase extends CaseBase {
 
 /** A wrong prefetcher. */
 export interface BitmapMutation {
-  /** Use this effective_io_concurrency meaning instead. */
-  eicFormula?: EicFormula;
+  /** Use the other effective_io_concurrency meaning than the version's. */
+  swapEicFormula?: boolean;
   /** Scale effective_io_concurrency (a wrong distance). */
   eicTimes?: number;
   /** Leave out the per-tuple target increments (every page counted as one tuple). */
@@ -210,11 +211,12 @@ export function predictedEvents(c: BitmapCase, major: Major, m: BitmapMutation =
   const b = new HeapBitmapBuilder(c.tableBlocks);
   for (const [page, pages, rows] of c.bitmap)
     b.addRun(page, pages, { lossy: false, tuples: m.oneTuplePerPage ? 1 : rows });
-  void major;
   const scan = new BitmapHeapScanPrefetcher(b.build(), {
     effectiveIoConcurrency: Math.round(c.eic * (m.eicTimes ?? 1)),
-    // The simulator's default for every version up to 17 (its "pg13" prefetch).
-    eicFormula: m.eicFormula ?? "pg13",
+    ...bitmapPrefetchOptions(major),
+    ...(m.swapEicFormula
+      ? { eicFormula: (bitmapPrefetchOptions(major).eicFormula === "pg84" ? "pg13" : "pg84") as EicFormula }
+      : {}),
   });
   const read = new Set<number>();
   const env = { isBuffered: (block: number) => read.has(block) };
@@ -280,7 +282,10 @@ export const bitmapPrefetch: Mechanism<BitmapCase, BitmapMutation> = {
     return firstDifference(fixture.events, live.events);
   },
   mutations: [
-    { name: "effective_io_concurrency as 8.4-12 spindles (rint(n H(n)))", mutation: { eicFormula: "pg84" } },
+    {
+      name: "the other meaning of effective_io_concurrency (spindles from 13 on, the distance before)",
+      mutation: { swapEicFormula: true },
+    },
     { name: "prefetch distance twice effective_io_concurrency", mutation: { eicTimes: 2 } },
     { name: "no per-tuple prefetch_target increments", mutation: { oneTuplePerPage: true } },
   ],

@@ -9,6 +9,7 @@
  * until 17's read streams, commit b5a9b18cd0). The conformance matrix is what
  * backs each of these mappings with a real server.
  */
+import type { Pg13PrefetchOptions } from "@scanlab/bitmap-prefetch";
 import type { AllocatorPolicy } from "@scanlab/block-allocator";
 import { defaultAllocator, type PgVersion } from "@scanlab/simulator";
 import type { Major } from "./fixtures.js";
@@ -32,4 +33,16 @@ export function modelledVersion(major: number): PgVersion {
 /** The parallel seq scan allocator the simulator runs for a real major. */
 export function allocatorFor(major: Major): AllocatorPolicy {
   return defaultAllocator(modelledVersion(major)) as AllocatorPolicy;
+}
+
+/**
+ * The PG13-17 prefetcher's options the simulator uses for a real major's bitmap
+ * heap scans (its default prefetch policy): up to 12 effective_io_concurrency
+ * counts spindles, and up to 11 the iteration that ends a page does not
+ * prefetch.
+ */
+export function bitmapPrefetchOptions(
+  major: Major,
+): Pick<Pg13PrefetchOptions, "eicFormula" | "prefetchOnExhaustedIteration"> {
+  return { eicFormula: major >= 13 ? "pg13" : "pg84", prefetchOnExhaustedIteration: major >= 12 };
 }
