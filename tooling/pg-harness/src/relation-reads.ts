@@ -189,7 +189,12 @@ export async function traceRelationReads<T>(
   options: Omit<TraceOptions, "syscalls"> & { database?: string } = {},
 ): Promise<{ result: T; processes: ProcessReads[]; file: RelationFile }> {
   const file = await relationFile(cluster, table, options.database);
-  const trace = await traceSyscalls(cluster.postmasterPid(), { ...options, syscalls: RELATION_READ_TRACE });
+  // read(2) is traced only where it carries relation reads (11 and older): tracing every
+  // process's socket reads would slow the scan for nothing.
+  const versionNum = Number(await cluster.psql("show server_version_num", { database: options.database }));
+  const syscalls =
+    versionNum < 120000 ? RELATION_READ_TRACE : RELATION_READ_TRACE.filter((c) => READ_SYSCALLS.has(c));
+  const trace = await traceSyscalls(cluster.postmasterPid(), { ...options, syscalls });
   let result: T;
   try {
     result = await fn();
