@@ -67,6 +67,15 @@ export interface Pg13PrefetchOptions {
   readonly effectiveIoConcurrency: number;
   /** `"pg13"` (default: the value is the distance) or `"pg84"` (8.4-12 spindle formula). */
   readonly eicFormula?: EicFormula;
+  /**
+   * Whether the tuple-fetch iteration that finds the page exhausted prefetches
+   * (default true, PostgreSQL 12+). Up to 11, BitmapHeapNext tests
+   * `rs_cindex >= rs_ntuples` and moves on to the next page before it calls
+   * BitmapPrefetch, so that iteration raises prefetch_target without
+   * prefetching; 12's table AM rewrite of nodeBitmapHeapscan.c ("tableam: bitmap table scan") moved BitmapPrefetch
+   * before table_scan_bitmap_next_tuple. Observed on a real PostgreSQL 11.22.
+   */
+  readonly prefetchOnExhaustedIteration?: boolean;
 }
 
 /** Counters of the PG13-17 prefetcher. */
@@ -97,12 +106,14 @@ export class Pg13PrefetchShared {
   readonly main: HeapBitmapIterator;
   /** The prefetch iterator, null when prefetch_maximum is 0. */
   readonly prefetch: HeapBitmapIterator | null;
-  /** @param bitmap the scan's bitmap; @param maximum prefetch_maximum. */
+  /** @param bitmap the scan's bitmap; @param maximum prefetch_maximum; @param prefetchOnExhaustedIteration see {@link Pg13PrefetchOptions}. */
   constructor(
     /** The scan's bitmap. */
     public bitmap: HeapBitmap,
     /** prefetch_maximum. */
     readonly maximum: number,
+    /** Whether the iteration that finds a page exhausted prefetches (12+). */
+    readonly prefetchOnExhaustedIteration = true,
   ) {
     this.main = bitmap.iterate();
     // The prefetch iterator exists only when prefetch_maximum > 0 (reference 3.2 "State").
@@ -223,6 +234,8 @@ export abstract class Pg13ScanBase implements BitmapScanPolicy {
     const s = this.shared;
     if (s.prefetchTarget < s.maximum) s.prefetchTarget++;
     this.noteTarget();
+    // Up to 11 the iteration that finds the page exhausted leaves before BitmapPrefetch.
+    if (afterTuples === this.current!.tuples && !s.prefetchOnExhaustedIteration) return;
     this.prefetch(env, afterTuples, out);
   }
 
@@ -273,7 +286,11 @@ export class BitmapHeapScanPrefetcher extends Pg13ScanBase {
   /** @param bitmap pages to scan; @param options effective_io_concurrency and formula. */
   constructor(bitmap: HeapBitmap, options: Pg13PrefetchOptions) {
     super(
-      new Pg13PrefetchShared(bitmap, prefetchMaximum(options.effectiveIoConcurrency, options.eicFormula)),
+      new Pg13PrefetchShared(
+        bitmap,
+        prefetchMaximum(options.effectiveIoConcurrency, options.eicFormula),
+        options.prefetchOnExhaustedIteration ?? true,
+      ),
     );
   }
 
@@ -357,6 +374,7 @@ export class ParallelBitmapHeapScan {
     this.shared = new Pg13PrefetchShared(
       bitmap,
       prefetchMaximum(options.effectiveIoConcurrency, options.eicFormula),
+      options.prefetchOnExhaustedIteration ?? true,
     );
   }
 

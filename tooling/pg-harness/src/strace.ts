@@ -43,7 +43,7 @@ export interface SyscallTrace {
 /** Options of {@link traceSyscalls}. */
 export interface TraceOptions {
   /** System calls to trace (strace -e trace=...). */
-  syscalls: string[];
+  syscalls: readonly string[];
   /** strace binary (default: found on PATH). */
   strace?: string;
   /** Milliseconds to wait for strace to attach (default 10000). */
@@ -68,8 +68,10 @@ export function parseStraceLine(pid: number, line: string): SyscallEvent | null 
 }
 
 /**
- * Attaches strace to `pid` and its future children. Resolves once strace has
- * attached; call `stop()` to detach and collect the calls.
+ * Attaches strace to `pid` (or each of several pids: processes forked before
+ * the trace began, such as PostgreSQL 18's I/O workers) and their future
+ * children. Resolves once strace has attached to all; call `stop()` to detach
+ * and collect the calls.
  *
  * @example
  * ```ts
@@ -78,7 +80,11 @@ export function parseStraceLine(pid: number, line: string): SyscallEvent | null 
  * const events = await trace.stop();
  * ```
  */
-export async function traceSyscalls(pid: number, options: TraceOptions): Promise<SyscallTrace> {
+export async function traceSyscalls(
+  pid: number | readonly number[],
+  options: TraceOptions,
+): Promise<SyscallTrace> {
+  const pids = typeof pid === "number" ? [pid] : [...pid];
   const strace = options.strace ?? which("strace");
   if (strace === null) throw new Error("pg-harness: strace is not installed (Debian package strace).");
   const dir = mkdtempSync(join(tmpdir(), "scanlab-strace-"));
@@ -95,8 +101,7 @@ export async function traceSyscalls(pid: number, options: TraceOptions): Promise
       `trace=${options.syscalls.join(",")}`,
       "-e",
       "signal=none",
-      "-p",
-      String(pid),
+      ...pids.flatMap((p) => ["-p", String(p)]),
       "-o",
       prefix,
     ],
@@ -107,12 +112,12 @@ export async function traceSyscalls(pid: number, options: TraceOptions): Promise
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`pg-harness: strace did not attach to ${pid}: ${stderr.trim()}`)),
+        () => reject(new Error(`pg-harness: strace did not attach to ${pids.join(", ")}: ${stderr.trim()}`)),
         options.attachTimeoutMs ?? 10_000,
       );
       child.stderr!.setEncoding("utf8").on("data", (d: string) => {
         stderr += d;
-        if (stderr.includes(`Process ${pid} attached`)) {
+        if (pids.every((p) => stderr.includes(`Process ${p} attached`))) {
           clearTimeout(timer);
           resolve();
         }
@@ -123,7 +128,11 @@ export async function traceSyscalls(pid: number, options: TraceOptions): Promise
       });
       exited.then((code) => {
         clearTimeout(timer);
-        reject(new Error(`pg-harness: strace exited (${code}) before attaching to ${pid}: ${stderr.trim()}`));
+        reject(
+          new Error(
+            `pg-harness: strace exited (${code}) before attaching to ${pids.join(", ")}: ${stderr.trim()}`,
+          ),
+        );
       });
     });
   } catch (e) {

@@ -184,7 +184,8 @@ export function startProcesses(setup: RunSetup): RunProcesses {
   // Bitmap heap scan.
   const bitmap = bitmapFor(spec, ctx.table.nblocks);
   const eic = spec.effectiveIoConcurrency ?? defaultEic(spec.pg);
-  const prefetch = spec.prefetch ?? (pg >= 18 ? "read-stream" : "pg13");
+  // Up to 12 effective_io_concurrency counts spindles ("pg84"); 13 made it the distance.
+  const prefetch = spec.prefetch ?? (pg >= 18 ? "read-stream" : pg >= 13 ? "pg13" : "pg84");
   if (prefetch === "read-stream") {
     if (pg < 18)
       throw new ScenarioError(
@@ -233,6 +234,8 @@ export function startProcesses(setup: RunSetup): RunProcesses {
     const options = {
       effectiveIoConcurrency: eic,
       eicFormula: prefetch === "pg84" ? ("pg84" as const) : ("pg13" as const),
+      // Up to 11 the tuple-fetch iteration that ends a page does not prefetch (see Pg13PrefetchOptions).
+      prefetchOnExhaustedIteration: pg >= 12,
     };
     if (n === 1) policies = [new BitmapHeapScanPrefetcher(bitmap, options)];
     else {

@@ -144,7 +144,7 @@ export interface QueryInput {
   ioCombineLimit?: number;
   /** io_method (PG18+, default "worker"). */
   ioMethod?: "sync" | "worker" | "io_uring";
-  /** Bitmap prefetch policy (default: "pg13" up to PG17, "read-stream" from PG18; "adaptive" is scanlab's). */
+  /** Bitmap prefetch policy (default: "pg84" up to PG12, "pg13" for PG13-17, "read-stream" from PG18; "adaptive" is scanlab's). */
   prefetch?: "pg13" | "read-stream" | "adaptive" | "pg84";
   /** The bitmap of a bitmap heap scan. */
   bitmap?: BitmapSpec;

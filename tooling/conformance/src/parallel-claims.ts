@@ -1,0 +1,317 @@
+/**
+ * Row "parallel seq scan block claims": who reads which block of a table in a
+ * cold parallel seq scan, replayed through the allocator the simulator runs
+ * for that version (one block per claim for 11 and 13, PG14's chunks with
+ * ramp-down and cap from 14 on).
+ *
+ * Capture: a table of one row per block, synchronize_seqscans off (start block
+ * 0, so counter value = block number), a restart before each scan (cold shared
+ * buffers), strace on the postmaster and everything it forks, `count(*)`
+ * through Gather. Up to 16 every heap block is one pread64; from 17 the read
+ * stream combines a process's consecutive blocks into one preadv, which maps to
+ * the same blocks. Each process's reads are compressed to runs.
+ *
+ * Replay: claims are handed out in counter order, and each is read entirely by
+ * the process that made it, so walking the counter from 0, the process that
+ * read block g made the claim starting at g. Feeding that schedule to the
+ * allocator (that process's participant asks next) predicts each claim's size;
+ * the prediction holds only if every block of the predicted claim was read by
+ * that same process. Which process wins which claim is timing; given that, the
+ * sizes and positions are deterministic, and they must agree exactly.
+ *
+ * A prediction that is too small could pass that walk (two adjacent claims of
+ * one process look like one run), so two observation-only checks close the
+ * gap: the gcd of the positions where the reading process changes while the
+ * model hands out its first claim size, within the first three quarters of the
+ * table (before any ramp-down), must equal that size (a capture where no
+ * second process took one of those claims shows nothing, and is captured
+ * again); and every claim size predicted for at least 10 claims must
+ * show up once as an isolated run (the reading process changes right before
+ * and after it), which a real claim twice as big cannot produce.
+ *
+ * The cap (8192 blocks, reached from 16.8 M-block tables) cannot be reached
+ * with a table small enough for CI; a mutation lowering it below the observed
+ * chunk size is what shows the replay would notice a wrong cap.
+ */
+
+import { DEFAULT_IO_COMBINE_LIMIT } from "@scanlab/bitmap-prefetch";
+import { type AllocatorPolicy, createParallelScan, summarizeChunkLevels } from "@scanlab/block-allocator";
+import { type Cluster, type ProcessReads, traceRelationReads } from "@scanlab/pg-harness";
+import type { Major } from "./fixtures.js";
+import type { CaseBase, Mechanism } from "./mechanism.js";
+import { allocatorFor } from "./models.js";
+
+/** One traced parallel scan. */
+export interface ClaimsCase extends CaseBase {
+  /** Table size in blocks. */
+  nblocks: number;
+  /** parallel_workers of the table (= Workers Planned). */
+  parallelWorkers: number;
+  /** parallel_leader_participation at execution. */
+  leaderParticipation: boolean;
+  /** From EXPLAIN ANALYZE. */
+  workersLaunched: number;
+  /** Each process that read the table, in order of its first read; runs are [first block, blocks] in reading order. */
+  processes: { role: "leader" | "worker"; reads: number; runs: [number, number][] }[];
+}
+
+/** A wrong allocator for a major (or null when the mutation does not apply to it). */
+export type ClaimsMutation = (major: Major) => AllocatorPolicy | null;
+
+const NBLOCKS = 10_000;
+const TABLE = "claims";
+const SCANS: readonly { workers: number; leader: boolean }[] = [
+  { workers: 2, leader: true },
+  { workers: 3, leader: false },
+  { workers: 4, leader: true },
+];
+
+/**
+ * Settings: shared_buffers 16 MB (2048 buffers) far below the table;
+ * synchronize_seqscans off for start block 0; parallel costs zeroed and
+ * seq_page_cost 0 so the planner always takes the parallel plan (one row per
+ * page makes the I/O cost dominate otherwise).
+ */
+const SETTINGS: Record<string, string | number | boolean> = {
+  shared_buffers: "16MB",
+  synchronize_seqscans: false,
+  max_worker_processes: 8,
+  max_parallel_workers: 8,
+  max_parallel_workers_per_gather: 8,
+  parallel_setup_cost: 0,
+  parallel_tuple_cost: 0,
+  min_parallel_table_scan_size: 0,
+  seq_page_cost: 0,
+};
+
+/**
+ * Creates a table of exactly `nblocks` blocks, one 500-byte row per page
+ * (fillfactor 10), frozen and checkpointed so scans write nothing.
+ */
+export async function createOneRowPerBlockTable(pg: Cluster, table: string, nblocks: number): Promise<void> {
+  await pg.psql(
+    `create unlogged table ${table} (id int, pad text) with (fillfactor = 10, autovacuum_enabled = off);
+     insert into ${table} select g, repeat('x', 500) from generate_series(1, ${nblocks}) g;
+     vacuum (freeze, analyze) ${table};
+     checkpoint;`,
+  );
+  const size = Number(await pg.psql(`select pg_relation_size('${table}') / 8192`));
+  if (size !== nblocks) throw new Error(`${table} has ${size} blocks, not ${nblocks}`);
+}
+
+/**
+ * One cold parallel scan, traced. Planned with the leader participating (a
+ * prepared statement without parameters keeps its first, generic plan),
+ * executed with the participation asked for: the executor reads
+ * parallel_leader_participation when the Gather starts.
+ */
+async function captureScan(pg: Cluster, workers: number, leader: boolean): Promise<ClaimsCase> {
+  await pg.psql(`alter table ${TABLE} set (parallel_workers = ${workers});`);
+  await pg.restart();
+  const { result, processes } = await traceRelationReads(pg, TABLE, () =>
+    pg.psql(
+      `set parallel_leader_participation = on;
+       prepare q as select count(*) from ${TABLE};
+       explain (costs off) execute q;
+       set parallel_leader_participation = ${leader ? "on" : "off"};
+       select 'leader-pid=' || pg_backend_pid();
+       explain (analyze, costs off, timing off, summary off) execute q;`,
+    ),
+  );
+  const planned = /Workers Planned: (\d+)/.exec(result);
+  const launched = /Workers Launched: (\d+)/.exec(result);
+  const leaderPid = Number(/leader-pid=(\d+)/.exec(result)?.[1]);
+  if (!planned || Number(planned[1]) !== workers || !launched) {
+    throw new Error(`not the parallel plan expected (${workers} workers):\n${result}`);
+  }
+  return {
+    name: `workers=${workers} leader=${leader ? "on" : "off"}`,
+    nblocks: NBLOCKS,
+    parallelWorkers: workers,
+    leaderParticipation: leader,
+    workersLaunched: Number(launched[1]),
+    processes: processes.map((p: ProcessReads) => ({
+      role: p.pid === leaderPid ? "leader" : "worker",
+      reads: p.reads,
+      runs: p.runs,
+    })),
+  };
+}
+
+function gcd(a: number, b: number): number {
+  while (b !== 0) [a, b] = [b, a % b];
+  return a;
+}
+
+/** Which process (index) read each block; a problem if a block was read twice or never. */
+export function blockOwners(c: ClaimsCase): { owner: Int32Array; problem: string | null } {
+  const owner = new Int32Array(c.nblocks).fill(-1);
+  let problem: string | null = null;
+  c.processes.forEach((p, i) => {
+    for (const [start, blocks] of p.runs) {
+      for (let b = start; b < start + blocks; b++) {
+        if (b >= c.nblocks) problem ??= `process ${i} read block ${b}, past the end ${c.nblocks}`;
+        else if (owner[b] !== -1) problem ??= `block ${b} read by processes ${owner[b]} and ${i}`;
+        else owner[b] = i;
+      }
+    }
+  });
+  const missing = owner.indexOf(-1);
+  if (missing !== -1) problem ??= `block ${missing} was never read`;
+  return { owner, problem };
+}
+
+/** Claims of one size needed before the trace must show one of them as an isolated run. */
+const MIN_CLAIMS_FOR_ISOLATION = 10;
+
+/** The replay and the two observation checks (see the file header); null when the allocator agrees. */
+export function claimsDisagreement(c: ClaimsCase, policy: AllocatorPolicy, burstBlocks = 1): string | null {
+  const { owner, problem } = blockOwners(c);
+  if (problem !== null) return problem;
+  const n = c.nblocks;
+  const scan = createParallelScan(policy, { nblocks: n });
+  const participants = c.processes.map(() => scan.join());
+  const claims: { participant: number; firstCounter: number; chunkBlocks: number }[] = [];
+  const isolated = new Map<number, number>();
+  let g = 0;
+  while (g < n) {
+    const i = owner[g]!;
+    const p = participants[i]!;
+    const run = p.nextRun();
+    if (run === null || run.op === "none" || run.firstCounter !== g) {
+      return `process ${i} read block ${g}, but the allocator gave its participant ${JSON.stringify(run)}`;
+    }
+    const size = p.chunkBlocks;
+    const valid = Math.min(size, n - g);
+    for (let b = g; b < g + valid; b++) {
+      if (owner[b] !== i) {
+        return `predicted claim [${g}, ${g + size}) of process ${i} contains block ${b}, read by process ${owner[b]}`;
+      }
+    }
+    claims.push({ participant: i, firstCounter: g, chunkBlocks: size });
+    const alone = (g === 0 || owner[g - 1] !== i) && (g + valid === n || owner[g + valid] !== i);
+    isolated.set(size, (isolated.get(size) ?? 0) + (alone ? 1 : 0));
+    let taken = run.blocks;
+    while (taken < valid) taken += p.nextRun()!.blocks;
+    g += valid;
+  }
+  if (c.processes.length < 2) return null;
+  const first = claims[0]!.chunkBlocks;
+  const levels = summarizeChunkLevels(claims);
+  // The gcd of the positions where the reader changes while the model hands out its first
+  // claim size must be that size: over the first three quarters of the table at most, which
+  // is before any ramp-down (the last 64 chunks) of the real server or of a wrong model.
+  let observedFirst = 0;
+  const firstLevelEnd = Math.min(levels[1]?.firstCounter ?? n, Math.floor((3 * n) / 4));
+  for (let b = 1; b < firstLevelEnd; b++) {
+    if (owner[b] !== owner[b - 1]) observedFirst = gcd(observedFirst, b);
+  }
+  if (observedFirst !== first) {
+    return observedFirst === 0
+      ? `none of the ${levels[0]!.chunks} first ${first}-block claims went to a second process: nothing to compare`
+      : `the reading process changes at multiples of ${observedFirst}, but the first claim size is ${first}`;
+  }
+  for (const [k, level] of levels.entries()) {
+    if (level.chunks < MIN_CLAIMS_FOR_ISOLATION || (isolated.get(level.chunkBlocks) ?? 0) > 0) continue;
+    // From 17 a participant's read stream asks for blocks until it has a whole
+    // io_combine_limit read (`burstBlocks`), so claims smaller than that come in
+    // bursts that fill one read: their size cannot be told from the trace beyond
+    // what the walk checked. Larger claims: the gcd of the positions where the
+    // reader changes inside the level (relative to its start) must be the claim
+    // size itself.
+    if (level.chunkBlocks < burstBlocks) continue;
+    const end = levels[k + 1]?.firstCounter ?? n;
+    let within = 0;
+    for (let b = level.firstCounter + 1; b < end; b++) {
+      if (owner[b] !== owner[b - 1]) within = gcd(within, b - level.firstCounter);
+    }
+    if (within !== level.chunkBlocks) {
+      return `none of the ${level.chunks} predicted ${level.chunkBlocks}-block claims is a whole run of one process, and the reader changes at multiples of ${within} in that stretch`;
+    }
+  }
+  return null;
+}
+
+/** Blocks a participant claims in one go: one read of io_combine_limit (default 16) from 17, else 1. */
+function burstBlocks(major: Major): number {
+  return major >= 17 ? DEFAULT_IO_COMBINE_LIMIT : 1;
+}
+
+/** True when only the isolated-run check fails and only for lack of luck (timing, not a disagreement). */
+function unluckyIsolation(c: ClaimsCase, major: Major): boolean {
+  const r = claimsDisagreement(c, allocatorFor(major), burstBlocks(major));
+  return r?.startsWith("none of the") === true;
+}
+
+export const parallelClaims: Mechanism<ClaimsCase, ClaimsMutation> = {
+  name: "parallel-claims",
+  title: "parallel seq scan block claims",
+  about:
+    "Cold parallel seq scans (count(*) through Gather) of a 10,000-block table with one row per block, synchronize_seqscans off: every process's reads of the table traced with strace (pread64, preadv; lseek + read on 11) and compressed to runs [first block, blocks] in reading order. Captured by tooling/conformance (npm run capture -- parallel-claims).",
+  versions: [11, 13, 14, 15, 16, 17, 18],
+  // PG18's default io_method=worker hands the reads to I/O workers, which would hide
+  // which participant claimed a block: with sync each participant reads its own.
+  settings: (major) => (major >= 18 ? { ...SETTINGS, io_method: "sync" } : SETTINGS),
+  async capture(pg) {
+    await createOneRowPerBlockTable(pg, TABLE, NBLOCKS);
+    const cases: ClaimsCase[] = [];
+    for (const { workers, leader } of SCANS) {
+      let c = await captureScan(pg, workers, leader);
+      // On a loaded machine one process can take every small ramp-down claim in a row, so no
+      // claim of that size shows as an isolated run: that proves nothing either way, so capture
+      // again (once); a claim size that is really wrong never shows one.
+      const major = Number(/^\d+/.exec(await pg.psql("show server_version"))?.[0]) as Major;
+      for (let retry = 0; retry < 1 && unluckyIsolation(c, major); retry++) {
+        c = await captureScan(pg, workers, leader);
+      }
+      cases.push(c);
+    }
+    return cases;
+  },
+  replay(c, major, mutation) {
+    const policy = mutation ? mutation(major) : allocatorFor(major);
+    if (policy === null) return null;
+    if (c.workersLaunched !== c.parallelWorkers)
+      return `${c.workersLaunched} of ${c.parallelWorkers} workers launched`;
+    const expectedProcesses = c.workersLaunched + (c.leaderParticipation ? 1 : 0);
+    if (c.processes.length > expectedProcesses)
+      return `${c.processes.length} processes read the table, more than ${expectedProcesses}`;
+    if (!c.leaderParticipation && c.processes.some((p) => p.role === "leader"))
+      return "the leader read blocks with parallel_leader_participation off";
+    return claimsDisagreement(c, policy, burstBlocks(major));
+  },
+  sameAsFixture(live, fixture, major) {
+    // Which process wins which claim is timing: the rule is that both captures are
+    // the same plan and both agree with the allocator.
+    if (live.name !== fixture.name || live.nblocks !== fixture.nblocks) return "a different scan";
+    if (live.workersLaunched !== fixture.workersLaunched)
+      return `${live.workersLaunched} workers launched, the fixture had ${fixture.workersLaunched}`;
+    return parallelClaims.replay(live, major);
+  },
+  mutations: [
+    {
+      name: "one block per claim from 14 on, 16-block chunks before (the versions' allocators swapped)",
+      mutation: (major) => (major >= 14 ? { kind: "pg11" } : { kind: "pg14" }),
+    },
+    {
+      name: "PG14 nchunks 1024 instead of 2048 (chunks twice as big)",
+      mutation: (m) => (m >= 14 ? { kind: "pg14", nchunks: 1024 } : null),
+    },
+    {
+      name: "PG14 nchunks 4096 (chunks half as big)",
+      mutation: (m) => (m >= 14 ? { kind: "pg14", nchunks: 4096 } : null),
+    },
+    {
+      name: "PG14 ramp-down over the last 128 chunks instead of 64",
+      mutation: (m) => (m >= 14 ? { kind: "pg14", rampdownChunks: 128 } : null),
+    },
+    {
+      name: "PG14 ramp-down over the last 32 chunks",
+      mutation: (m) => (m >= 14 ? { kind: "pg14", rampdownChunks: 32 } : null),
+    },
+    {
+      name: "PG14 cap 2 blocks instead of 8192 (below the 4-block chunks of a 10,000-block table)",
+      mutation: (m) => (m >= 14 ? { kind: "pg14", maxChunkBlocks: 2 } : null),
+    },
+  ],
+};

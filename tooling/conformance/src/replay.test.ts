@@ -1,0 +1,55 @@
+/**
+ * Every committed fixture replayed through the models (no PostgreSQL needed):
+ * each case must agree exactly (or obey the row's stated rule), and each row
+ * must be able to fail: on every version, at least one of the row's wrong
+ * models (a changed constant) is rejected by at least one case.
+ */
+import { describe, expect, it } from "vitest";
+import { readFixture } from "./fixtures.js";
+import { KNOWN_MISMATCHES } from "./known-mismatches.js";
+import { ROWS } from "./rows.js";
+
+for (const row of ROWS) {
+  describe(`${row.title}`, () => {
+    for (const major of row.versions) {
+      const fixture = readFixture<{ name: string }>(row.name, major);
+      it(`PG${major}: a fixture was captured from a real PostgreSQL ${major}`, () => {
+        expect(
+          fixture,
+          `fixtures/${row.name}/pg${major}.json is missing: npm run capture -- ${row.name} ${major}`,
+        ).not.toBeNull();
+        expect(fixture!.postgres).toMatch(new RegExp(`^${major}\\.`));
+        expect(fixture!.cases.length).toBeGreaterThan(0);
+      });
+      if (fixture === null) continue;
+      for (const c of fixture.cases) {
+        const known = KNOWN_MISMATCHES.find(
+          (k) => k.row === row.name && k.major === major && k.caseName === c.name,
+        );
+        const test = known ? it.fails : it;
+        test(`PG${major} ${c.name}: the model agrees with the server${known ? ` (known mismatch: ${known.why})` : ""}`, () => {
+          expect(row.replay(c, major)).toBeNull();
+        });
+      }
+      it(`PG${major}: a wrong model is rejected (the replay can fail)`, () => {
+        const rejected = row.mutations.filter((m) =>
+          fixture.cases.some((c) => row.replay(c, major, m.mutation) !== null),
+        );
+        expect(
+          rejected.map((m) => m.name).length,
+          `no mutation of ${row.name} is rejected on PG${major}`,
+        ).toBeGreaterThan(0);
+      });
+    }
+    it("every wrong model is rejected on some version", () => {
+      for (const m of row.mutations) {
+        const somewhere = row.versions.some((major) =>
+          (readFixture<{ name: string }>(row.name, major)?.cases ?? []).some(
+            (c) => row.replay(c, major, m.mutation) !== null,
+          ),
+        );
+        expect(somewhere, m.name).toBe(true);
+      }
+    });
+  });
+}
