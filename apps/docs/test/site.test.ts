@@ -72,7 +72,8 @@ describe("the built site", () => {
     for (const source of sources) {
       const page = source.replace(/\.md$/, ".html");
       expect(existsSync(join(dist, "reference", page)), `reference/${page}`).toBe(true);
-      if (source !== "index.md") expect(overview, `the overview links ${page}`).toContain(`href="/reference/${page}`);
+      if (source !== "index.md")
+        expect(overview, `the overview links ${page}`).toContain(`href="/reference/${page}`);
     }
   });
 
