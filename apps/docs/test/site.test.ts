@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const dist = fileURLToPath(new URL("../dist", import.meta.url));
+const src = fileURLToPath(new URL("../src", import.meta.url));
 const repoRoot = fileURLToPath(new URL("../../..", import.meta.url));
 const GUIDES = [
   "parallel-scans-readahead",
@@ -63,6 +64,18 @@ describe("the built site", () => {
       );
     });
   }
+
+  it("has a page for every reference page, reachable from the reference overview", () => {
+    const sources = readdirSync(join(src, "reference")).filter((f) => f.endsWith(".md"));
+    expect(sources.length).toBeGreaterThan(0);
+    const overview = readFileSync(join(dist, "reference", "index.html"), "utf8");
+    for (const source of sources) {
+      const page = source.replace(/\.md$/, ".html");
+      expect(existsSync(join(dist, "reference", page)), `reference/${page}`).toBe(true);
+      if (source !== "index.md")
+        expect(overview, `the overview links ${page}`).toContain(`href="/reference/${page}`);
+    }
+  });
 
   it("has an API page for every published package, with TypeDoc's search", () => {
     expect(existsSync(join(dist, "api", "index.html")), "api/index.html").toBe(true);

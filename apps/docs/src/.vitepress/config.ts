@@ -24,6 +24,7 @@ export default defineConfig({
   themeConfig: {
     nav: [
       { text: "Guides", link: "/guides/" },
+      { text: "Reference", link: "/reference/" },
       { text: "Playground", link: "/playground" },
       { text: "API", link: "/api/index.html", target: "_self" },
     ],
@@ -39,6 +40,42 @@ export default defineConfig({
             { text: "Measure your own disk", link: "/guides/measure-your-disk" },
             { text: "How faithful is scanlab?", link: "/guides/faithful" },
           ],
+        },
+      ],
+      "/reference/": [
+        {
+          text: "Reference",
+          items: [
+            { text: "Overview", link: "/reference/" },
+            { text: "Design principles", link: "/reference/design" },
+            { text: "Published experiments", link: "/reference/experiments" },
+          ],
+        },
+        {
+          text: "PostgreSQL",
+          items: [
+            { text: "Version map", link: "/reference/version-map" },
+            { text: "Parallel block allocation", link: "/reference/parallel-block-allocation" },
+            { text: "Synchronized scans", link: "/reference/synchronized-scans" },
+            { text: "Bulk-read buffer ring", link: "/reference/buffer-ring" },
+            { text: "Bitmap heap scan prefetch", link: "/reference/bitmap-heap-scan-prefetch" },
+            { text: "Read streams", link: "/reference/read-streams" },
+            { text: "PostgreSQL's tests", link: "/reference/postgresql-tests" },
+          ],
+        },
+        {
+          text: "Operating systems",
+          items: [
+            { text: "OS readahead: the common frame", link: "/reference/os-readahead" },
+            { text: "Linux readahead", link: "/reference/linux-readahead" },
+            { text: "FreeBSD UFS clustering", link: "/reference/freebsd-ufs-clustering" },
+            { text: "Windows cache manager", link: "/reference/windows-cache-manager" },
+            { text: "Readahead predictions", link: "/reference/readahead-predictions" },
+          ],
+        },
+        {
+          text: "Hardware",
+          items: [{ text: "Storage devices", link: "/reference/storage-devices" }],
         },
       ],
     },
