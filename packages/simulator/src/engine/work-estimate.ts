@@ -339,7 +339,7 @@ export function estimateWork(resolved: ResolvedScenario, options: EstimateOption
         q.durationUs !== null ? "duration" : resolved.untilUs !== null ? "until" : "runs",
         steps * (1 - 1 / runsPerClient),
       );
-    if (readStream && spec.kind === "seqscan" && options.exact !== true) lever("read-stream", steps);
+    if (readStream && spec.kind === "seqscan" && options.exact !== true) lever("read-stream", steps / 2);
     if (spec.kind === "bitmap" && "dataset" in (spec.bitmap ?? {})) lever("selectivity", steps / 2);
     lever("table-size", steps / 2);
   }
