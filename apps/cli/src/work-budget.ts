@@ -49,14 +49,14 @@ export const OVER_BUDGET_FLAG = "--over-budget";
 /** What the user can change, for each lever the simulator names. */
 const ADVICE: Record<WorkLever, string> = {
   exact: "drop --exact (the warp skips the steady middle of long scans)",
-  clients: "fewer --clients",
-  runs: "fewer --runs",
-  duration: "a shorter --duration (or --runs)",
-  until: "an earlier until",
-  "table-size": "a smaller --table-size",
-  "read-stream": "a smaller --table-size (read streams, PG17+, are simulated block by block)",
-  selectivity: "a lower --selectivity",
-  "shared-buffers": "a smaller --shared-buffers",
+  clients: "use fewer --clients",
+  runs: "use fewer --runs",
+  duration: "use a shorter --duration (or --runs)",
+  until: "set an earlier until",
+  "table-size": "use a smaller --table-size",
+  "read-stream": "use a smaller --table-size (read streams, PG17+, are simulated block by block)",
+  selectivity: "use a lower --selectivity",
+  "shared-buffers": "use a smaller --shared-buffers",
 };
 
 /** The estimate of one scenario (validated before: resolveScenario does not throw here). */
@@ -128,10 +128,16 @@ export function checkBudget(
       `${what} needs about ${formatBytes(t.memoryBytes)} of memory for its bitmap data set and buffers, over scanlab's budget of ${formatBytes(MEMORY_BUDGET_BYTES)}: use ${advice}, or add ${OVER_BUDGET_FLAG} to run it anyway.`,
     );
   }
+  if (!Number.isFinite(t.steps)) {
+    throw new CliError(
+      "CLI_OVER_BUDGET",
+      `${what} never ends: a run of its query takes no simulated time (an empty table, or CPU costs of 0), so its --duration is never reached; give the table blocks or the CPU its costs, or use --runs instead.`,
+    );
+  }
   if (t.steps > WORK_BUDGET_STEPS) {
     throw new CliError(
       "CLI_OVER_BUDGET",
-      `${what} is estimated at ${steps(t.steps)} simulation steps (${about((t.steps * STEP_US) / 1e6)}), over scanlab's budget of ${steps(WORK_BUDGET_STEPS)} (${about((WORK_BUDGET_STEPS * STEP_US) / 1e6)}): use ${advice}, or add ${OVER_BUDGET_FLAG} to run it anyway with progress (Ctrl-C keeps what finished).`,
+      `${what} is estimated at ${steps(t.steps)} simulation steps (${about((t.steps * STEP_US) / 1e6)}), over scanlab's budget of ${steps(WORK_BUDGET_STEPS)} (${about((WORK_BUDGET_STEPS * STEP_US) / 1e6)}): ${advice}, or add ${OVER_BUDGET_FLAG} to run it anyway with progress (Ctrl-C keeps what finished).`,
     );
   }
 }

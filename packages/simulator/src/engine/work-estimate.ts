@@ -132,13 +132,17 @@ export interface QueryWork {
   simulatedBlocksPerRun: number;
   /** Whether the warp is expected to cut its cold runs. */
   warped: boolean;
-  /** Steps over all its runs. */
+  /** Steps over all its runs (Infinity: its runs take no simulated time, so its `duration` never ends). */
   steps: number;
 }
 
 /** What a simulation is expected to cost. */
 export interface WorkEstimate {
-  /** Steps (wake-ups plus in-wake-up stretches) over the whole simulation. */
+  /**
+   * Steps (wake-ups plus in-wake-up stretches) over the whole simulation;
+   * Infinity when it never ends (a query whose runs take no simulated time
+   * repeats them forever under `duration`: an empty table, CPU costs of 0).
+   */
   steps: number;
   /** `steps` at {@link STEP_US}: an order of magnitude of the wall time, seconds. */
   seconds: number;
@@ -265,9 +269,13 @@ export function estimateWork(resolved: ResolvedScenario, options: EstimateOption
 
     // Runs: the scenario's, or what fits in its time at a lower bound of a run's time.
     const fits = n * BLOCK_BYTES <= cacheBytes;
+    // A run's CPU work over the processes that share it, after its workers are launched
+    // (postmaster.ts): a run of an empty table by a lone backend takes no simulated time at all.
+    const launchUs = spec.workers > 0 ? cpu.workerForkUs + cpu.workerInitUs : 0;
     const cpuUs =
+      launchUs +
       (n * (preadUs(cpu, BLOCK_BYTES) + pageWorkUs(cpu, table.tuplesPerPage))) /
-      Math.min(processes, s.machine.cores);
+        Math.min(processes, s.machine.cores);
     const coldUs = Math.max(cpuUs, ((n * BLOCK_BYTES) / deviceSequentialBytesPerS(s.machine.device)) * 1e6);
     const firstUs = table.cached === "os" && fits ? cpuUs : coldUs;
     const laterUs = fits ? cpuUs : coldUs;
@@ -285,7 +293,8 @@ export function estimateWork(resolved: ResolvedScenario, options: EstimateOption
       endUs = Math.max(endUs, q.startUs + (spec.clients - 1) * q.clientStaggerUs + q.durationUs);
     }
     if (limitUs !== null) {
-      const fit = limitUs <= firstUs ? 1 : 1 + Math.ceil((limitUs - firstUs) / Math.max(laterUs, 1));
+      // Runs that take no time never reach the end: endless (Infinity), which is over any budget.
+      const fit = limitUs <= firstUs ? 1 : 1 + Math.ceil((limitUs - firstUs) / laterUs);
       runsPerClient = q.durationUs !== null ? fit : Math.min(spec.runs, fit);
     }
     const runs = runsPerClient * spec.clients;
@@ -321,7 +330,8 @@ export function estimateWork(resolved: ResolvedScenario, options: EstimateOption
     const firstCold = !(table.cached === "os" && fits);
     const firstSteps = stepsFor(firstCold ? simulatedCold : pages, firstCold);
     const laterSteps = stepsFor(fits ? pages : simulatedCold, !fits);
-    const steps = spec.clients * (firstSteps + (runsPerClient - 1) * laterSteps);
+    // At least one step a run: the client's wake-up that starts it.
+    const steps = spec.clients * (Math.max(1, firstSteps) + (runsPerClient - 1) * Math.max(1, laterSteps));
     queries.push({
       name: spec.name,
       runs,
