@@ -328,7 +328,7 @@ export function simulateWith(
     };
   }
 
-  resolved.queries.forEach((q) => {
+  resolved.queries.forEach((q, queryIndex) => {
     const spec = q.spec;
     const table = tables[q.tableIndex]!;
     const result: QueryResult = {
@@ -406,6 +406,14 @@ export function simulateWith(
               finishedBlocks += stats.blocks;
               for (const o of opens) if (o !== leaderOpens) warp.openMaps.delete(o);
               record.durationS = (t + warp.skippedUs) / 1e6 - record.startS;
+              // pgbench -T repeats a run until its time is up: a run that takes no simulated time
+              // (nothing to read: an empty table, an empty bitmap) would repeat forever at one instant.
+              if (q.durationUs !== null && !(record.durationS > 0)) {
+                throw new ScenarioError(
+                  `query "${spec.name}": a run takes no simulated time (it has nothing to read), so its duration is never reached; give it runs instead of a duration.`,
+                  { field: `queries.${queryIndex}.duration` },
+                );
+              }
               record.finished = true;
               record.blocks = stats.blocks;
               record.claims = stats.claims;

@@ -274,9 +274,12 @@ export function estimateWork(resolved: ResolvedScenario, options: EstimateOption
     const launchUs = spec.workers > 0 ? cpu.workerForkUs + cpu.workerInitUs : 0;
     const cpuUs =
       launchUs +
-      (n * (preadUs(cpu, BLOCK_BYTES) + pageWorkUs(cpu, table.tuplesPerPage))) /
+      (pages * (preadUs(cpu, BLOCK_BYTES) + pageWorkUs(cpu, table.tuplesPerPage))) /
         Math.min(processes, s.machine.cores);
-    const coldUs = Math.max(cpuUs, ((n * BLOCK_BYTES) / deviceSequentialBytesPerS(s.machine.device)) * 1e6);
+    const coldUs = Math.max(
+      cpuUs,
+      ((pages * BLOCK_BYTES) / deviceSequentialBytesPerS(s.machine.device)) * 1e6,
+    );
     const firstUs = table.cached === "os" && fits ? cpuUs : coldUs;
     const laterUs = fits ? cpuUs : coldUs;
     let runsPerClient = spec.runs;
