@@ -92,13 +92,14 @@ export function totalWork(estimates: readonly WorkEstimate[]): {
   for (const e of estimates) {
     total += e.steps;
     memoryBytes = Math.max(memoryBytes, e.memoryBytes);
-    e.levers.forEach((l, i) => weight.set(l, (weight.get(l) ?? 0) + e.steps / (i + 1)));
+    e.levers.forEach((l, i) => {
+      weight.set(l, (weight.get(l) ?? 0) + e.steps / (i + 1));
+    });
   }
   const levers = [...weight].sort((a, b) => b[1] - a[1]).map(([l]) => l);
-  // Memory first when it is what is over.
-  for (const e of estimates)
-    if (e.memoryBytes > MEMORY_BUDGET_BYTES)
-      for (const l of e.levers.slice(0, 1).reverse()) levers.unshift(l);
+  // When memory is what is over, the lever of the cell over it comes first.
+  const heavy = estimates.find((e) => e.memoryBytes > MEMORY_BUDGET_BYTES);
+  if (heavy?.levers[0] !== undefined) levers.unshift(heavy.levers[0]);
   return { steps: total, memoryBytes, levers: [...new Set(levers)] };
 }
 
