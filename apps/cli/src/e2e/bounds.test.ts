@@ -136,6 +136,13 @@ describe("a long run reports progress on stderr, also off a terminal, but not wi
     expect(r.stdout).not.toMatch(/simulating/);
   });
 
+  it("--duration reports simulated time of the end", async () => {
+    // Two minutes of pgbench -T on a cached 1 GB table: about 1.2 million steps.
+    const r = await runBin(["simulate", "--table-size", "1GB", "--duration", "2min"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/simulating .*% simulated .* of 120 s/);
+  });
+
   it("with --json: nothing on stderr", async () => {
     const r = await runBin([...args, "--json"]);
     expect(r.code).toBe(0);
