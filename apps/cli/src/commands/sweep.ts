@@ -143,7 +143,6 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
       );
     }
   }
-  const reportDir = flags.report === undefined ? null : prepareReportDir(flags.report);
 
   // Every combination, row-major (rows: the second setting), each checked before anything runs.
   const points: SweepPoint[] = [];
@@ -176,6 +175,8 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
 
   const estimates = tasks.map((t) => estimateScenario(t.scenario));
   checkBudget(`This sweep of ${tasks.length} points`, estimates, flags.overBudget === true);
+  // After the budget: a refused sweep leaves no report directory behind.
+  const reportDir = flags.report === undefined ? null : prepareReportDir(flags.report);
   const bars = Bars.start(ctx, "sweep {bar} {percentage}% {step}", { long: isLong(estimates) });
   const scale = 1000;
   const update = bars.add(tasks.length * scale, { step: `0/${tasks.length} points` });
