@@ -40,7 +40,7 @@ function stepsTaken(s: ScenarioInput, exact = false): number {
   return (last as SimulationProgress | null)?.steps ?? 0;
 }
 
-describe("estimateWork predicts the engine's steps on every path within a factor of four", () => {
+describe("estimateWork predicts the engine's steps on every path: not below 0.7x, not above 4x", () => {
   const cases: [string, ScenarioInput, boolean][] = [
     ["serial scan, cold", scenario({}, { workers: 0 }), false],
     ["PG14 chunks, 2 workers + leader, cold", scenario({ size: "512MB" }, { workers: 2 }), false],
@@ -69,7 +69,9 @@ describe("estimateWork predicts the engine's steps on every path within a factor
       const estimate = estimateWork(resolveScenario(s), { exact }).steps;
       const taken = stepsTaken(s, exact);
       expect(taken).toBeGreaterThan(0);
-      expect(estimate / taken).toBeGreaterThan(1 / 4);
+      // High is the safe side of a budget (measured: up to 2.75x, FreeBSD's clusters); low is
+      // a run longer than announced, so it is held closer.
+      expect(estimate / taken).toBeGreaterThan(0.7);
       expect(estimate / taken).toBeLessThan(4);
     },
     120_000,

@@ -35,8 +35,8 @@
  * - The per-mechanism step counts are engine figures, measured on the
  *   simulator itself (scanlab's own, not a PostgreSQL, OS or device figure):
  *   each coefficient below says what it was measured on. The estimate aims
- *   at the right order of magnitude (tests hold it within a factor of four
- *   of the steps actually taken on each path); a budget needs no more.
+ *   at the right order of magnitude, erring high (tests hold it between 0.7x
+ *   and 4x of the steps actually taken on each path); a budget needs no more.
  * - The warp is assumed to cut whenever it structurally can (every scan one
  *   it can renumber, all on one table). Scans that drift apart are not cut
  *   and take longer than estimated: the progress display covers that case.
