@@ -3,6 +3,7 @@
  * `--help`, `--json` everywhere, and one place (run.ts) that turns errors
  * into exit codes.
  */
+import { MEMORY_BUDGET_BYTES, WORK_BUDGET_STEPS } from "@scanlab/simulator";
 import { Command, Option } from "commander";
 import { adviseCommand } from "./commands/advise.js";
 import { calibrateCommand } from "./commands/calibrate.js";
@@ -23,6 +24,11 @@ function examples(lines: string[]): string {
 const json = () => new Option("--json", "print one JSON document on stdout (machine output)");
 const seed = () => new Option("--seed <N>", "seed of every random choice (same seed, same output)");
 const jobs = () => new Option("--jobs <N>", "simulations at once (default: the machine's cores)");
+const overBudget = () =>
+  new Option(
+    "--over-budget",
+    `run even when the estimated work (${WORK_BUDGET_STEPS / 1e6} million steps) or memory (${MEMORY_BUDGET_BYTES / 1024 ** 3} GiB) is over scanlab's budget; progress is shown and Ctrl-C keeps what finished`,
+  );
 
 /** Builds the program; `ctxFor` makes the context once the command's options are known, `done` receives its exit code. */
 export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number) => void): Command {
@@ -89,6 +95,7 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
       "--exact",
       "simulate every block: no warp over the steady middle of long scans (slower; the warp's answer is within a few tenths of a percent)",
     )
+    .addOption(overBudget())
     .addOption(seed())
     .addOption(json())
     .addHelpText(
@@ -123,6 +130,7 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
     .option("--baseline <VALUE>", "the column the percentages are of (default: the first value)")
     .option("--report <DIR>", "write the chart (SVG, PNG), sweep.html and sweep.json into DIR")
     .addOption(jobs())
+    .addOption(overBudget())
     .addOption(seed())
     .addOption(json())
     .addHelpText(
@@ -218,6 +226,7 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
     .option("--clients <N>", "concurrent identical queries (default 1)")
     .option("--sim-size <SIZE>", "simulate tables larger than this scaled down (default 1GB)")
     .addOption(jobs())
+    .addOption(overBudget())
     .addOption(seed())
     .addOption(json())
     .addHelpText(

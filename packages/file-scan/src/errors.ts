@@ -31,6 +31,8 @@ export type FileScanErrorCode =
   | "FILESCAN_BAD_SEGMENT"
   /** An option is out of range or of the wrong type. */
   | "FILESCAN_BAD_OPTION"
+  /** More workers than this machine's limit (worker-limit.ts: cores and memory). */
+  | "FILESCAN_TOO_MANY_WORKERS"
   /** The per-block work module could not be loaded or does not export a function. */
   | "FILESCAN_BAD_WORK_MODULE"
   /** The per-block work callback threw. */

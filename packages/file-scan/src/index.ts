@@ -77,3 +77,10 @@ export {
   type ScanTarget,
   type Segment,
 } from "./target.js";
+export {
+  checkWorkerCount,
+  maxScanWorkers,
+  SCAN_WORKERS_MEMORY_BYTES,
+  WORKER_THREAD_BYTES,
+  WORKERS_PER_CORE,
+} from "./worker-limit.js";

@@ -61,6 +61,7 @@ import {
   type Residency,
 } from "./page-cache.js";
 import { RELSEG_BLOCKS, resolveTarget, type ScanTarget } from "./target.js";
+import { checkWorkerCount } from "./worker-limit.js";
 import {
   CONTROL_ABORT,
   CONTROL_PROGRESS_BYTE_OFFSET,
@@ -500,6 +501,7 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
     );
   }
   const workers = intOption("workers", options.workers ?? 1, 1, MAX_WORKERS);
+  checkWorkerCount(workers);
   const blockBytes = intOption("blockBytes", options.blockBytes ?? DEFAULT_BLOCK_BYTES, 1, MAX_BLOCK_BYTES);
   // At most 2^31 blocks per segment (scanlab's bound, inside the uint32 block numbers of MAX_SCAN_BLOCKS).
   const segmentBlocks = intOption("segmentBlocks", options.segmentBlocks ?? RELSEG_BLOCKS, 1, 2 ** 31);

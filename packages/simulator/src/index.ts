@@ -32,15 +32,29 @@ export function simulate(scenario: ScenarioInput | unknown, options: SimulateOpt
 
 export { defaultAllocator, resolveDeviceProfile } from "./engine/adapters.js";
 export { type CpuCosts, DEFAULT_CPU_COSTS } from "./engine/cpu-costs.js";
-export type {
-  ParticipantResult,
-  QueryResult,
-  RunResult,
-  SeriesPoint,
-  SimulateOptions,
-  SimulationResult,
+export {
+  type ParticipantResult,
+  POLL_STEPS,
+  type QueryResult,
+  type RunResult,
+  type SeriesPoint,
+  type SimulateOptions,
+  type SimulationProgress,
+  type SimulationResult,
 } from "./engine/simulate.js";
 export type { WarpSummary } from "./engine/warp.js";
+export {
+  type EstimateOptions,
+  estimateWork,
+  MEMORY_BUDGET_BYTES,
+  overBudget,
+  PROGRESS_STEPS,
+  type QueryWork,
+  STEP_US,
+  WORK_BUDGET_STEPS,
+  type WorkEstimate,
+  type WorkLever,
+} from "./engine/work-estimate.js";
 export { ScenarioError } from "./errors.js";
 export { getTarget, T1, T2, T3, T4, T5, T7, TARGETS } from "./experiments/index.js";
 export {

@@ -40,6 +40,7 @@ import {
   parseScenarioFlags,
   type ScenarioDraft,
 } from "../scenario-flags.js";
+import { checkBudget, estimateScenario, fractionDone, isLong } from "../work-budget.js";
 import { parseJobs, runPool } from "../workers/pool.js";
 import type { SimulateAnswer, SimulateTask } from "../workers/protocol.js";
 import { modelledFigures } from "./profiles.js";
@@ -71,6 +72,7 @@ export interface AdviseFlags extends Record<string, unknown> {
   jobs?: string;
   seed?: string;
   json?: boolean;
+  overBudget?: boolean;
 }
 
 /** One recommendation. */
@@ -177,24 +179,69 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
   const eicDefault = pg === "18" ? 16 : 1;
   const fullCommand = `scanlab sweep ${formatFlags(userFlags)}`;
 
+  const scenarioOf = (p: Point, label: string): ScenarioInput & { name: string } => {
+    const s = applyScenarioFlags(base, [...defaultAlloc, ...p.flags], seed) as ScenarioInput & {
+      name: string;
+    };
+    s.name = `advise ${label} ${p.label}`;
+    validateScenario(s, `advise ${label} ${p.label}`);
+    return s;
+  };
+  // The whole grid's work, before anything runs (work-budget.ts). The later stages run at the
+  // worker count the first one picks; they are estimated at its heaviest, an upper bound.
+  const workerCounts =
+    workload === "seqscan"
+      ? [...new Set([0, 1, 2, 4, 8, 16, 32, 64].filter((w) => w <= cores - 1).concat(cores - 1))].sort(
+          (a, b) => a - b,
+        )
+      : [];
+  const stage1 = workerCounts.map((w) =>
+    estimateScenario(
+      scenarioOf({ label: `workers=${w}`, flags: parseScenarioFlags({ workers: String(w) }) }, ""),
+    ),
+  );
+  let heaviest = stage1[0];
+  for (const e of stage1) if (heaviest === undefined || e.steps > heaviest.steps) heaviest = e;
+  const laterCells =
+    (workload === "bitmap" ? EIC_VALUES : EIC_VALUES_SEQSCAN).length +
+    (linux ? new Set([deviceDefaultRa, ...READ_AHEAD_VALUES_KB]).size : 0) +
+    (workload === "seqscan" ? 2 : 0);
+  const heavy = heaviest ?? estimateScenario(scenarioOf({ label: "", flags: [] }, ""));
+  const grid = [...stage1, ...Array<typeof heavy>(laterCells).fill(heavy)];
+  checkBudget(`This advice (${grid.length} simulations)`, grid, flags.overBudget === true, "--sim-size");
+  const long = isLong(grid);
+
   const run = async (points: Point[], label: string): Promise<(RowMetrics | null)[]> => {
-    const tasks: SimulateTask[] = points.map((p) => {
-      const s = applyScenarioFlags(base, [...defaultAlloc, ...p.flags], seed) as ScenarioInput & {
-        name: string;
-      };
-      s.name = `advise ${label} ${p.label}`;
-      validateScenario(s, `advise ${label} ${p.label}`);
-      return { kind: "simulate", scenario: s, full: false };
-    });
-    const bars = Bars.start(ctx, `advise: ${label.padEnd(24)} {bar} {value}/{total}`);
-    const update = bars.add(tasks.length, {});
+    const tasks: SimulateTask[] = points.map((p) => ({
+      kind: "simulate",
+      scenario: scenarioOf(p, label),
+      full: false,
+    }));
+    const estimates = long ? tasks.map((t) => estimateScenario(t.scenario)) : [];
+    const bars = Bars.start(ctx, `advise: ${label.padEnd(24)} {bar} {value}/{total}`, { long });
+    const scale = long ? 1000 : 1;
+    const update = bars.add(tasks.length * scale, {});
     let done = 0;
+    const finished = new Set<number>();
     ctx.interrupt.catch();
     try {
       const answers = (await runPool(tasks, {
         jobs,
         flag: ctx.interrupt.flag,
-        onDone: () => update(++done),
+        onDone: (i) => {
+          finished.add(i);
+          update(++done * scale);
+        },
+        onProgress:
+          long && bars.drawn
+            ? (slots) => {
+                let value = 0;
+                estimates.forEach((e, i) => {
+                  value += finished.has(i) ? scale : Math.floor(scale * fractionDone(e, slots[i]!));
+                });
+                update(value);
+              }
+            : undefined,
       })) as (SimulateAnswer | undefined)[];
       return answers.map((a) => (a && !a.interrupted ? a.metrics : null));
     } finally {
@@ -210,9 +257,7 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
   // 1. workers (seq scans; a bitmap heap scan is run serially here).
   let workers = 0;
   if (workload === "seqscan") {
-    const counts = [
-      ...new Set([0, 1, 2, 4, 8, 16, 32, 64].filter((w) => w <= cores - 1).concat(cores - 1)),
-    ].sort((a, b) => a - b);
+    const counts = workerCounts;
     const ms = await run(
       counts.map((w) => ({ label: `workers=${w}`, flags: parseScenarioFlags({ workers: String(w) }) })),
       "parallel workers",

@@ -13,7 +13,13 @@
  */
 import { availableParallelism, release, totalmem } from "node:os";
 import type { AllocatorPolicy } from "@scanlab/block-allocator";
-import { type BlockWork, MAX_BLOCK_BYTES, type ScanResult, scanFile } from "@scanlab/file-scan";
+import {
+  type BlockWork,
+  checkWorkerCount,
+  MAX_BLOCK_BYTES,
+  type ScanResult,
+  scanFile,
+} from "@scanlab/file-scan";
 import { resolveBlockDevice } from "@scanlab/readahead/node";
 import type { RowMetrics, ScenarioInput } from "@scanlab/simulator";
 import { formatAllocator, parseAllocator } from "../allocator-arg.js";
@@ -109,6 +115,8 @@ export function predictionScenario(
 /** Runs `scan`. */
 export async function scanCommand(ctx: Ctx, path: string, flags: ScanFlags): Promise<number> {
   const workers = flags.workers === undefined ? 1 : parseIntFlag(flags.workers, "workers", 1, 1024);
+  // Before anything is read or evicted: the machine's limit (cores and memory, worker-limit.ts).
+  checkWorkerCount(workers);
   if (flags.compare !== undefined && flags.allocator !== undefined) {
     throw new CliError(
       "CLI_CONFLICT",

@@ -1,7 +1,9 @@
 /**
  * `scanlab simulate [scenario.json] [flags]`: one scenario through the
  * simulator, from a file, from flags named after PostgreSQL settings, or a
- * file with flags over it. Runs in a worker thread so Ctrl-C is heard.
+ * file with flags over it. Runs in a worker thread so Ctrl-C is heard. Its
+ * work is estimated first (work-budget.ts): over the budget it is refused
+ * unless `--over-budget`; a long run reports its progress on stderr.
  */
 import {
   formatBytes,
@@ -15,6 +17,7 @@ import { EXIT } from "../errors.js";
 import { fixed, grouped, pct, seconds } from "../output/format.js";
 import { Bars } from "../output/progress.js";
 import { renderTable } from "../output/table.js";
+import { checkBudget, estimateScenario, fractionDone, isLong, progressDetail } from "../work-budget.js";
 import { runPool } from "../workers/pool.js";
 import type { SimulateAnswer } from "../workers/protocol.js";
 import { buildScenario, validateScenario } from "./scenario-input.js";
@@ -121,6 +124,7 @@ export interface SimulateFlags extends Record<string, unknown> {
   seed?: string;
   printScenario?: boolean;
   exact?: boolean;
+  overBudget?: boolean;
 }
 
 /** Runs `simulate`. */
@@ -135,22 +139,31 @@ export async function simulateCommand(
     return EXIT.ok;
   }
   const resolved = validateScenario(scenario, file ?? "flags");
+  const exact = flags.exact === true;
+  const estimate = estimateScenario(scenario as ScenarioInput, exact);
+  checkBudget("This simulation", [estimate], flags.overBudget === true);
   if (!ctx.json) {
     ctx.out(ctx.c.bold(`Scenario: ${resolved.scenario.name}`));
     for (const l of describeScenario(resolved)) ctx.out(`  ${l}`);
     ctx.out("");
   }
-  const bars = Bars.start(ctx, "simulating {bar} {step}");
-  const tick = bars.add(1, { step: "" });
+  const bars = Bars.start(ctx, "simulating {bar} {percentage}% {step}", { long: isLong([estimate]) });
+  const tick = bars.add(1000, { step: "" });
   tick(0, { step: "running" });
   ctx.interrupt.catch();
   let answer: SimulateAnswer | undefined;
   try {
     [answer] = (await runPool(
-      [{ kind: "simulate", scenario: scenario as ScenarioInput, full: true, exact: flags.exact === true }],
+      [{ kind: "simulate", scenario: scenario as ScenarioInput, full: true, exact }],
       {
         jobs: 1,
         flag: ctx.interrupt.flag,
+        onProgress: bars.drawn
+          ? ([slot]) =>
+              tick(Math.round(1000 * fractionDone(estimate, slot!)), {
+                step: progressDetail(estimate, slot!),
+              })
+          : undefined,
       },
     )) as (SimulateAnswer | undefined)[];
   } finally {

@@ -5,6 +5,7 @@
  * seed 004's table: a time per cell and the percentage of a baseline column
  * (the first value of the first varied setting, or `--baseline`), green when
  * faster and red when slower on a terminal. `--report DIR` adds a chart.
+ * The whole grid's work is estimated before anything runs (work-budget.ts).
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -26,6 +27,7 @@ import {
   type ScenarioFlag,
   scenarioFlag,
 } from "../scenario-flags.js";
+import { checkBudget, estimateScenario, fractionDone, isLong } from "../work-budget.js";
 import { parseJobs, runPool } from "../workers/pool.js";
 import type { SimulateAnswer, SimulateTask } from "../workers/protocol.js";
 import { buildScenario, validateScenario } from "./scenario-input.js";
@@ -83,6 +85,7 @@ export interface SweepFlags extends Record<string, unknown> {
   report?: string;
   json?: boolean;
   seed?: string;
+  overBudget?: boolean;
 }
 
 /** Colours a percentage of the baseline: faster green, slower red. */
@@ -140,7 +143,6 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
       );
     }
   }
-  const reportDir = flags.report === undefined ? null : prepareReportDir(flags.report);
 
   // Every combination, row-major (rows: the second setting), each checked before anything runs.
   const points: SweepPoint[] = [];
@@ -171,16 +173,44 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
     }
   }
 
-  const bars = Bars.start(ctx, "sweep {bar} {value}/{total} points");
-  const update = bars.add(tasks.length, {});
+  const estimates = tasks.map((t) => estimateScenario(t.scenario));
+  checkBudget(`This sweep of ${tasks.length} points`, estimates, flags.overBudget === true);
+  // After the budget: a refused sweep leaves no report directory behind.
+  const reportDir = flags.report === undefined ? null : prepareReportDir(flags.report);
+  const bars = Bars.start(ctx, "sweep {bar} {percentage}% {step}", { long: isLong(estimates) });
+  const scale = 1000;
+  const update = bars.add(tasks.length * scale, { step: `0/${tasks.length} points` });
   let done = 0;
+  const finished = new Set<number>();
+  let slotsSeen: readonly Float64Array[] = [];
+  const redraw = () => {
+    let value = 0;
+    estimates.forEach((e, i) => {
+      value += finished.has(i)
+        ? scale
+        : slotsSeen[i]
+          ? Math.floor(scale * fractionDone(e, slotsSeen[i]!))
+          : 0;
+    });
+    update(value, { step: `${done}/${tasks.length} points` });
+  };
   ctx.interrupt.catch();
   let answers: (SimulateAnswer | undefined)[];
   try {
     answers = (await runPool(tasks, {
       jobs,
       flag: ctx.interrupt.flag,
-      onDone: () => update(++done),
+      onDone: (i) => {
+        done++;
+        finished.add(i);
+        redraw();
+      },
+      onProgress: bars.drawn
+        ? (slots) => {
+            slotsSeen = slots;
+            redraw();
+          }
+        : undefined,
     })) as (SimulateAnswer | undefined)[];
   } finally {
     bars.stop();

@@ -1,11 +1,27 @@
 /**
- * Progress bars (cli-progress), drawn on stderr only when stdout and stderr
- * are terminals and the output is not JSON. While bars are drawn, the
- * command's own lines go through the bar container's `log`, which prints them
- * above the bars instead of through them.
+ * Progress bars (cli-progress), drawn on stderr when stdout and stderr are
+ * terminals and the output is not JSON. While bars are drawn, the command's
+ * own lines go through the bar container's `log`, which prints them above
+ * the bars instead of through them.
+ *
+ * A long run (one whose estimated work is over the simulator's
+ * PROGRESS_STEPS, a few seconds) also reports off a terminal, unless the
+ * output is JSON: cli-progress's no-TTY mode writes the bar as a plain line
+ * on stderr every {@link OFF_TTY_EVERY_MS}, so a log or CI job shows that the
+ * run is alive and how far it is. stdout is then not a terminal the bars
+ * share, so the command's lines keep going there directly.
  */
 import cliProgress from "cli-progress";
 import { type Ctx, progressOn } from "../context.js";
+
+/** How often a long run's progress line is written off a terminal (our choice: often enough to show life, rare enough for a log). */
+export const OFF_TTY_EVERY_MS = 2000;
+
+/** Options of {@link Bars.start}. */
+export interface BarsOptions {
+  /** The run is expected to take more than a few seconds: report off a terminal too (not with --json). */
+  long?: boolean;
+}
 
 /** A set of live bars, or a no-op when progress is off. */
 export class Bars {
@@ -15,9 +31,12 @@ export class Bars {
   private constructor(
     private readonly ctx: Ctx,
     format: string,
+    options: BarsOptions,
   ) {
     this.savedOut = ctx.out;
-    if (!progressOn(ctx)) {
+    const onTerminal = progressOn(ctx);
+    const offTerminal = !onTerminal && options.long === true && !ctx.json;
+    if (!onTerminal && !offTerminal) {
       this.multi = null;
       return;
     }
@@ -32,16 +51,24 @@ export class Bars {
         etaBuffer: 20,
         fps: 10,
         autopadding: true,
+        noTTYOutput: offTerminal,
+        notTTYSchedule: OFF_TTY_EVERY_MS,
       },
-      cliProgress.Presets.shades_classic,
+      offTerminal ? cliProgress.Presets.legacy : cliProgress.Presets.shades_classic,
     );
+    if (offTerminal) return;
     const multi = this.multi;
     ctx.out = (line = "") => multi.log(`${line}\n`);
   }
 
   /** Starts bars with a cli-progress format (`{bar}`, `{value}`, `{total}` and payload fields). */
-  static start(ctx: Ctx, format: string): Bars {
-    return new Bars(ctx, format);
+  static start(ctx: Ctx, format: string, options: BarsOptions = {}): Bars {
+    return new Bars(ctx, format, options);
+  }
+
+  /** Whether bars are drawn (on a terminal, or a long run's lines off one). */
+  get drawn(): boolean {
+    return this.multi !== null;
   }
 
   /** Adds a bar; returns an updater (a no-op when progress is off). */

@@ -9,7 +9,14 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { parseIntFlag } from "../options.js";
-import type { Answer, Task, TaskMessage, WireError, WorkerMessage } from "./protocol.js";
+import {
+  type Answer,
+  PROGRESS_SLOT,
+  type Task,
+  type TaskMessage,
+  type WireError,
+  type WorkerMessage,
+} from "./protocol.js";
 
 /** Most threads `--jobs` accepts (scanlab's bound: far above any core count it is run on). */
 const MAX_JOBS = 256;
@@ -27,7 +34,16 @@ export interface PoolOptions {
   flag: Int32Array;
   /** A task finished. */
   onDone?(task: number, answer: Answer): void;
+  /**
+   * Called every {@link PROGRESS_TICK_MS} with each task's progress slot
+   * (PROGRESS_SLOT layout; zeros until its worker reports): given, every
+   * task carries a slot.
+   */
+  onProgress?(slots: readonly Float64Array[]): void;
 }
+
+/** How often a pool reads its tasks' progress (our choice: a smooth bar at a negligible cost). */
+export const PROGRESS_TICK_MS = 250;
 
 /** Threads to use by default: one per core the process may use. */
 function defaultJobs(): number {
@@ -161,15 +177,23 @@ export async function runPool(tasks: readonly Task[], options: PoolOptions): Pro
     jobs: Math.min(options.jobs ?? defaultJobs(), tasks.length),
     flag: options.flag,
   });
+  const { onProgress } = options;
+  const slots =
+    onProgress === undefined
+      ? []
+      : tasks.map(() => new Float64Array(new SharedArrayBuffer(8 * PROGRESS_SLOT.length)));
+  const ticker = onProgress === undefined ? null : setInterval(() => onProgress(slots), PROGRESS_TICK_MS);
+  ticker?.unref();
   try {
     await Promise.allSettled(
       tasks.map(async (task, i) => {
-        const answer = await pool.run(task);
+        const answer = await pool.run(slots[i] === undefined ? task : { ...task, progress: slots[i] });
         answers[i] = answer;
         if (answer !== undefined) options.onDone?.(i, answer);
       }),
     );
   } finally {
+    if (ticker !== null) clearInterval(ticker);
     await pool.close();
   }
   if (pool.failure !== null) throw pool.failure;

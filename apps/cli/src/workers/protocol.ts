@@ -18,7 +18,12 @@ export interface SimulateTask {
   full: boolean;
   /** Simulate every block: no warp over steady stretches (simulate --exact). */
   exact?: boolean;
+  /** Where the worker reports its progress (PROGRESS_SLOT layout), when the main thread shows it. */
+  progress?: Float64Array;
 }
+
+/** Layout of a task's progress slot: what SimulationProgress reports, in this order. */
+export const PROGRESS_SLOT = { steps: 0, simulatedS: 1, blocks: 2, runsFinished: 3, length: 4 } as const;
 
 /** A task for a worker. */
 export type Task = SimulateTask;

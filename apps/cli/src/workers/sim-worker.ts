@@ -4,7 +4,13 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { rowMetrics, simulate } from "@scanlab/simulator";
-import type { Answer, TaskMessage, WireError, WorkerMessage } from "./protocol.js";
+import {
+  type Answer,
+  PROGRESS_SLOT,
+  type TaskMessage,
+  type WireError,
+  type WorkerMessage,
+} from "./protocol.js";
 
 const flag = (workerData as { flag: Int32Array }).flag;
 const stopped = (): boolean => Atomics.load(flag, 0) === 1;
@@ -25,7 +31,20 @@ function wire(e: unknown): WireError {
 function run(msg: TaskMessage): Answer {
   const t0 = performance.now();
   const p = msg.payload;
-  const result = simulate(p.scenario, { shouldStop: stopped, exact: p.exact === true });
+  const slot = p.progress;
+  const result = simulate(p.scenario, {
+    shouldStop: stopped,
+    exact: p.exact === true,
+    onProgress:
+      slot === undefined
+        ? undefined
+        : (q) => {
+            slot[PROGRESS_SLOT.steps] = q.steps;
+            slot[PROGRESS_SLOT.simulatedS] = q.simulatedS;
+            slot[PROGRESS_SLOT.blocks] = q.blocks;
+            slot[PROGRESS_SLOT.runsFinished] = q.runsFinished;
+          },
+  });
   const interrupted = stopped();
   return {
     kind: "simulate",

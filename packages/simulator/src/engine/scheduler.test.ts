@@ -176,29 +176,34 @@ describe("Scheduler", () => {
     expect(s.nextEventUs()).toBe(Number.POSITIVE_INFINITY);
   });
 
-  it("shouldStop is polled every 65536 events and stops the run when it says so", () => {
+  it("stop() from a poll ends the run at that instant: no entity carries on, no later event fires", () => {
     const s = new Scheduler();
     let id = -1;
-    id = s.add({ fire: (t) => s.schedule(id, t + 1) }); // never ends by itself
-    s.schedule(id, 0);
-    let calls = 0;
-    s.run(Number.POSITIVE_INFINITY, () => ++calls === 2);
-    expect(calls).toBe(2);
-    expect(s.events).toBe(2 * 65536);
-    expect(s.nowUs).toBe(2 * 65536 - 1);
-  });
-
-  it("shouldStop is not consulted by a run shorter than the polling interval", () => {
-    const s = new Scheduler();
-    let id = -1;
-    id = s.add({ fire: (t) => s.schedule(id, t + 1) });
-    s.schedule(id, 0);
-    let calls = 0;
-    s.run(999, () => {
-      calls++;
-      return true;
+    let fired = 0;
+    // Never ends by itself, and carries on within its wake-up while nothing else is due.
+    id = s.add({
+      fire: (t) => {
+        fired++;
+        let at = t;
+        for (;;) {
+          at += 1;
+          if (!s.canContinue(at)) {
+            s.schedule(id, at);
+            return;
+          }
+          s.advanceTo(at);
+        }
+      },
     });
-    expect(s.events).toBe(1000);
-    expect(calls).toBe(0);
+    s.schedule(id, 0);
+    let polls = 0;
+    s.onPoll = () => {
+      if (++polls === 3) s.stop();
+    };
+    s.run();
+    expect(polls).toBe(3);
+    expect(s.stepCount).toBe(3 * 1024 + 1); // the steps within the wake-up, and the wake-up itself
+    expect(s.nowUs).toBe(3 * 1024);
+    expect(fired).toBe(1); // all of it inside one wake-up: an event-counting poll would never have come
   });
 });

@@ -76,8 +76,23 @@ export class Scheduler {
     this.untilUs -= us;
   }
 
-  /** Runs until nothing is scheduled or the clock passes `untilUs`. */
-  run(untilUs = Number.POSITIVE_INFINITY, shouldStop?: () => boolean): void {
+  /** Wake-ups plus in-wake-up steps so far: the unit of the simulator's work (work-estimate.ts). */
+  get stepCount(): number {
+    return this.steps;
+  }
+
+  /**
+   * Ends the run at the current instant (the caller's stop request, from a
+   * poll): the run's end moves to now, so no entity carries on past it
+   * within its wake-up (canContinue) and the loop takes no later event.
+   * Between two steps, so every figure is that of a consistent machine.
+   */
+  stop(): void {
+    this.untilUs = this.nowUs;
+  }
+
+  /** Runs until nothing is scheduled, the clock passes `untilUs`, or {@link Scheduler.stop}. */
+  run(untilUs = Number.POSITIVE_INFINITY): void {
     const q = this.queue;
     const entities = this.entities;
     this.untilUs = untilUs;
@@ -90,7 +105,6 @@ export class Scheduler {
       this.events++;
       entities[id]!.fire(t);
       if ((++this.steps & 0x3ff) === 0 && this.onPoll !== null) this.onPoll(this.nowUs);
-      if (shouldStop !== undefined && (this.events & 0xffff) === 0 && shouldStop()) break;
     }
   }
 }

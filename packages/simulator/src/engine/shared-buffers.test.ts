@@ -373,6 +373,23 @@ describe("SharedBuffers: residency queries", () => {
     expect(sb.firstResident(1, 8, 2000)).toBe(-1);
   });
 
+  it("firstResident works across block 2^31 and up to the largest block number, 2^32 - 2", () => {
+    // Block numbers are unsigned 32-bit (BlockNumber, src/include/storage/block.h): a scan past
+    // 2^31 must neither wrap to a negative number nor start over at block 0. The bitset of a
+    // 2^32-block table is 512 MB of untouched (lazily zeroed) memory.
+    const nblocks = 0xfffffffe;
+    const sb = new SharedBuffers(64, [nblocks]);
+    miss(sb, 0, 10); // a resident block near the start, where a wrapped walk would land
+    expect(sb.firstResident(0, 2 ** 31 - 64, 2 ** 31 + 2 ** 18)).toBe(-1);
+    miss(sb, 0, 2 ** 31 + 5);
+    expect(sb.firstResident(0, 2 ** 31 - 64, 2 ** 31 + 2 ** 18)).toBe(2 ** 31 + 5);
+    expect(sb.firstResident(0, 2 ** 31 + 6, 2 ** 31 + 2 ** 18)).toBe(-1);
+    miss(sb, 0, nblocks - 1);
+    expect(sb.firstResident(0, 2 ** 32 - 2 ** 20, nblocks)).toBe(nblocks - 1);
+    expect(sb.firstResident(0, 2 ** 32 - 2 ** 20, nblocks - 1)).toBe(-1);
+    expect(sb.isResident(0, nblocks - 1)).toBe(true);
+  });
+
   it("isResident and firstResident follow evictions", () => {
     const sb = new SharedBuffers(16, [100]);
     sb.installRun(0, 0, 16, null, 0);

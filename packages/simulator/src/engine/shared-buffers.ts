@@ -110,7 +110,8 @@ export class SharedBuffers {
         const found = b + (31 - Math.clz32(word & -word));
         return found < end ? found : -1;
       }
-      b = (w + 1) << 5;
+      // Block numbers reach 2^32 - 2: `(w + 1) << 5` would wrap to a negative int32 past 2^31.
+      b = (w + 1) * 32;
     }
     return -1;
   }

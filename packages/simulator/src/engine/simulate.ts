@@ -198,15 +198,40 @@ export interface SimulationResult {
   warp: WarpSummary;
 }
 
+/** How far a running simulation has come (SimulateOptions.onProgress). */
+export interface SimulationProgress {
+  /** Steps taken so far: wake-ups plus in-wake-up stretches, the unit of {@link estimateWork}. */
+  steps: number;
+  /** Simulated time reached, seconds (what the warp skipped included). */
+  simulatedS: number;
+  /** Blocks processed by every run so far, finished or not (a bitmap scan: its pages; the warp's credit included). */
+  blocks: number;
+  /** Runs finished so far. */
+  runsFinished: number;
+}
+
 /** Options of a simulation run. */
 export interface SimulateOptions {
-  /** Polled every 65536 events; return true to stop early (results are then partial). */
+  /**
+   * Polled every {@link POLL_STEPS} steps; return true to stop early, between
+   * two steps (results are then partial: unfinished runs are marked so).
+   */
   shouldStop?: () => boolean;
+  /** Called every {@link POLL_STEPS} steps with how far the simulation has come (for progress displays). */
+  onProgress?: (progress: SimulationProgress) => void;
   /** Process striding scans claim by claim, without the gang's bulk emulation (for tests). */
   exactStriding?: boolean;
   /** Simulate every block: no warp over steady stretches (warp.ts). */
   exact?: boolean;
 }
+
+/**
+ * Steps between two polls of `shouldStop` and `onProgress`: a few tens of
+ * milliseconds of wall time (steps cost about 1-40 us), so Ctrl-C is heard
+ * promptly and a progress display moves, while the poll costs nothing
+ * measurable (it rides on the warp's poll, every 1024 steps).
+ */
+export const POLL_STEPS = 65_536;
 
 class MachineState {
   active = 0;
@@ -271,9 +296,39 @@ export function simulateWith(
   const lines: SharedLine[] = [];
   const queryResults: QueryResult[] = [];
   const warp = new Warp(options.exact !== true, scheduler, sharedBuffers, builtOs.port, machine.syncscan);
-  if (warp.possible) scheduler.onPoll = (t) => warp.poll(t);
+  let finishedRuns = 0;
+  let finishedBlocks = 0;
+  const progress = (): SimulationProgress => {
+    let blocks = finishedBlocks;
+    for (const r of warp.runs) blocks += r.stats.blocks;
+    return {
+      steps: scheduler.stepCount,
+      simulatedS: (scheduler.nowUs + warp.skippedUs) / 1e6,
+      blocks,
+      runsFinished: finishedRuns,
+    };
+  };
+  const { shouldStop, onProgress } = options;
+  const watched = shouldStop !== undefined || onProgress !== undefined;
+  if (warp.possible || watched) {
+    const warping = warp.possible;
+    const pollsPerWatch = POLL_STEPS / 1024;
+    let polls = 0;
+    let stopped = false;
+    scheduler.onPoll = (t) => {
+      if (stopped) return;
+      if (warping) warp.poll(t);
+      if (!watched || ++polls < pollsPerWatch) return;
+      polls = 0;
+      onProgress?.(progress());
+      if (shouldStop?.() === true) {
+        stopped = true;
+        scheduler.stop();
+      }
+    };
+  }
 
-  resolved.queries.forEach((q) => {
+  resolved.queries.forEach((q, queryIndex) => {
     const spec = q.spec;
     const table = tables[q.tableIndex]!;
     const result: QueryResult = {
@@ -347,8 +402,18 @@ export function simulateWith(
               state.active--;
               if (--remaining > 0) return;
               if (warpRun !== null) warp.runs.delete(warpRun);
+              finishedRuns++;
+              finishedBlocks += stats.blocks;
               for (const o of opens) if (o !== leaderOpens) warp.openMaps.delete(o);
               record.durationS = (t + warp.skippedUs) / 1e6 - record.startS;
+              // pgbench -T repeats a run until its time is up: a run that takes no simulated time
+              // (nothing to read: an empty table, an empty bitmap) would repeat forever at one instant.
+              if (q.durationUs !== null && !(record.durationS > 0)) {
+                throw new ScenarioError(
+                  `query "${spec.name}": a run takes no simulated time (it has nothing to read), so its duration is never reached; give it runs instead of a duration.`,
+                  { field: `queries.${queryIndex}.duration` },
+                );
+              }
               record.finished = true;
               record.blocks = stats.blocks;
               record.claims = stats.claims;
@@ -417,7 +482,8 @@ export function simulateWith(
     }
   });
 
-  scheduler.run(resolved.untilUs ?? Number.POSITIVE_INFINITY, options.shouldStop);
+  scheduler.run(resolved.untilUs ?? Number.POSITIVE_INFINITY);
+  onProgress?.(progress());
 
   const simulatedUs = scheduler.nowUs + warp.skippedUs;
   for (const r of queryResults) {

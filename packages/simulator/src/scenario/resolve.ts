@@ -9,6 +9,9 @@ import { BLOCK_BYTES, parseBytes, parseDurationUs } from "../units.js";
 import { scenarioSchema } from "./schema.js";
 import type { Query, Scenario, ScenarioInput } from "./types.js";
 
+/** The most blocks a table can have: MaxBlockNumber (0xFFFFFFFE, src/include/storage/block.h). */
+const MAX_TABLE_BLOCKS = 0xfffffffe;
+
 /** pgbench_accounts at seed 004's scale 3000 (targets.md T7 b). */
 const PGBENCH_SEED004_BLOCKS = pgbenchAccountsTableBlocks(3000);
 
@@ -115,9 +118,12 @@ function resolveFrom(input: unknown, source: string): ResolvedScenario {
     }
     names.add(t.name);
     const nblocks = t.blocks ?? Math.ceil(parseBytes(t.size!, `tables.${i}.size`) / BLOCK_BYTES);
-    if (nblocks > 0xfffffffe) {
+    // PostgreSQL refuses to extend a relation that far: "cannot extend relation ... beyond
+    // 4294967294 blocks" (bufmgr.c ExtendBufferedRelShared; md.c mdextend refuses block
+    // InvalidBlockNumber), MaxBlockNumber = 0xFFFFFFFE (src/include/storage/block.h).
+    if (nblocks > MAX_TABLE_BLOCKS) {
       throw new ScenarioError(
-        `${source}: field "tables.${i}.size": a table holds at most 2^32-2 blocks (32 TB).`,
+        `${source}: field "tables.${i}.size": PostgreSQL cannot extend a relation beyond ${MAX_TABLE_BLOCKS} blocks (MaxBlockNumber, src/include/storage/block.h: 32 TiB less 16 kB at 8 kB blocks), so no table is ${nblocks} blocks long.`,
         {
           field: `tables.${i}.size`,
         },
