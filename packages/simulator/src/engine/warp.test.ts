@@ -1,11 +1,7 @@
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type QueryIn, testScenario } from "../../test/scenario-builder.js";
 import { simulate } from "../index.js";
 import type { SimulationResult } from "./simulate.js";
-
-// Each test simulates warped and exact runs of multi-gigabyte scans: a few seconds of CPU alone,
-// 5-25 s on a loaded 2-core machine (vitest's default 5 s is too tight there), so two minutes.
-vi.setConfig({ testTimeout: 120_000 });
 
 /**
  * The warp cuts the steady middle out of long scans and credits it at the
