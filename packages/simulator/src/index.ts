@@ -40,6 +40,7 @@ export type {
   SimulateOptions,
   SimulationResult,
 } from "./engine/simulate.js";
+export { type ScanThroughput, scanThroughput, type ThroughputRun } from "./engine/throughput.js";
 export type { WarpSummary } from "./engine/warp.js";
 export { ScenarioError } from "./errors.js";
 export { getTarget, T1, T2, T3, T4, T5, T7, TARGETS } from "./experiments/index.js";
