@@ -373,7 +373,7 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
         : null;
     if (ctx.json) {
       ctx.out(toJson({ scenario: full, scale, interrupted, recommendations: recs }));
-      return interrupted ? EXIT.interrupted : EXIT.ok;
+      return interrupted ? ctx.interrupt.exitCode : EXIT.ok;
     }
     const { c } = ctx;
     ctx.out(
@@ -423,7 +423,12 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
             : "."),
       );
     }
-    if (interrupted) ctx.out(c.yellow("Interrupted: only the settings finished before Ctrl-C are listed."));
-    return interrupted ? EXIT.interrupted : EXIT.ok;
+    if (interrupted)
+      ctx.out(
+        c.yellow(
+          "Interrupted: only the settings finished before the interruption (Ctrl-C or SIGTERM) are listed.",
+        ),
+      );
+    return interrupted ? ctx.interrupt.exitCode : EXIT.ok;
   }
 }

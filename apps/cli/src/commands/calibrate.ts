@@ -90,12 +90,25 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
   log(
     `calibrate: measuring reads of ${path} (${method === "auto" ? "fio if installed, else Node" : method}) ...`,
   );
-  const profile: FlashProfile = await calibrate(path, {
-    method,
-    ...(phaseMs === undefined ? {} : { phaseMs }),
-    ...(flags.name === undefined ? {} : { name: flags.name }),
-    ...(seed === undefined ? {} : { seed }),
-  });
+  // SIGINT and SIGTERM stop the measurement at its next step: fio is stopped with it, the readahead test
+  // file beside PATH is removed, and what was finished is printed (interrupt.ts).
+  ctx.interrupt.catch();
+  const { signal } = ctx.interrupt;
+  let profile: FlashProfile;
+  try {
+    profile = await calibrate(path, {
+      method,
+      signal,
+      ...(phaseMs === undefined ? {} : { phaseMs }),
+      ...(flags.name === undefined ? {} : { name: flags.name }),
+      ...(seed === undefined ? {} : { seed }),
+    });
+  } catch (e) {
+    if (!ctx.interrupt.stopped) throw e;
+    if (ctx.json) ctx.out(toJson({ profile: null, out: null, interrupted: true }));
+    else ctx.out(ctx.c.yellow("Interrupted before the device measurement finished: nothing was written."));
+    return ctx.interrupt.exitCode;
+  }
 
   let kernel: KernelMeasurement | null = null;
   let kernelSkipped: string | null = null;
@@ -104,12 +117,14 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
   } else {
     log(`calibrate: measuring the kernel's readahead with a ${fileMiB} MiB test file beside ${path} ...`);
     try {
-      kernel = await measureKernelReadahead({ dir: dirname(resolve(path)), fileMiB, log });
+      kernel = await measureKernelReadahead({ dir: dirname(resolve(path)), fileMiB, log, signal });
     } catch (e) {
-      if (!isUserError(e)) throw e;
-      kernelSkipped = `not measured: ${e.message}`;
+      if (ctx.interrupt.stopped) kernelSkipped = "interrupted before it finished";
+      else if (!isUserError(e)) throw e;
+      else kernelSkipped = `not measured: ${e.message}`;
     }
   }
+  const interrupted = ctx.interrupt.stopped;
   const written: FlashProfile = kernel
     ? {
         ...profile,
@@ -132,9 +147,10 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
         kernelReadahead: kernel,
         kernelReadaheadSkipped: kernelSkipped,
         simulateFlags,
+        interrupted,
       }),
     );
-    return EXIT.ok;
+    return interrupted ? ctx.interrupt.exitCode : EXIT.ok;
   }
   const { c } = ctx;
   ctx.out(c.bold(`Device profile ${written.name}`) + c.dim(` (${written.measuredWith ?? written.basis})`));
@@ -201,5 +217,6 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
   ctx.out("");
   ctx.out(out === null ? "Not saved: add --out FILE to write the profile." : `Profile written to ${out}.`);
   ctx.out(`Simulate this machine with: scanlab simulate ${simulateFlags} ...`);
-  return EXIT.ok;
+  if (interrupted) ctx.out(c.yellow("Interrupted: the kernel readahead was not measured."));
+  return interrupted ? ctx.interrupt.exitCode : EXIT.ok;
 }

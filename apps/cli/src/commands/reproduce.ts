@@ -221,7 +221,7 @@ export async function reproduceCommand(ctx: Ctx, names: string[], flags: Reprodu
     );
     if (reportDir !== null) ctx.out(`Report: ${reportDir}/report.html (charts as SVG and PNG beside it).`);
   }
-  if (interrupted) return EXIT.interrupted;
+  if (interrupted) return ctx.interrupt.exitCode;
   if (flags.strict && (summary.hold < summary.statements || summary.withinTolerance < summary.ratios))
     return EXIT.failed;
   return EXIT.ok;

@@ -226,11 +226,16 @@ export async function scanCommand(ctx: Ctx, path: string, flags: ScanFlags): Pro
         runs: runs.map((r) => ({ policy: r.policy, prediction: r.prediction, result: r.result })),
       }),
     );
-    return interrupted ? EXIT.interrupted : EXIT.ok;
+    return interrupted ? ctx.interrupt.exitCode : EXIT.ok;
   }
   printScanRuns(ctx, runs, device);
-  if (interrupted) ctx.out(ctx.c.yellow("Interrupted: the figures cover the blocks read before Ctrl-C."));
-  return interrupted ? EXIT.interrupted : EXIT.ok;
+  if (interrupted)
+    ctx.out(
+      ctx.c.yellow(
+        "Interrupted: the figures cover the blocks read before the interruption (Ctrl-C or SIGTERM).",
+      ),
+    );
+  return interrupted ? ctx.interrupt.exitCode : EXIT.ok;
 }
 
 function deviceCells(r: ScanResult): string[] {

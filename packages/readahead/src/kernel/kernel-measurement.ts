@@ -166,6 +166,11 @@ export interface KernelMeasurementOptions {
   repeats?: number;
   /** Progress lines. */
   log?: (line: string) => void;
+  /**
+   * Stops the measurement at its next step (between ramp reads and pattern runs): the test file and its
+   * directory are removed and the promise rejects with the signal's reason (an AbortError).
+   */
+  signal?: AbortSignal;
 }
 
 /** A run is quiet when other programs read at most this share of its bytes from the device. */
@@ -235,8 +240,14 @@ export async function measureKernelReadahead(
   const blocks = fileMiB * 128;
   const rampReads = options.rampReads ?? 24;
   const patterns = options.patterns ?? KERNEL_PATTERNS;
+  const signal = options.signal;
+  signal?.throwIfAborted();
   const work = mkdtempSync(join(dir, "scanlab-ra-"));
   const path = join(work, "table");
+  // The test file sits beside the user's data: it goes when the measurement ends, however it ends,
+  // a process.exit() in the middle included (nothing asynchronous runs then, so the removal is synchronous).
+  const removeWork = () => rmSync(work, { recursive: true, force: true });
+  process.on("exit", removeWork);
   try {
     // 1. The file, written, synced, read once; CPU per cached block.
     log(`writing ${fileMiB} MiB test file on ${dev.name} (${dev.fsType})`);
@@ -257,7 +268,9 @@ export async function measureKernelReadahead(
     const cpuUsPerBlock = ((performance.now() - t0) * 1000) / hot;
     closeSync(rfd);
 
+    // A stop is heard at each await (the steps between are synchronous and short).
     const wakeBefore = await measureWakeupLatency();
+    signal?.throwIfAborted();
 
     // 2. Ramps.
     const ramps: { startBlock: number; kernel: number[] }[] = [];
@@ -296,6 +309,7 @@ export async function measureKernelReadahead(
       for (let rep = 0; rep < repeats; rep++) {
         let best: Run | null = null;
         for (let attempt = 0; attempt < attempts; attempt++) {
+          signal?.throwIfAborted();
           if (evictFile(path) !== 0) {
             throw new ReadaheadError("READAHEAD_MEASUREMENT_UNAVAILABLE", "The test file stayed cached.");
           }
@@ -411,7 +425,8 @@ export async function measureKernelReadahead(
       rampReads,
     );
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    process.off("exit", removeWork);
+    removeWork();
   }
 }
 
