@@ -272,7 +272,7 @@ export function printScanRuns(ctx: Ctx, runs: ScanRun[], device: DeviceArg | nul
       r.perWorker.length > 0 ? r.perWorker.reduce((a, w) => a + w.runs.count, 0) / r.perWorker.length : 0;
     const row = [
       policy + (r.aborted ? " (stopped)" : ""),
-      r.cache.state,
+      r.cache.method === "device-reads" ? `${r.cache.state} (device reads)` : r.cache.state,
       seconds(r.wallUs / 1e6),
       fixed(r.mbPerSec, 0),
       ...deviceCells(r),
