@@ -9,9 +9,28 @@ import { describe, expect, it } from "vitest";
 import { after, stopWhenBusy } from "./signal-harness.js";
 
 const commands: [string, string[]][] = [
-  ["sweep", ["sweep", "--table-size", "16GB", "--vary", "workers=0,1,2,4", "--jobs", "2"]],
+  // Long enough (about 25 s on an idle 2-core machine; the warp makes large seq scans quick) that the signal
+  // lands while it runs, even on a loaded machine.
+  [
+    "sweep",
+    [
+      "sweep",
+      "--workload",
+      "bitmap",
+      "--dataset",
+      "random",
+      "--selectivity",
+      "20%",
+      "--table-size",
+      "32GB",
+      "--vary",
+      "effective-io-concurrency=0,1,2,4",
+      "--jobs",
+      "2",
+    ],
+  ],
   ["reproduce", ["reproduce", "T1", "--no-calibration", "--jobs", "2"]],
-  ["simulate", ["simulate", "--table-size", "64GB", "--workers", "2", "--exact"]],
+  ["simulate", ["simulate", "--table-size", "400GB", "--workers", "2", "--exact"]],
 ];
 
 describe.each(commands)("%s stops cleanly", (_name, args) => {
@@ -19,7 +38,8 @@ describe.each(commands)("%s stops cleanly", (_name, args) => {
     ["SIGINT", 130],
     ["SIGTERM", 143],
   ] as const)("on %s: exit %d, prints what it finished, leaves nothing", async (signal, status) => {
-    const r = await stopWhenBusy([...args, "--json"], signal, after(4000));
+    // 8 s in: past start-up (handlers installed) even on a loaded machine, and well before each command ends.
+    const r = await stopWhenBusy([...args, "--json"], signal, after(8000));
     expect(r.stderr).toContain(signal === "SIGINT" ? "interrupted" : "terminated (SIGTERM)");
     expect(r.code).toBe(status);
     expect(r.signal).toBeNull();
