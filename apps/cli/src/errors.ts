@@ -6,9 +6,12 @@
  * line on stderr naming what was wrong and what to do, exit status 2, and no
  * stack trace unless `--debug`. Every scanlab package brands such errors with
  * `userError === true` and a stable `code`, so the CLI recognises them without
- * importing the package's error class. A run that fails for any other reason
- * exits 1; a run stopped with Ctrl-C prints what was finished and exits 130
- * (128 + SIGINT, the shell convention).
+ * importing the package's error class. A failure at run time that is nobody's
+ * mistake on the command line (a user's work module that throws, a read the
+ * device refused) is branded `runtime === true` as well: one sentence, exit 1.
+ * A run that fails for any other reason exits 1 as an internal error; a run
+ * stopped by SIGINT (Ctrl-C) or SIGTERM prints what was finished and exits
+ * 130 or 143 (128 + the signal's number, the shell convention).
  */
 
 /** Exit statuses of `scanlab`. */
@@ -21,6 +24,8 @@ export const EXIT = {
   usage: 2,
   /** Stopped by Ctrl-C (SIGINT); what was finished has been printed. */
   interrupted: 130,
+  /** Stopped by SIGTERM; what was finished has been printed. */
+  terminated: 143,
 } as const;
 
 /** A user error raised by the CLI itself (flag values, names, files). */
@@ -52,6 +57,11 @@ export interface BrandedUserError extends Error {
 /** True for any scanlab package's user error, recognised by its brand rather than its class. */
 export function isUserError(e: unknown): e is BrandedUserError {
   return typeof e === "object" && e !== null && (e as { userError?: unknown }).userError === true;
+}
+
+/** A user error that happened at run time, not in the command line (`runtime === true`): exit 1, not 2. */
+export function isRuntimeFailure(e: unknown): boolean {
+  return isUserError(e) && (e as { runtime?: unknown }).runtime === true;
 }
 
 /** Thrown (internally) when a Ctrl-C stopped a command after it printed what was finished. */

@@ -1,51 +1,88 @@
 /**
- * Ctrl-C. A long command (`scan`, `sweep`, `reproduce`) installs a SIGINT
- * handler while it runs: the first Ctrl-C raises a stop flag (an AbortSignal
- * for file-scan, and a shared Int32Array that worker threads poll between
- * simulator events), so the command stops cleanly, prints what was finished
- * and exits 130. A second Ctrl-C quits at once, also with 130.
+ * Ctrl-C and `kill`: SIGINT and SIGTERM stop a long command cleanly.
+ *
+ * Problem. A long command (`scan`, `sweep`, `reproduce`, `calibrate`,
+ * `simulate`, `advise`) holds worker threads, child processes (fio) and
+ * scratch files (calibrate's test file beside the user's file). Killed by
+ * the signal's default action, the process leaves the scratch files behind,
+ * its children run on without it, nothing of what it finished is printed,
+ * and the shell sees a death by signal instead of the conventional 128 + n.
+ *
+ * Insight. Both signals mean "stop now, tidily": the same stop flag serves
+ * both. The first one raises it (an AbortSignal for file-scan and the
+ * measurements, and a shared Int32Array that simulator worker threads poll
+ * between events); each layer stops at its next check, its `finally` blocks
+ * remove scratch files and stop children, and the command prints what was
+ * finished and exits 128 + the signal's number: 130 for SIGINT, 143 for
+ * SIGTERM.
+ *
+ * Choices.
+ * - A second signal quits at once with the same status. Scratch files and
+ *   children are still taken care of: their owners register `exit` hooks
+ *   (process.exit runs them).
+ * - Handlers are installed only while a command runs something long
+ *   (`catch` ... `release`), so a quick command keeps the default action.
  */
+import { EXIT } from "./errors.js";
+
+/** The signals a long command stops cleanly on. */
+export type StopSignal = "SIGINT" | "SIGTERM";
+
+/** Exit status for a stop by each signal: 128 + its number. */
+const STATUS: Record<StopSignal, number> = { SIGINT: EXIT.interrupted, SIGTERM: EXIT.terminated };
 
 /** The stop state of one command run. */
 export class Interrupt {
-  /** Aborted on the first Ctrl-C. */
+  /** Aborted on the first signal. */
   readonly controller = new AbortController();
-  /** Element 0 becomes 1 on the first Ctrl-C (shared with worker threads). */
+  /** Element 0 becomes 1 on the first signal (shared with worker threads). */
   readonly flag = new Int32Array(new SharedArrayBuffer(4));
+  /** The first signal received, or null. */
+  received: StopSignal | null = null;
   private installed = false;
-  private readonly onSigint = (): void => {
+  private readonly on = (signal: StopSignal): void => {
     if (this.stopped) {
-      process.stderr.write("\nscanlab: interrupted again; quitting now.\n");
-      process.exit(130);
+      process.stderr.write(`\nscanlab: ${signal} again; quitting now.\n`);
+      process.exit(STATUS[signal]);
     }
+    this.received = signal;
     Atomics.store(this.flag, 0, 1);
     this.controller.abort();
     process.stderr.write(
-      "\nscanlab: interrupted; finishing cleanly and printing what was done (Ctrl-C again to quit now).\n",
+      `\nscanlab: ${signal === "SIGINT" ? "interrupted" : "terminated (SIGTERM)"}; finishing cleanly and printing what was done (${signal === "SIGINT" ? "Ctrl-C" : "the signal"} again to quit now).\n`,
     );
   };
+  private readonly onSigint = (): void => this.on("SIGINT");
+  private readonly onSigterm = (): void => this.on("SIGTERM");
 
-  /** True once Ctrl-C was pressed. */
+  /** True once a stop signal arrived. */
   get stopped(): boolean {
     return Atomics.load(this.flag, 0) === 1;
   }
 
-  /** The abort signal (for file-scan). */
+  /** The exit status of a stopped run: 130 after SIGINT, 143 after SIGTERM. */
+  get exitCode(): number {
+    return STATUS[this.received ?? "SIGINT"];
+  }
+
+  /** The abort signal (for file-scan and the measurements). */
   get signal(): AbortSignal {
     return this.controller.signal;
   }
 
-  /** Starts catching SIGINT. */
+  /** Starts catching SIGINT and SIGTERM. */
   catch(): void {
     if (this.installed) return;
     this.installed = true;
     process.on("SIGINT", this.onSigint);
+    process.on("SIGTERM", this.onSigterm);
   }
 
-  /** Stops catching SIGINT. */
+  /** Stops catching them. */
   release(): void {
     if (!this.installed) return;
     this.installed = false;
     process.off("SIGINT", this.onSigint);
+    process.off("SIGTERM", this.onSigterm);
   }
 }

@@ -2,12 +2,13 @@
  * Running the command line: build the context, parse, run, and turn every
  * outcome into an exit code (errors.ts): commander's usage errors and any
  * scanlab package's user errors (`userError === true`) are one line on stderr
- * and exit 2; Ctrl-C is 130; anything else is an internal error, exit 1,
- * with the stack under `--debug`.
+ * and exit 2, or exit 1 when branded `runtime` (a failure while running, not
+ * a mistake in the command line); SIGINT and SIGTERM are 130 and 143; anything
+ * else is an internal error, exit 1, with the stack under `--debug`.
  */
 import { CommanderError } from "commander";
 import type { CliStreams, Ctx } from "./context.js";
-import { EXIT, isUserError, oneLine } from "./errors.js";
+import { EXIT, isRuntimeFailure, isUserError, oneLine } from "./errors.js";
 import { Interrupt } from "./interrupt.js";
 import { colourEnabled, colours } from "./output/colour.js";
 import { buildProgram } from "./program.js";
@@ -18,6 +19,11 @@ export interface RunOptions {
   streams?: CliStreams;
   /** Environment for NO_COLOR / FORCE_COLOR (default process.env). */
   env?: NodeJS.ProcessEnv;
+}
+
+/** An AbortError (DOMException or Node's), as a measurement stopped by a signal throws it. */
+function isAbort(e: unknown): boolean {
+  return typeof e === "object" && e !== null && (e as { name?: unknown }).name === "AbortError";
 }
 
 /** The command name as commander reports it in an error (for the "see --help" hint). */
@@ -87,10 +93,11 @@ export async function runCli(argv: readonly string[], options: RunOptions = {}):
       );
       return EXIT.usage;
     }
+    if (interrupt.stopped && isAbort(e)) return interrupt.exitCode;
     if (isUserError(e)) {
       errCtx.err(`${commandPath(argv)}: ${oneLine(e.message)}`);
       if (debug && e.stack) errCtx.err(e.stack);
-      return EXIT.usage;
+      return isRuntimeFailure(e) ? EXIT.failed : EXIT.usage;
     }
     const err = e instanceof Error ? e : new Error(String(e));
     errCtx.err(

@@ -28,6 +28,7 @@
 import { spawnSync } from "node:child_process";
 import { statSync } from "node:fs";
 import { Worker } from "node:worker_threads";
+import { runChild } from "./child-run.js";
 import { DeviceProfileError } from "./errors.js";
 import { fioReadMeasurements } from "./fio-import.js";
 import { profileFromMeasurements } from "./measured-profile.js";
@@ -59,6 +60,11 @@ export interface CalibrateOptions {
   readonly seed?: number;
   /** Require eviction to be verified by fincore for the Node method (default false: unverified is accepted and labelled). */
   readonly requireVerifiedEviction?: boolean;
+  /**
+   * Stops the calibration: fio is stopped (SIGTERM, then SIGKILL) and waited for, Node's reader threads are
+   * terminated, and the promise rejects with the signal's reason (an AbortError).
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** Whether fio is installed, and its version string. */
@@ -115,18 +121,19 @@ export async function calibrate(path: string, options: CalibrateOptions = {}): P
         .replace(/[^a-z0-9._-]+/g, "-")
         .replace(/^[^a-z0-9]+/, "") || "file"
     }`;
+  options.signal?.throwIfAborted();
   return fio !== undefined
     ? calibrateWithFio(path, size, fio, name, options)
     : calibrateWithNode(path, size, name, options);
 }
 
-function calibrateWithFio(
+async function calibrateWithFio(
   path: string,
   size: number,
   version: string,
   name: string,
   options: CalibrateOptions,
-): FlashProfile {
+): Promise<FlashProfile> {
   const phaseMs = Math.max(100, Math.round(options.phaseMs ?? 2000));
   const depths = options.queueDepths ?? DEFAULT_QUEUE_DEPTHS;
   const small = options.randomReadBytes ?? 4 * KiB;
@@ -142,8 +149,9 @@ function calibrateWithFio(
       `--iodepth=${q}`,
       "--stonewall",
     );
+  // Asynchronous, so a stop signal is heard while fio runs and fio is stopped with the caller (child-run.ts).
   const run = (direct: 0 | 1) =>
-    spawnSync(
+    runChild(
       "fio",
       [
         "--output-format=json",
@@ -158,13 +166,13 @@ function calibrateWithFio(
         `--randseed=${options.seed ?? 1}`,
         ...jobs,
       ],
-      { encoding: "utf8", maxBuffer: 64 * MiB },
+      { maxBuffer: 64 * MiB, ...(options.signal === undefined ? {} : { signal: options.signal }) },
     );
   let direct: 0 | 1 = 1;
-  let r = run(1);
+  let r = await run(1);
   if (r.status !== 0) {
     direct = 0;
-    r = run(0);
+    r = await run(0);
   }
   if (r.status !== 0 || typeof r.stdout !== "string") {
     throw calibrationError(
@@ -231,6 +239,7 @@ async function runPhase(
   workers: number,
   phaseMs: number,
   blocks: SharedArrayBuffer | null,
+  stop: AbortSignal | undefined,
 ): Promise<ReadMeasurement> {
   const signal = new SharedArrayBuffer(4);
   const started: Worker[] = [];
@@ -263,12 +272,21 @@ async function runPhase(
       }),
     );
   }
+  // A stop rejects the phase at once; `finally` terminates the reader threads.
+  const stopped = new Promise<never>((_, reject) => {
+    if (stop === undefined) return;
+    if (stop.aborted) reject(stop.reason);
+    stop.addEventListener("abort", () => reject(stop.reason), { once: true });
+  });
+  stopped.catch(() => {});
+  // Threads terminated after a stop reject their reports; nobody waits for those any more.
+  for (const d of done) d.catch(() => {});
   try {
-    await Promise.all(ready);
+    await Promise.race([Promise.all(ready), stopped]);
     const flag = new Int32Array(signal);
     Atomics.store(flag, 0, 1);
     Atomics.notify(flag, 0);
-    const reports = await Promise.all(done);
+    const reports = await Promise.race([Promise.all(done), stopped]);
     const reads = reports.reduce((s, r) => s + r.reads, 0);
     const latencyMs = reports.reduce((s, r) => s + r.latencyMs, 0);
     const elapsedMs = Math.max(...reports.map((r) => r.endMs)) - Math.min(...reports.map((r) => r.startMs));
@@ -333,12 +351,14 @@ async function calibrateWithNode(
     }
   };
   const points: ReadMeasurement[] = [];
+  const signal = options.signal;
   evict();
-  points.push(await runPhase(path, 128 * KiB, 1, phaseMs, null));
+  points.push(await runPhase(path, 128 * KiB, 1, phaseMs, null, signal));
   const blocks = blockPermutation(Math.floor(size / small), 1 << 20, options.seed ?? 1);
   for (const q of depths) {
+    signal?.throwIfAborted();
     evict();
-    points.push(await runPhase(path, small, q, phaseMs, blocks));
+    points.push(await runPhase(path, small, q, phaseMs, blocks, signal));
   }
   const measuredWith =
     `node ${process.version} worker_threads fs.readSync (buffered, page cache evicted with dd iflag=nocache` +

@@ -7,10 +7,12 @@
  * `iflag=nocache` with `count=0`) to drop the file's clean cached pages; dirty
  * pages cannot be dropped, so the file is fsync'ed first. Whether it worked is
  * checked with util-linux `fincore` (resident bytes of the file) when it is
- * installed; without it the eviction is reported as unverified.
+ * installed; without it, or when the kernel hides the file's page cache from
+ * this caller (a user who may not write it), the eviction is reported as
+ * unverified.
  */
 import { spawnSync } from "node:child_process";
-import { closeSync, fsyncSync, openSync, statSync } from "node:fs";
+import { accessSync, closeSync, constants, fsyncSync, openSync, statSync } from "node:fs";
 
 /** Outcome of {@link evictFromPageCache}. */
 export interface EvictionResult {
@@ -20,6 +22,23 @@ export interface EvictionResult {
   readonly residentBytes?: number;
   /** Why eviction failed or could not be verified. */
   readonly reason?: string;
+}
+
+/**
+ * Whether mincore(2), and so fincore, shows this caller the file's page cache. Linux's mm/mincore.c
+ * (`can_do_mincore()`, commit 134fca9063ad, 2019) answers truthfully for a file mapping only when the caller
+ * owns the inode (or has CAP_FOWNER) or could open the file for writing; to anyone else it reports every page
+ * resident. access(2) with W_OK asks the second question the same way (EROFS on a read-only mount included).
+ */
+export function residencyVisible(path: string): boolean {
+  if (process.platform !== "linux") return true;
+  try {
+    if (statSync(path).uid === process.geteuid?.()) return true;
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Bytes of a file in the page cache according to util-linux fincore, or undefined when fincore is unavailable. */
@@ -57,6 +76,13 @@ export function evictFromPageCache(path: string): EvictionResult {
   if (dd.error !== undefined || dd.status !== 0) {
     const why = dd.error?.message ?? (dd.stderr || `exit status ${dd.status}`).trim();
     return { evicted: false, reason: `dd iflag=nocache failed: ${why}` };
+  }
+  if (!residencyVisible(path)) {
+    return {
+      evicted: "unverified",
+      reason:
+        "this user may not write the file, and for such a caller Linux's mincore() (so fincore) reports every page resident (mm/mincore.c, can_do_mincore())",
+    };
   }
   const resident = residentBytes(path);
   if (resident === undefined)

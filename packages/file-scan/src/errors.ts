@@ -40,6 +40,12 @@ export type FileScanErrorCode =
   /** The operating system refused a read (EIO and friends). */
   | "FILESCAN_READ_FAILED";
 
+/** Codes of failures that happen while the scan runs (see {@link FileScanError.runtime}). */
+const RUNTIME_CODES: ReadonlySet<FileScanErrorCode> = new Set([
+  "FILESCAN_WORK_FAILED",
+  "FILESCAN_READ_FAILED",
+]);
+
 /**
  * A problem a user can cause, with one sentence saying what was wrong.
  *
@@ -54,8 +60,13 @@ export type FileScanErrorCode =
  * ```
  */
 export class FileScanError extends Error {
-  /** Brand the CLI looks for to print the message and exit with status 2. */
+  /** Brand the CLI looks for to print the message as one sentence, without a stack trace. */
   readonly userError = true;
+  /**
+   * True when the scan failed while running, not because of how it was asked (the work module threw,
+   * the operating system refused a read): the CLI exits 1 for these and 2 for the others.
+   */
+  readonly runtime: boolean;
   /** Stable machine-readable code. */
   readonly code: FileScanErrorCode;
 
@@ -64,6 +75,7 @@ export class FileScanError extends Error {
     super(message);
     this.name = "FileScanError";
     this.code = code;
+    this.runtime = RUNTIME_CODES.has(code);
   }
 }
 

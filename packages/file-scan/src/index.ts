@@ -52,6 +52,12 @@ export {
   WARM_MIN_RESIDENT_FRACTION,
 } from "./page-cache.js";
 export {
+  classifyByDeviceReads,
+  processReadBytes,
+  type ResidencyVisibility,
+  residencyVisibility,
+} from "./residency-visibility.js";
+export {
   type CacheReport,
   type CoverCheck,
   type CoverMethod,

@@ -60,6 +60,7 @@ import {
   measureResidency,
   type Residency,
 } from "./page-cache.js";
+import { classifyByDeviceReads, processReadBytes, residencyVisibility } from "./residency-visibility.js";
 import { RELSEG_BLOCKS, resolveTarget, type ScanTarget } from "./target.js";
 import { checkWorkerCount } from "./worker-limit.js";
 import {
@@ -235,8 +236,18 @@ export interface CoverCheck {
 
 /** Page cache residency before and after, and what that makes the scan. */
 export interface CacheReport {
-  /** cold / warm / mixed from the residency measured before the scan (unknown without fincore). */
+  /**
+   * cold / warm / mixed: from the residency measured before the scan (method "mincore"; unknown without
+   * fincore), or from the bytes the device read for the scan (method "device-reads") when the kernel hides
+   * residency from this caller (residency-visibility.ts).
+   */
   readonly state: CacheState;
+  /** How `state` was found. */
+  readonly method: "mincore" | "device-reads";
+  /** Why residency could not be used, when method is "device-reads". */
+  readonly methodReason?: string;
+  /** Bytes the device read for this process during the scan (`/proc/self/io` read_bytes), or null where unknown. */
+  readonly deviceReadBytes: number | null;
   /** Residency just before the workers started. */
   readonly before: Residency;
   /** Residency just after the scan. */
@@ -579,9 +590,11 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
     if (!eviction.ok && eviction.reason !== undefined) warnings.push(eviction.reason);
   }
   const before = await measureResidency(paths);
+  // mincore() hides the page cache of files this caller may not write (residency-visibility.ts).
+  const visibility = residencyVisibility(paths);
   if (!before.known) warnings.push(before.reason);
   // More than 1% still resident after eviction: the same margin as COLD_MAX_RESIDENT_FRACTION (page-cache.ts).
-  if (eviction.ok && before.known && before.fraction > 0.01) {
+  if (visibility.visible && eviction.ok && before.known && before.fraction > 0.01) {
     warnings.push(
       `after eviction ${(before.fraction * 100).toFixed(1)}% of the file was still resident (pages in use or dirty elsewhere).`,
     );
@@ -657,10 +670,12 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
 
   let timer: ReturnType<typeof setInterval> | null = null;
   let devBefore: ReturnType<typeof probe.sample> = null;
+  let readBytesBefore: number | null = null;
   let totals: WorkerTotals[];
   try {
     await Promise.all(running.map((r) => r.ready));
     devBefore = probe.sample();
+    readBytesBefore = processReadBytes();
     release();
     if (options.onProgress !== undefined) timer = setInterval(report, progressIntervalMs);
     totals = await Promise.all(running.map((r) => r.done));
@@ -672,6 +687,7 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
     throw error;
   }
   const devAfter = probe.sample();
+  const readBytesAfter = processReadBytes();
   const setupUs = windowStart - setupStart;
   if (timer !== null) clearInterval(timer);
   signal?.removeEventListener("abort", onAbort);
@@ -720,6 +736,12 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
     return work.code === WORK_MODULE ? { ...result, finish: t.moduleFinish } : result;
   });
   const wallUs = Math.max(0, lastEnd - windowStart);
+  const deviceReadBytes =
+    readBytesBefore === null || readBytesAfter === null ? null : readBytesAfter - readBytesBefore;
+  const methodReason = visibility.visible
+    ? undefined
+    : `${visibility.reason}; cold or warm comes from the bytes the device read for the scan (/proc/self/io read_bytes).`;
+  if (methodReason !== undefined) warnings.push(methodReason);
   // An abort that came after every block had been read (say from the final onProgress call) stopped nothing.
   const aborted = stopped && blocks < nblocks;
 
@@ -760,7 +782,17 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
     mbPerSec: wallUs > 0 ? bytes / wallUs : 0,
     perWorker,
     device: probe.report(devBefore, devAfter),
-    cache: { state: classifyCache(before), before, after, eviction },
+    cache: visibility.visible
+      ? { state: classifyCache(before), method: "mincore", deviceReadBytes, before, after, eviction }
+      : {
+          state: classifyByDeviceReads(deviceReadBytes, bytes),
+          method: "device-reads",
+          methodReason: methodReason!,
+          deviceReadBytes,
+          before,
+          after,
+          eviction,
+        },
     cover: coverCheck,
     work: workResult,
     syncscanKey: tracker === null ? null : syncKey,

@@ -20,6 +20,12 @@ export {
   modelRamp,
 } from "./kernel/compare.js";
 export {
+  type Interference,
+  judgeInterference,
+  type RunCounters,
+  UNDISTURBED_TOLERANCE,
+} from "./kernel/interference.js";
+export {
   checkKernelMeasurementPossible,
   compareMeasurement,
   formatKernelMeasurement,
@@ -27,6 +33,7 @@ export {
   type KernelMeasurement,
   type KernelMeasurementOptions,
   type KernelPattern,
+  type LargestRequest,
   measureKernelReadahead,
   type PatternComparison,
   type RampComparison,

@@ -42,6 +42,7 @@ export {
   type SimulationProgress,
   type SimulationResult,
 } from "./engine/simulate.js";
+export { type ScanThroughput, scanThroughput, type ThroughputRun } from "./engine/throughput.js";
 export type { WarpSummary } from "./engine/warp.js";
 export {
   type EstimateOptions,

@@ -12,7 +12,7 @@
  * 3. read_ahead_kb (Linux): 128 kB ... 4 MB, against the device's default;
  *    the smallest within 2% of the best (T2: more readahead helped "all round").
  * 4. PG14+'s chunk cap (PARALLEL_SEQSCAN_MAX_CHUNK_SIZE = 8192 blocks): it
- *    only changes anything above 8192 x 2048 blocks (64 GiB); then capped and
+ *    only changes anything from 8193 x 2048 blocks (just over 128 GiB); then capped and
  *    uncapped are simulated side by side (T3: the cap matters with
  *    concurrent synchronized scans).
  *
@@ -24,12 +24,18 @@
  */
 import { nextPowerOfTwo, PG14_MAX_CHUNK_BLOCKS, PG14_NCHUNKS } from "@scanlab/block-allocator";
 import { createDeviceModel } from "@scanlab/device-profiles";
-import { parseBytes, type RowMetrics, resolveDeviceProfile, type ScenarioInput } from "@scanlab/simulator";
+import {
+  formatBytes,
+  parseBytes,
+  type RowMetrics,
+  resolveDeviceProfile,
+  type ScenarioInput,
+} from "@scanlab/simulator";
 import type { Ctx } from "../context.js";
 import { toJson } from "../context.js";
 import { EXIT } from "../errors.js";
 import { parseChoice, parseSizeFlag } from "../options.js";
-import { gapPct, seconds } from "../output/format.js";
+import { gapPct, grouped, seconds } from "../output/format.js";
 import { Bars } from "../output/progress.js";
 import { renderTable } from "../output/table.js";
 import {
@@ -75,14 +81,20 @@ export interface AdviseFlags extends Record<string, unknown> {
   overBudget?: boolean;
 }
 
-/** One recommendation. */
+/**
+ * One recommendation. Every row follows one convention, made by {@link timing}: the default's time, the
+ * recommended value's time, and gain = time(default) / time(recommended) - 1 (+25%: the default takes 25%
+ * longer; 0 when the default is what is recommended).
+ */
 export interface Recommendation {
   setting: string;
   defaultValue: string;
   recommended: string;
   /** time(default) / time(recommended) - 1: +25% means the default takes 25% longer. */
   gain: number | null;
+  /** Simulated time at PostgreSQL's default. */
   defaultTimeS: number | null;
+  /** Simulated time at the recommended value (the default's, when the default is recommended). */
   recommendedTimeS: number | null;
   why: string;
   sweep: { value: string; timeS: number | null }[];
@@ -346,7 +358,7 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
         gain: null,
         defaultTimeS: null,
         recommendedTimeS: null,
-        why: `chunks of this table are ${uncapped} blocks (nblocks / 2048 rounded up to a power of two), at or below the cap: it never applies under 64 GiB`,
+        why: `chunks of this table are ${uncapped} blocks (nblocks / 2048 rounded up to a power of two), at or below the cap: it applies only from ${grouped((MAX_CHUNK_BLOCKS + 1) * NCHUNKS)} blocks (${formatBytes((MAX_CHUNK_BLOCKS + 1) * NCHUNKS * 8192)})`,
         sweep: [],
         command: `${fullCommand} --workers ${capWorkers} --vary chunk-cap=${MAX_CHUNK_BLOCKS},none`,
       });
@@ -366,21 +378,22 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
         ],
         "chunk cap",
       );
-      const [tc, tu] = ms.map(t);
-      const gain = tc && tu ? tu / tc - 1 : null;
+      const times = ms.map(t);
+      const [tc, tu] = times;
+      // PostgreSQL's default is the cap (index 0); uncapped is recommended only when it is faster by more
+      // than the noise tolerance, and then the row reads like every other: default -> recommended.
+      const uncappedFaster = tc && tu ? tc / tu - 1 > SETTING_WITHIN : false;
+      const differs = tc && tu ? Math.abs(tc / tu - 1) > SETTING_WITHIN : false;
       recs.push({
         setting: "chunk cap (PARALLEL_SEQSCAN_MAX_CHUNK_SIZE, compiled in)",
         defaultValue: String(MAX_CHUNK_BLOCKS),
-        recommended:
-          gain !== null && Math.abs(gain) > SETTING_WITHIN
-            ? gain > 0
-              ? "keep the cap"
-              : "uncapped is faster here"
+        recommended: uncappedFaster
+          ? "uncapped is faster here"
+          : differs
+            ? "keep the cap"
             : "makes no difference here",
-        gain,
-        defaultTimeS: tu ?? null,
-        recommendedTimeS: tc ?? null,
-        why: `uncapped chunks would be ${uncapped} blocks; gain = uncapped time / capped time - 1 (T3: the cap matters most with concurrent synchronized scans; try --clients)`,
+        ...timing(times, 0, uncappedFaster ? 1 : 0),
+        why: `uncapped chunks would be ${uncapped} blocks (T3: the cap matters most with concurrent synchronized scans; try --clients)`,
         sweep: [
           { value: String(MAX_CHUNK_BLOCKS), timeS: tc ?? null },
           { value: `none (${uncapped})`, timeS: tu ?? null },
@@ -405,7 +418,7 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
         : null;
     if (ctx.json) {
       ctx.out(toJson({ scenario: full, scale, interrupted, recommendations: recs }));
-      return interrupted ? EXIT.interrupted : EXIT.ok;
+      return interrupted ? ctx.interrupt.exitCode : EXIT.ok;
     }
     const { c } = ctx;
     ctx.out(
@@ -455,7 +468,12 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
             : "."),
       );
     }
-    if (interrupted) ctx.out(c.yellow("Interrupted: only the settings finished before Ctrl-C are listed."));
-    return interrupted ? EXIT.interrupted : EXIT.ok;
+    if (interrupted)
+      ctx.out(
+        c.yellow(
+          "Interrupted: only the settings finished before the interruption (Ctrl-C or SIGTERM) are listed.",
+        ),
+      );
+    return interrupted ? ctx.interrupt.exitCode : EXIT.ok;
   }
 }

@@ -22,6 +22,11 @@ import { renderTable } from "../output/table.js";
 import { linuxLine } from "./scan.js";
 import { parseSeed } from "./scenario-input.js";
 
+/** Bytes as KiB with thousands separators. */
+function kib(bytes: number): string {
+  return `${grouped(bytes / 1024)} KiB`;
+}
+
 /** Options of `calibrate`. */
 export interface CalibrateFlags {
   out?: string;
@@ -90,12 +95,25 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
   log(
     `calibrate: measuring reads of ${path} (${method === "auto" ? "fio if installed, else Node" : method}) ...`,
   );
-  const profile: FlashProfile = await calibrate(path, {
-    method,
-    ...(phaseMs === undefined ? {} : { phaseMs }),
-    ...(flags.name === undefined ? {} : { name: flags.name }),
-    ...(seed === undefined ? {} : { seed }),
-  });
+  // SIGINT and SIGTERM stop the measurement at its next step: fio is stopped with it, the readahead test
+  // file beside PATH is removed, and what was finished is printed (interrupt.ts).
+  ctx.interrupt.catch();
+  const { signal } = ctx.interrupt;
+  let profile: FlashProfile;
+  try {
+    profile = await calibrate(path, {
+      method,
+      signal,
+      ...(phaseMs === undefined ? {} : { phaseMs }),
+      ...(flags.name === undefined ? {} : { name: flags.name }),
+      ...(seed === undefined ? {} : { seed }),
+    });
+  } catch (e) {
+    if (!ctx.interrupt.stopped) throw e;
+    if (ctx.json) ctx.out(toJson({ profile: null, out: null, interrupted: true }));
+    else ctx.out(ctx.c.yellow("Interrupted before the device measurement finished: nothing was written."));
+    return ctx.interrupt.exitCode;
+  }
 
   let kernel: KernelMeasurement | null = null;
   let kernelSkipped: string | null = null;
@@ -104,12 +122,14 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
   } else {
     log(`calibrate: measuring the kernel's readahead with a ${fileMiB} MiB test file beside ${path} ...`);
     try {
-      kernel = await measureKernelReadahead({ dir: dirname(resolve(path)), fileMiB, log });
+      kernel = await measureKernelReadahead({ dir: dirname(resolve(path)), fileMiB, log, signal });
     } catch (e) {
-      if (!isUserError(e)) throw e;
-      kernelSkipped = `not measured: ${e.message}`;
+      if (ctx.interrupt.stopped) kernelSkipped = "interrupted before it finished";
+      else if (!isUserError(e)) throw e;
+      else kernelSkipped = `not measured: ${e.message}`;
     }
   }
+  const interrupted = ctx.interrupt.stopped;
   const written: FlashProfile = kernel
     ? {
         ...profile,
@@ -132,23 +152,26 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
         kernelReadahead: kernel,
         kernelReadaheadSkipped: kernelSkipped,
         simulateFlags,
+        interrupted,
       }),
     );
-    return EXIT.ok;
+    return interrupted ? ctx.interrupt.exitCode : EXIT.ok;
   }
   const { c } = ctx;
   ctx.out(c.bold(`Device profile ${written.name}`) + c.dim(` (${written.measuredWith ?? written.basis})`));
   ctx.out(
     renderTable(
       ctx,
-      ["QD1 read latency", "sequential read", "random read IOPS", "at queue depth", "largest I/O"],
+      // The profile's largest I/O is not measured by the device phases: profileFromMeasurements assumes the
+      // built-ins' 512 KiB. What the device was seen to do is printed under the readahead table.
+      ["QD1 read latency", "sequential read", "random read IOPS", "at queue depth", "profile's largest I/O"],
       [
         [
           `${fixed(written.readLatencyQd1Us, 0)} us`,
           `${fixed(written.sequentialReadBytesPerSecond / 1e6, 0)} MB/s`,
           grouped(written.randomReadIops),
           String(written.randomReadQueueDepth),
-          `${(written.maxIoBytes / 1024).toFixed(0)} KiB`,
+          `${(written.maxIoBytes / 1024).toFixed(0)} KiB (assumed)`,
         ],
       ],
       Array(5).fill("right"),
@@ -182,15 +205,36 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
     ctx.out(
       renderTable(
         ctx,
-        ["pattern", "kernel requests", "kernel avg KiB", "model avg KiB", "gap"],
+        ["pattern", "kernel requests", "kernel avg KiB", "model avg KiB", "gap", "other programs"],
         kernel.patterns.map((p) => [
           p.name,
           grouped(p.kernel.requests),
           fixed(p.kernel.avgKiB, 1),
           fixed(p.model.avgKiB, 1),
-          gapPct(p.gap),
+          p.kernel.disturbed ? c.yellow(`${gapPct(p.gap)}?`) : gapPct(p.gap),
+          p.kernel.disturbed
+            ? c.yellow(
+                `disturbed: ${kib(p.kernel.backgroundBytes)}, ${grouped(p.kernel.foreignRequestsMin ?? 0)}-${grouped(p.kernel.foreignRequestsMax ?? 0)} requests`,
+              )
+            : p.kernel.backgroundBytes > 0
+              ? `${kib(p.kernel.backgroundBytes)}, within 2%`
+              : "none",
         ]),
       ),
+    );
+    const disturbed = kernel.patterns.filter((p) => p.kernel.disturbed).map((p) => p.name);
+    if (disturbed.length > 0) {
+      ctx.out(
+        c.yellow(
+          `  disturbed (${disturbed.join(", ")}): other programs read the device during every attempt, so these rows' request counts and gaps are not to be trusted; run calibrate again on a quieter machine.`,
+        ),
+      );
+    }
+    const big = kernel.largestRequest;
+    ctx.out(
+      big === null || big === undefined
+        ? "  largest request seen: unknown (no undisturbed run)"
+        : `  largest request seen: at least ${grouped(big.atLeastBytes / 1024)} KiB (${big.pattern}), at most max_sectors_kb ${grouped(big.ceilingBytes / 1024)} KiB; an estimate from /proc/diskstats, which counts requests and sectors: the largest request is at least the run's average (sectors x 512 / its own requests)`,
     );
     for (const r of kernel.ramps) {
       ctx.out(
@@ -201,5 +245,6 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
   ctx.out("");
   ctx.out(out === null ? "Not saved: add --out FILE to write the profile." : `Profile written to ${out}.`);
   ctx.out(`Simulate this machine with: scanlab simulate ${simulateFlags} ...`);
-  return EXIT.ok;
+  if (interrupted) ctx.out(c.yellow("Interrupted: the kernel readahead was not measured."));
+  return interrupted ? ctx.interrupt.exitCode : EXIT.ok;
 }

@@ -16,6 +16,7 @@ import type { Ctx } from "../context.js";
 import { toJson } from "../context.js";
 import { CliError, EXIT } from "../errors.js";
 import { splitList } from "../options.js";
+import { seconds } from "../output/format.js";
 import { Bars } from "../output/progress.js";
 import { printTargetReport } from "../output/target-report.js";
 import { prepareReportDir, writeReproduceReport } from "../report/reproduce-report.js";
@@ -129,7 +130,11 @@ export async function reproduceCommand(ctx: Ctx, names: string[], flags: Reprodu
   const flush = () => {
     while (printed < ids.length && reports[printed] !== undefined) {
       const a = reports[printed]!;
-      if (!ctx.json) printTargetReport(ctx, a.report, a.interrupted, noCalibration, a.wallMs);
+      if (!ctx.json) {
+        // How long the simulator took is no result: it goes to stderr, so the same seed prints the same bytes.
+        ctx.err(ctx.c.dim(`${a.report.id}: simulated in ${seconds(a.wallMs / 1000)} of wall time`));
+        printTargetReport(ctx, a.report, a.interrupted, noCalibration);
+      }
       printed++;
     }
   };
@@ -216,7 +221,7 @@ export async function reproduceCommand(ctx: Ctx, names: string[], flags: Reprodu
     );
     if (reportDir !== null) ctx.out(`Report: ${reportDir}/report.html (charts as SVG and PNG beside it).`);
   }
-  if (interrupted) return EXIT.interrupted;
+  if (interrupted) return ctx.interrupt.exitCode;
   if (flags.strict && (summary.hold < summary.statements || summary.withinTolerance < summary.ratios))
     return EXIT.failed;
   return EXIT.ok;

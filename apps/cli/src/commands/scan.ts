@@ -234,11 +234,16 @@ export async function scanCommand(ctx: Ctx, path: string, flags: ScanFlags): Pro
         runs: runs.map((r) => ({ policy: r.policy, prediction: r.prediction, result: r.result })),
       }),
     );
-    return interrupted ? EXIT.interrupted : EXIT.ok;
+    return interrupted ? ctx.interrupt.exitCode : EXIT.ok;
   }
   printScanRuns(ctx, runs, device);
-  if (interrupted) ctx.out(ctx.c.yellow("Interrupted: the figures cover the blocks read before Ctrl-C."));
-  return interrupted ? EXIT.interrupted : EXIT.ok;
+  if (interrupted)
+    ctx.out(
+      ctx.c.yellow(
+        "Interrupted: the figures cover the blocks read before the interruption (Ctrl-C or SIGTERM).",
+      ),
+    );
+  return interrupted ? ctx.interrupt.exitCode : EXIT.ok;
 }
 
 function deviceCells(r: ScanResult): string[] {
@@ -275,7 +280,7 @@ export function printScanRuns(ctx: Ctx, runs: ScanRun[], device: DeviceArg | nul
       r.perWorker.length > 0 ? r.perWorker.reduce((a, w) => a + w.runs.count, 0) / r.perWorker.length : 0;
     const row = [
       policy + (r.aborted ? " (stopped)" : ""),
-      r.cache.state,
+      r.cache.method === "device-reads" ? `${r.cache.state} (device reads)` : r.cache.state,
       seconds(r.wallUs / 1e6),
       fixed(r.mbPerSec, 0),
       ...deviceCells(r),

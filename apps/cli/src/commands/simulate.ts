@@ -170,13 +170,17 @@ export async function simulateCommand(
     bars.stop();
     ctx.interrupt.release();
   }
-  if (answer === undefined || answer.result === null) return EXIT.interrupted;
+  if (answer === undefined || answer.result === null) return ctx.interrupt.exitCode;
   if (ctx.json) {
     ctx.out(toJson({ scenario, interrupted: answer.interrupted, result: answer.result }));
   } else {
     if (answer.interrupted)
-      ctx.out(ctx.c.yellow("Interrupted: the figures below cover the simulated time before Ctrl-C."));
+      ctx.out(
+        ctx.c.yellow(
+          "Interrupted: the figures below cover the simulated time before the interruption (Ctrl-C or SIGTERM).",
+        ),
+      );
     printSimulation(ctx, answer.result);
   }
-  return answer.interrupted ? EXIT.interrupted : EXIT.ok;
+  return answer.interrupted ? ctx.interrupt.exitCode : EXIT.ok;
 }

@@ -303,9 +303,14 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
   if (ctx.json) {
     ctx.out(toJson(json));
   } else {
-    if (interrupted) ctx.out(ctx.c.yellow("Interrupted: points not finished before Ctrl-C show as -."));
+    if (interrupted)
+      ctx.out(
+        ctx.c.yellow(
+          "Interrupted: points not finished before the interruption (Ctrl-C or SIGTERM) show as -.",
+        ),
+      );
     ctx.out(renderTable(ctx, head, tableRows));
     if (reportDir !== null) ctx.out(`Chart: ${reportDir}/sweep.svg, sweep.png, sweep.html`);
   }
-  return interrupted ? EXIT.interrupted : EXIT.ok;
+  return interrupted ? ctx.interrupt.exitCode : EXIT.ok;
 }

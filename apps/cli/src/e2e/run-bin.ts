@@ -3,7 +3,7 @@
  * would, and collect its exit code and output.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -32,6 +32,9 @@ export interface RunBinOptions {
   uid?: number;
   /** Called once the child has started (for sending signals). */
   onSpawn?: (child: ChildProcess) => void;
+  /** Send stdout or stderr to this file (e.g. /dev/full) instead of collecting it. */
+  stdoutFile?: string;
+  stderrFile?: string;
 }
 
 /** Runs `node dist/bin.js ...args` with colour settings cleared unless given. */
@@ -44,18 +47,21 @@ export function runBin(args: string[], options: RunBinOptions = {}): Promise<Bin
   };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
   return new Promise((resolve, reject) => {
+    const outFd = options.stdoutFile === undefined ? null : openSync(options.stdoutFile, "w");
+    const errFd = options.stderrFile === undefined ? null : openSync(options.stderrFile, "w");
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd ?? PKG,
       env: env as NodeJS.ProcessEnv,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["ignore", outFd ?? "pipe", errFd ?? "pipe"],
       ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid }),
     });
+    for (const fd of [outFd, errFd]) if (fd !== null) closeSync(fd);
     let stdout = "";
     let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+    child.stdout?.setEncoding("utf8").on("data", (d: string) => {
       stdout += d;
     });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+    child.stderr?.setEncoding("utf8").on("data", (d: string) => {
       stderr += d;
     });
     child.on("error", reject);
@@ -76,3 +82,57 @@ export const calibrateArgs = (data: string, out: string, phaseMs: number) => [
   "--out",
   out,
 ];
+
+/** A process as /proc shows it: its id and start time (so a reused id is not taken for it). */
+export interface ProcessId {
+  pid: number;
+  /** Field 22 of /proc/PID/stat: start time in clock ticks since boot. */
+  startTicks: number;
+  /** Its command name. */
+  comm: string;
+}
+
+function statOf(pid: number): { state: string; ppid: number; startTicks: number; comm: string } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const close = stat.lastIndexOf(")");
+    const rest = stat.slice(close + 2).split(" ");
+    // After "pid (comm) ": state ppid ... ; starttime is field 22 overall, index 19 here.
+    return {
+      state: rest[0] ?? "",
+      ppid: Number(rest[1]),
+      startTicks: Number(rest[19]),
+      comm: stat.slice(stat.indexOf("(") + 1, close),
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** Every live descendant process of `pid` (children, their children, ...), from /proc. */
+export function descendants(pid: number): ProcessId[] {
+  const children = new Map<number, ProcessId[]>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const st = statOf(Number(name));
+    if (st === null) continue;
+    const list = children.get(st.ppid) ?? [];
+    list.push({ pid: Number(name), startTicks: st.startTicks, comm: st.comm });
+    children.set(st.ppid, list);
+  }
+  const out: ProcessId[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    for (const c of children.get(queue.shift()!) ?? []) {
+      out.push(c);
+      queue.push(c.pid);
+    }
+  }
+  return out;
+}
+
+/** True while that very process (same id, same start time) runs; a zombie waiting to be reaped has ended. */
+export function alive(p: ProcessId): boolean {
+  const st = statOf(p.pid);
+  return st !== null && st.startTicks === p.startTicks && st.state !== "Z";
+}

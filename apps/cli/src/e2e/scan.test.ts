@@ -24,6 +24,17 @@ writeFileSync(file, data);
 const NBLOCKS = (16 * MiB) / 8192;
 
 describe("scan", () => {
+  it("a work module that throws is a runtime failure: exit 1 and one sentence, not the usage status", async () => {
+    const throwing = join(dir, "throws.mjs");
+    writeFileSync(throwing, 'export default function () { throw new Error("boom"); }\n');
+    const r = await runBin(["scan", file, "--work-module", throwing]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe("scanlab scan: the per-block work module threw on block 0 (boom).\n");
+    // A module that does not exist is a mistake in the command line: still 2.
+    const missing = await runBin(["scan", file, "--work-module", join(dir, "no-such.mjs")]);
+    expect(missing.code).toBe(2);
+  });
+
   it("reads every block once and reports the result", async () => {
     const r = await runBin(["scan", file, "--workers", "2", "--json"]);
     expect(r.stderr).toBe("");

@@ -48,12 +48,10 @@ export function printTargetReport(
   r: TargetReport,
   interrupted: boolean,
   noCalibration = false,
-  wallMs: number | null = null,
 ): void {
   const { c } = ctx;
   ctx.out(c.bold(`${r.id}  ${r.title}`));
   ctx.out(c.dim(`source: ${r.source}`));
-  if (wallMs !== null) ctx.out(c.dim(`simulated in ${seconds(wallMs / 1000)} of wall time`));
   if (interrupted)
     ctx.out(
       c.yellow(

@@ -35,6 +35,8 @@ export interface BlockDevice {
   maxSectorsKb: number;
   /** `queue/max_segments` (0 if unreadable). */
   maxSegments: number;
+  /** `queue/logical_block_size`: the smallest request the device takes (512 if unreadable). */
+  logicalBlockBytes: number;
   /** File-system type mounted from it (from /proc/self/mountinfo), or "unknown". */
   fsType: string;
 }
@@ -89,6 +91,9 @@ export function resolveBlockDevice(path: string): BlockDevice {
     readAheadKb: readNumber(join(queueDir, "read_ahead_kb")),
     maxSectorsKb: readNumber(join(queueDir, "max_sectors_kb")),
     maxSegments: existsSync(maxSegPath) ? readNumber(maxSegPath) : 0,
+    logicalBlockBytes: existsSync(join(queueDir, "logical_block_size"))
+      ? readNumber(join(queueDir, "logical_block_size"))
+      : 512,
     fsType: fsTypeOf(majorMinor),
   };
 }

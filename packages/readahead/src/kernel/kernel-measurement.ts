@@ -15,11 +15,12 @@
  *    threads, let the last readahead land, and note them again. Other
  *    programs on the machine read from the same device: their share of the
  *    bytes is what the device read beyond this process's `read_bytes`
- *    (exact). A run where they read more than 2% of its bytes is played
- *    again (up to `attempts` times) and the quietest run is kept; what
- *    remains of their requests is estimated at the run's own average size.
- *    On a shared machine this matters: while this package was built, other
- *    programs' sequential reads once doubled a pattern's request count.
+ *    (exact), and their requests lie between bounds (interference.ts). A
+ *    run whose own request count those bounds leave uncertain by more than
+ *    2% is played again (up to `attempts` times) and the least uncertain
+ *    run is kept; a pattern that kept such a run is marked `disturbed`.
+ *    Other programs' small reads can multiply a pattern's apparent request
+ *    count many times over.
  * 4. Play the same ramps and patterns through the model with the machine's
  *    parameters (kernel line from `os.release()`, the device's
  *    `read_ahead_kb` and `max_sectors_kb`, large folios by file system), the
@@ -49,6 +50,7 @@ import {
   modelPattern,
   modelRamp,
 } from "./compare.js";
+import { judgeInterference } from "./interference.js";
 import { evictFile, residentPages, sleepMs } from "./page-cache-tools.js";
 import { measureWakeupLatency, quantiles } from "./wakeup-latency.js";
 
@@ -101,6 +103,15 @@ export interface PatternComparison {
     elapsedUs: number;
     /** Requests of every run of the pattern (the figures above are the median run's). */
     runs: number[];
+    /** Fewest requests the background bytes can have been (interference.ts); absent in older measurements. */
+    foreignRequestsMin?: number;
+    /** Most requests the background bytes can have been. */
+    foreignRequestsMax?: number;
+    /**
+     * Other programs' reads left the median run's request count uncertain by more than 2%, in every
+     * attempt: the row's figures (and its gap) are not to be trusted. Absent in older measurements.
+     */
+    disturbed?: boolean;
   };
   /** What the model did with the machine's parameters. */
   model: {
@@ -144,10 +155,27 @@ export interface KernelMeasurement {
     /** `queue/max_segments`. */
     maxSegments: number;
   };
+  /** The largest device request the runs show, or null when no undisturbed run (or an older measurement). */
+  largestRequest?: LargestRequest | null;
   /** Ramps. */
   ramps: RampComparison[];
   /** Patterns. */
   patterns: PatternComparison[];
+}
+
+/**
+ * The largest request the device served in the runs, as far as its counters tell. /proc/diskstats counts
+ * requests and sectors, not single requests' sizes, so this is a bound: the largest request was at least
+ * `atLeastBytes`, the highest average request of an undisturbed run (an average never exceeds the maximum),
+ * and at most `ceilingBytes`, the device's `max_sectors_kb`.
+ */
+export interface LargestRequest {
+  /** The largest request was at least this many bytes. */
+  atLeastBytes: number;
+  /** The pattern whose run showed it. */
+  pattern: string;
+  /** `max_sectors_kb` in bytes: no request is larger. */
+  ceilingBytes: number;
 }
 
 /** Options of {@link measureKernelReadahead}. */
@@ -166,10 +194,12 @@ export interface KernelMeasurementOptions {
   repeats?: number;
   /** Progress lines. */
   log?: (line: string) => void;
+  /**
+   * Stops the measurement at its next step (between ramp reads and pattern runs): the test file and its
+   * directory are removed and the promise rejects with the signal's reason (an AbortError).
+   */
+  signal?: AbortSignal;
 }
-
-/** A run is quiet when other programs read at most this share of its bytes from the device. */
-const QUIET_FRACTION = 0.02;
 
 function delta(a: DiskReadCounters, b: DiskReadCounters): DiskReadCounters {
   return {
@@ -235,8 +265,14 @@ export async function measureKernelReadahead(
   const blocks = fileMiB * 128;
   const rampReads = options.rampReads ?? 24;
   const patterns = options.patterns ?? KERNEL_PATTERNS;
+  const signal = options.signal;
+  signal?.throwIfAborted();
   const work = mkdtempSync(join(dir, "scanlab-ra-"));
   const path = join(work, "table");
+  // The test file sits beside the user's data: it goes when the measurement ends, however it ends,
+  // a process.exit() in the middle included (nothing asynchronous runs then, so the removal is synchronous).
+  const removeWork = () => rmSync(work, { recursive: true, force: true });
+  process.on("exit", removeWork);
   try {
     // 1. The file, written, synced, read once; CPU per cached block.
     log(`writing ${fileMiB} MiB test file on ${dev.name} (${dev.fsType})`);
@@ -257,7 +293,9 @@ export async function measureKernelReadahead(
     const cpuUsPerBlock = ((performance.now() - t0) * 1000) / hot;
     closeSync(rfd);
 
+    // A stop is heard at each await (the steps between are synchronous and short).
     const wakeBefore = await measureWakeupLatency();
+    signal?.throwIfAborted();
 
     // 2. Ramps.
     const ramps: { startBlock: number; kernel: number[] }[] = [];
@@ -287,6 +325,10 @@ export async function measureKernelReadahead(
       merged: number;
       background: number;
       backgroundBytes: number;
+      foreignRequestsMin: number;
+      foreignRequestsMax: number;
+      disturbed: boolean;
+      deviceReads: number;
       elapsedUs: number;
     }
     const measured: { kp: KernelPattern; median: Run; runs: Run[]; fastestUs: number }[] = [];
@@ -296,6 +338,7 @@ export async function measureKernelReadahead(
       for (let rep = 0; rep < repeats; rep++) {
         let best: Run | null = null;
         for (let attempt = 0; attempt < attempts; attempt++) {
+          signal?.throwIfAborted();
           if (evictFile(path) !== 0) {
             throw new ReadaheadError("READAHEAD_MEASUREMENT_UNAVAILABLE", "The test file stayed cached.");
           }
@@ -305,23 +348,30 @@ export async function measureKernelReadahead(
           sleepMs(100);
           const d = delta(before, readDiskstats(dev.name));
           const bytes = processReadBytes() - bytes0;
-          const noiseBytes = Math.max(0, d.sectorsRead * 512 - bytes);
-          // Other programs' requests, if any: counted at the size of this run's own average
-          // request (an estimate; a quiet run needs none).
-          const ownAvg = bytes / Math.max(1, d.reads);
-          const background = Math.min(d.reads - 1, Math.round(noiseBytes / Math.max(ownAvg, 4096)));
+          // Other programs' reads: their bytes exactly, their requests within bounds (interference.ts).
+          const judged = judgeInterference(
+            { deviceReads: d.reads, deviceBytes: d.sectorsRead * 512, ownBytes: bytes },
+            { maxRequestBytes: dev.maxSectorsKb * 1024, logicalBlockBytes: dev.logicalBlockBytes },
+          );
           const r: Run = {
-            requests: Math.max(1, d.reads - background),
+            requests: judged.ownRequests,
             bytes,
             merged: d.readsMerged,
-            background,
-            backgroundBytes: noiseBytes,
+            background: d.reads - judged.ownRequests,
+            backgroundBytes: judged.foreignBytes,
+            foreignRequestsMin: judged.foreignRequestsMin,
+            foreignRequestsMax: judged.foreignRequestsMax,
+            disturbed: judged.disturbed,
+            deviceReads: d.reads,
             elapsedUs: run.elapsedUs,
           };
           fastestUs = Math.min(fastestUs, run.elapsedUs);
-          if (best === null || r.backgroundBytes < best.backgroundBytes) best = r;
-          if (noiseBytes <= QUIET_FRACTION * bytes) break;
-          log(`${kp.name}: ${(noiseBytes / 1048576).toFixed(1)} MiB read by other programs, measuring again`);
+          const spread = (x: Run) => x.foreignRequestsMax - x.foreignRequestsMin;
+          if (best === null || spread(r) < spread(best)) best = r;
+          if (!judged.disturbed) break;
+          log(
+            `${kp.name}: ${(judged.foreignBytes / 1048576).toFixed(1)} MiB read by other programs (${judged.foreignRequestsMin}-${judged.foreignRequestsMax} of ${d.reads} requests), measuring again`,
+          );
         }
         runs.push(best!);
       }
@@ -379,12 +429,32 @@ export async function measureKernelReadahead(
       cpus: availableParallelism(),
       fileBlocks: blocks,
     };
-    log(`model: ${JSON.stringify(machine)}`);
+    log(
+      `model: Linux ${machine.version} read loop, read_ahead_kb ${machine.readAheadKb}, max_sectors_kb ${machine.maxSectorsKb}, ` +
+        `device ${machine.device.baseUs} us + ${machine.device.usPerKiB} us/KiB, ${machine.cpuUsPerBlock} us CPU per block`,
+    );
+    // The largest request seen (LargestRequest): /proc/diskstats gives counts and sectors, not single
+    // requests' sizes; the largest is at least the average of any undisturbed run, taken at its lowest
+    // (its own requests at their most: reads minus the fewest foreign ones).
+    let largest: LargestRequest | null = null;
+    for (const m of measured) {
+      for (const r of m.runs) {
+        if (r.disturbed) continue;
+        const atLeast = r.bytes / Math.max(1, r.deviceReads - r.foreignRequestsMin);
+        if (largest === null || atLeast > largest.atLeastBytes)
+          largest = {
+            atLeastBytes: Math.floor(atLeast),
+            pattern: m.kp.name,
+            ceilingBytes: dev.maxSectorsKb * 1024,
+          };
+      }
+    }
     return compareMeasurement(
       {
         measuredAt: new Date().toISOString(),
         machine,
         device: { name: dev.name, majorMinor: dev.majorMinor, maxSegments: dev.maxSegments },
+        largestRequest: largest,
         ramps: ramps.map((r) => ({
           startBlock: r.startBlock,
           kernel: r.kernel,
@@ -401,6 +471,9 @@ export async function measureKernelReadahead(
             merged: m.median.merged,
             backgroundRequests: m.median.background,
             backgroundBytes: m.median.backgroundBytes,
+            foreignRequestsMin: m.median.foreignRequestsMin,
+            foreignRequestsMax: m.median.foreignRequestsMax,
+            disturbed: m.median.disturbed,
             elapsedUs: Math.round(m.median.elapsedUs),
             runs: m.runs.map((r) => r.requests),
           },
@@ -411,7 +484,8 @@ export async function measureKernelReadahead(
       rampReads,
     );
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    process.off("exit", removeWork);
+    removeWork();
   }
 }
 

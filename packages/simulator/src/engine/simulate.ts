@@ -18,7 +18,6 @@
 import { PAGE_BYTES } from "@scanlab/readahead";
 import { ScenarioError } from "../errors.js";
 import type { ResolvedScenario } from "../scenario/resolve.js";
-import { BLOCK_BYTES } from "../units.js";
 import { resolveCpuCosts } from "./cpu-costs.js";
 import { FILE_ID_STRIDE, fileIdOf, type MachineRt, PAGES_PER_BLOCK, type TableRt } from "./machine.js";
 import {
@@ -36,6 +35,7 @@ import { type Entity, Scheduler } from "./scheduler.js";
 import { SerialAllocation } from "./serial-allocation.js";
 import { bulkreadRingBuffers, SharedBuffers } from "./shared-buffers.js";
 import { SharedLine } from "./shared-memory.js";
+import { scanThroughput } from "./throughput.js";
 import type { BucketSeries } from "./time-series.js";
 import { Warp, type WarpRun, type WarpSummary } from "./warp.js";
 
@@ -127,7 +127,7 @@ export interface QueryResult {
   runs: RunResult[];
   /** Mean duration of finished runs, seconds (pgbench's "latency average"). */
   meanDurationS: number;
-  /** Table MiB per second of mean duration. */
+  /** MiB a finished run read (warp credit included) per second of its duration, averaged over runs (throughput.ts). */
   mibPerS: number;
 }
 
@@ -487,10 +487,9 @@ export function simulateWith(
 
   const simulatedUs = scheduler.nowUs + warp.skippedUs;
   for (const r of queryResults) {
-    const done = r.runs.filter((x) => x.finished);
-    r.meanDurationS = done.length > 0 ? done.reduce((a, x) => a + x.durationS, 0) / done.length : Number.NaN;
-    const t = tables.find((x) => x.name === r.table)!;
-    r.mibPerS = (t.nblocks * BLOCK_BYTES) / 1048576 / r.meanDurationS;
+    const tp = scanThroughput(r.runs);
+    r.meanDurationS = tp.meanDurationS;
+    r.mibPerS = tp.mibPerS;
   }
   const os = builtOs.stats();
   const allocatorOps = lines.reduce((a, l) => a + l.ops, 0);

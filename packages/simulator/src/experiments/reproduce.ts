@@ -11,6 +11,7 @@
  * reached. Every other row is a prediction.
  */
 import type { SimulationResult } from "../engine/simulate.js";
+import { scanThroughput } from "../engine/throughput.js";
 import type { ScenarioInput } from "../scenario/schema.js";
 import type { Experiment, ExperimentRow, PublishedFigures, RowMetrics } from "./types.js";
 
@@ -111,7 +112,10 @@ export interface TargetReport {
 
 /**
  * Turns a simulation result into the row metrics the targets compare.
+ * Throughput is the one computation of throughput.ts, as in `simulate`.
  *
+ * @param result the simulation's result
+ * @param _scenario the scenario it ran (not needed: the runs carry every count the metrics use)
  * @example
  * ```ts
  * import { rowMetrics, simulate, T1 } from "@scanlab/simulator";
@@ -119,18 +123,14 @@ export interface TargetReport {
  * console.log(rowMetrics(simulate(row.scenario), row.scenario).avgReadKb);
  * ```
  */
-export function rowMetrics(result: SimulationResult, scenario: ScenarioInput): RowMetrics {
+export function rowMetrics(result: SimulationResult, _scenario: ScenarioInput): RowMetrics {
   const runs = result.queries.flatMap((q) => q.runs.filter((r) => r.finished));
-  const timeS = runs.length > 0 ? runs.reduce((a, r) => a + r.durationS, 0) / runs.length : Number.NaN;
-  const q0 = scenario.queries[0]!;
-  const t = scenario.tables.find((x) => x.name === q0.table)!;
-  const blocks = t.blocks ?? 0;
+  const throughput = scanThroughput(runs);
   const claims = runs.reduce((a, r) => a + r.claims, 0);
   const scanned = runs.reduce((a, r) => a + r.blocks, 0);
-  const readBlocks = runs.length > 0 ? scanned / runs.length : blocks;
   return {
-    timeS,
-    mbPerS: (readBlocks * 8192) / 1048576 / timeS,
+    timeS: throughput.meanDurationS,
+    mbPerS: throughput.mibPerS,
     avgReadKb: result.device.avgReadKb,
     syncShare: result.device.syncShare,
     iops: result.device.iops,

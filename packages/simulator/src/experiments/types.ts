@@ -27,7 +27,7 @@ export interface PublishedFigures {
 export interface RowMetrics {
   /** Mean duration of the row's runs, seconds. */
   timeS: number;
-  /** Table MiB per second of that duration. */
+  /** MiB a run read (warp credit included) per second of its duration (throughput.ts; MiB despite the name). */
   mbPerS: number;
   /** Average device read, KiB. */
   avgReadKb: number;

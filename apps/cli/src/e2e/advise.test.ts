@@ -1,0 +1,72 @@
+/**
+ * Every `advise` row reads the same way: the time at PostgreSQL's default,
+ * then the time at the recommended value, and gain = default / recommended
+ * - 1 (positive when the recommendation is faster), in the JSON and in the
+ * printed table. The scenario is one where uncapped chunks win (an 800 GB
+ * table scanned by six synchronized clients), so the chunk-cap row, whose
+ * default is the cap, recommends the other value.
+ */
+import { describe, expect, it } from "vitest";
+import { seconds } from "../output/format.js";
+import { runBin } from "./run-bin.js";
+
+interface Rec {
+  setting: string;
+  defaultValue: string;
+  recommended: string;
+  gain: number | null;
+  defaultTimeS: number | null;
+  recommendedTimeS: number | null;
+  sweep: { value: string; timeS: number | null }[];
+}
+
+// Scaled down to 64 MB so the whole advice takes seconds of simulation.
+const args = [
+  "advise",
+  "--device",
+  "intel-ssd-320-120gb",
+  "--os",
+  "linux-5.4",
+  "--table-size",
+  "800GB",
+  "--clients",
+  "6",
+  "--cores",
+  "4",
+  "--sim-size",
+  "64MB",
+];
+
+describe("advise rows share one gain convention", () => {
+  it("default -> recommended, gain = default / recommended - 1, in JSON and text", async () => {
+    const [json, text] = await Promise.all([runBin([...args, "--json"]), runBin(args)]);
+    expect(json.code).toBe(0);
+    expect(text.code).toBe(0);
+    const recs: Rec[] = JSON.parse(json.stdout).recommendations;
+    const timed = recs.filter((r) => r.gain !== null);
+    expect(timed.length).toBeGreaterThanOrEqual(4);
+    for (const r of timed) {
+      // The default's time is the sweep's entry for the default value.
+      expect(r.defaultTimeS, r.setting).toBe(r.sweep.find((s) => s.value === r.defaultValue)?.timeS);
+      expect(
+        r.sweep.map((s) => s.timeS),
+        r.setting,
+      ).toContain(r.recommendedTimeS);
+      expect(r.gain!, r.setting).toBeCloseTo(r.defaultTimeS! / r.recommendedTimeS! - 1, 12);
+    }
+    const cap = recs.find((r) => r.setting.startsWith("chunk cap"))!;
+    expect(cap.recommended).toBe("uncapped is faster here");
+    expect(cap.recommendedTimeS).toBe(cap.sweep.find((s) => s.value.startsWith("none"))!.timeS);
+    expect(cap.gain!).toBeGreaterThan(0);
+
+    // The printed table: each row's "default -> recommended" times and gain are the JSON's.
+    for (const r of timed) {
+      const line = text.stdout
+        .split("\n")
+        .find((l) => l.includes(r.setting.slice(0, 40)) && l.includes("->"));
+      expect(line, r.setting).toBeDefined();
+      expect(line).toContain(`${seconds(r.defaultTimeS)} -> ${seconds(r.recommendedTimeS)}`);
+      expect(line).toContain(`${r.gain! >= 0 ? "+" : ""}${(r.gain! * 100).toFixed(1)}%`);
+    }
+  });
+});
