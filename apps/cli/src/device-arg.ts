@@ -42,7 +42,9 @@ export function resolveDeviceArg(raw: string, what = "--device"): DeviceArg {
         `${what} file ${value} does not exist: give a built-in profile name (scanlab profiles list) or a profile file (scanlab calibrate --out).`,
       );
     }
-    const profile = readDeviceProfileFile(value);
+    const profile = readDeviceProfileFile(value, {
+      what: what === "--device" ? "--device file" : "profile file",
+    });
     return {
       label: profile.name,
       device: JSON.parse(JSON.stringify(profile)) as Record<string, unknown>,
