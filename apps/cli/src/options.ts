@@ -6,7 +6,6 @@
  * multiples (1 kB = 1024 bytes) exactly as PostgreSQL's settings and the
  * simulator's scenario files do (`@scanlab/simulator` `parseBytes`).
  */
-import { accessSync } from "node:fs";
 import { parseBytes, parseDurationUs } from "@scanlab/simulator";
 import { CliError } from "./errors.js";
 
@@ -118,25 +117,4 @@ export function splitList(raw: string, flag: string): string[] {
     );
   }
   return items;
-}
-
-/**
- * Refuses an output location that cannot be written (`mode`: W_OK, or W_OK | X_OK for a
- * directory to create files in), before any long work whose result would then be lost.
- */
-export function checkWritable(
-  path: string,
-  mode: number,
-  code: "CLI_OUT_NOT_WRITABLE" | "CLI_REPORT_DIR",
-  what: string,
-  advice: string,
-): void {
-  try {
-    accessSync(path, mode);
-  } catch (e) {
-    throw new CliError(
-      code,
-      `${what} cannot be written (${(e as NodeJS.ErrnoException).code ?? String(e)}): ${advice}.`,
-    );
-  }
 }
