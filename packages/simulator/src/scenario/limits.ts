@@ -59,9 +59,9 @@ export const SCENARIO_LIMITS = Object.freeze({
     "NR_CPUS_RANGE_END with MAXSMP in the kernel's arch/x86/Kconfig: the most CPUs Linux can be built for",
   ),
   /** A size in bytes with no other bound (a table's size, whose blocks are checked across fields). */
-  sizeBytes: range(0, Number.MAX_SAFE_INTEGER, true, "a count of bytes is exact up to 2^53 - 1 (8 PiB)"),
+  sizeBytes: range(0, Number.MAX_SAFE_INTEGER, true, "a count of bytes is exact up to 2^53 - 1, 8 PiB"),
   /** machine.ram, bytes (at least shared_buffers plus one byte: checked across fields). */
-  ramBytes: range(1, MAX_MEMORY_BYTES, true, "52-bit physical addresses (MAXPHYADDR): 4 PiB"),
+  ramBytes: range(1, MAX_MEMORY_BYTES, true, "52-bit physical addresses, MAXPHYADDR: 4 PiB"),
   /** machine.sharedBuffers, bytes. */
   sharedBuffersBytes: range(
     16 * BLOCK_BYTES,
@@ -74,14 +74,14 @@ export const SCENARIO_LIMITS = Object.freeze({
     1,
     0x3ffff,
     true,
-    "max_connections in guc_tables.c: 1 to MAX_BACKENDS (0x3FFFF, src/include/postmaster/postmaster.h)",
+    "max_connections in guc_tables.c: 1 to MAX_BACKENDS, 0x3FFFF in src/include/postmaster/postmaster.h",
   ),
   /** machine.osOptions.readAheadKb (also at most machine.ram: checked across fields). */
   readAheadKb: range(
     0,
     (2 ** 32 - 1) * 4,
     true,
-    "struct file_ra_state counts readahead in unsigned int pages of 4 kB (include/linux/fs.h)",
+    "struct file_ra_state in include/linux/fs.h counts readahead in unsigned int pages of 4 kB",
   ),
   /** machine.osOptions.maxSectorsKb. */
   maxSectorsKb: range(
@@ -95,7 +95,7 @@ export const SCENARIO_LIMITS = Object.freeze({
     4096,
     65536,
     true,
-    "UFS block size: MINBSIZE 4096 (sys/ufs/ffs/fs.h) to MAXBSIZE 65536 (sys/sys/param.h)",
+    "UFS block size: MINBSIZE 4096 in sys/ufs/ffs/fs.h to MAXBSIZE 65536 in sys/sys/param.h",
   ),
   /** machine.osOptions.freebsd.maxphysBytes (also at most machine.ram). */
   freebsdMaxphysBytes: range(
@@ -105,7 +105,7 @@ export const SCENARIO_LIMITS = Object.freeze({
     "at least one 4 kB page; one I/O cannot be larger than memory",
   ),
   /** machine.osOptions.freebsd.readMax. */
-  freebsdReadMax: range(1, INT_MAX, true, "vfs.read_max is a SYSCTL_INT (sys/kern/vfs_cluster.c)"),
+  freebsdReadMax: range(1, INT_MAX, true, "vfs.read_max is a SYSCTL_INT in sys/kern/vfs_cluster.c"),
   /** machine.osOptions.windows sizes, bytes (also at most machine.ram). */
   windowsBytes: range(1, MAX_MEMORY_BYTES, true, "a cache-manager size cannot be larger than memory"),
   /** machine.cpu times per operation, microseconds. */
@@ -120,74 +120,74 @@ export const SCENARIO_LIMITS = Object.freeze({
     1,
     1e7,
     false,
-    "physical sense: 1 MB/s (a 1980s machine) to 10 TB/s (above any memory bandwidth; HBM3 gives about 3 TB/s per package)",
+    "physical sense: 1 MB/s, a 1980s machine, to 10 TB/s, above any memory bandwidth: HBM3 gives about 3 TB/s per package",
   ),
   /** machine.cpu.jitter. */
-  cpuJitter: range(0, 0.9, false, "a relative spread of CPU time below 90% (cpu-jitter.ts)"),
+  cpuJitter: range(0, 0.9, false, "a relative spread of CPU time below 90%, cpu-jitter.ts"),
   /** tables[].name, bytes of UTF-8. */
   tableNameBytes: range(
     1,
     63,
     true,
-    "NAMEDATALEN - 1 (src/include/pg_config_manual.h): PostgreSQL cuts longer names",
+    "NAMEDATALEN - 1 in src/include/pg_config_manual.h: PostgreSQL cuts longer names",
   ),
   /** tables[].blocks (and size in blocks: checked across fields). */
   tableBlocks: range(
     0,
     0xfffffffe,
     true,
-    "BlockNumber is 32-bit and MaxBlockNumber is 0xFFFFFFFE (src/include/storage/block.h)",
+    "BlockNumber is 32-bit and MaxBlockNumber is 0xFFFFFFFE, src/include/storage/block.h",
   ),
   /** tables[].tuplesPerPage. */
   tuplesPerPage: range(
     1,
     291,
     true,
-    "MaxHeapTuplesPerPage at BLCKSZ 8192 (src/include/access/htup_details.h)",
+    "MaxHeapTuplesPerPage at BLCKSZ 8192, src/include/access/htup_details.h",
   ),
   /** tables[].segmentBlocks. */
   segmentBlocks: range(
     1,
     0xffffffff,
     true,
-    "RELSEG_SIZE is stored as a uint32 in pg_control (relseg_size, src/include/catalog/pg_control.h)",
+    "RELSEG_SIZE is stored as the uint32 relseg_size of pg_control, src/include/catalog/pg_control.h",
   ),
   /** queries[].clients. */
   clients: range(
     1,
     0x3ffff,
     true,
-    "each client is a backend: MAX_BACKENDS (src/include/postmaster/postmaster.h)",
+    "each client is a backend: MAX_BACKENDS, src/include/postmaster/postmaster.h",
   ),
   /** queries[].runs. */
-  runs: range(1, INT_MAX, true, "pgbench -t is an int (nxacts, src/bin/pgbench/pgbench.c)"),
+  runs: range(1, INT_MAX, true, "pgbench -t is the int nxacts of src/bin/pgbench/pgbench.c"),
   /** queries[].workers. */
   workers: range(
     0,
     1024,
     true,
-    "max_parallel_workers_per_gather in guc_tables.c: 0 to MAX_PARALLEL_WORKER_LIMIT (1024, src/include/postmaster/bgworker.h)",
+    "max_parallel_workers_per_gather in guc_tables.c: 0 to MAX_PARALLEL_WORKER_LIMIT, 1024 in src/include/postmaster/bgworker.h",
   ),
   /** queries[].effectiveIoConcurrency. */
   effectiveIoConcurrency: range(
     0,
     1000,
     true,
-    "effective_io_concurrency in guc_tables.c: 0 to MAX_IO_CONCURRENCY (1000, src/include/storage/bufmgr.h)",
+    "effective_io_concurrency in guc_tables.c: 0 to MAX_IO_CONCURRENCY, 1000 in src/include/storage/bufmgr.h",
   ),
   /** queries[].ioCombineLimit, blocks. */
   ioCombineLimit: range(
     1,
     128,
     true,
-    "io_combine_limit in guc_tables.c: 1 to MAX_IO_COMBINE_LIMIT (128 blocks in PG18, src/include/storage/bufmgr.h)",
+    "io_combine_limit in guc_tables.c: 1 to MAX_IO_COMBINE_LIMIT, 128 blocks in PG18's src/include/storage/bufmgr.h",
   ),
   /** Allocator claim and chunk sizes, blocks. */
   claimBlocks: range(
     1,
     0x80000000,
     true,
-    "a chunk size is a uint32 in PostgreSQL (phsw_chunk_size, src/backend/access/table/tableam.c)",
+    "a chunk size is the uint32 phsw_chunk_size of src/backend/access/table/tableam.c",
   ),
   /** Allocator chunk counts. */
   chunkCount: range(1, 0xffffffff, true, "a count of chunks of a table of at most 2^32 - 1 blocks"),
@@ -196,7 +196,7 @@ export const SCENARIO_LIMITS = Object.freeze({
     0,
     INT_MAX,
     true,
-    "the seeded generators take 32 bits (cpu-jitter.ts); the CLI's --seed takes the same",
+    "the seeded generators take 32 bits, cpu-jitter.ts, as the CLI's --seed does",
   ),
 } satisfies Record<string, ScenarioRange>);
 
