@@ -85,7 +85,7 @@ describe("readInputText", () => {
       /is a character device, not a regular file/,
     ],
     ["a FIFO, without blocking", () => fifo, "INPUT_NOT_A_FILE", /is a FIFO \(named pipe\)/],
-    ["a socket", () => socketPath, "INPUT_NOT_A_FILE", /is not a regular file \(a socket or a device\)/],
+    ["a socket", () => socketPath, "INPUT_NOT_A_FILE", /is a socket, not a regular file/],
     ["a directory", () => dir, "INPUT_IS_DIRECTORY", /is a directory: give a file\.$/],
     ["a missing file", () => join(dir, "nope.json"), "INPUT_NOT_FOUND", /does not exist: check the path\.$/],
     [

@@ -38,7 +38,7 @@
  *   runs steps 1 and 2 so that `import()` is only ever given a regular file of
  *   bounded size.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats, statSync } from "node:fs";
 import { InputFileError } from "./errors.js";
 import { INPUT_LIMITS, type InputKind } from "./input-limits.js";
 
@@ -115,13 +115,19 @@ function accessError(e: unknown, path: string, kind: InputKind, options: InputFi
         `${who} cannot be read (permission denied): check its permissions.`,
         path,
       );
-    case "ENXIO":
-      // open() of a socket, or of a device with no driver behind it.
-      return new InputFileError(
-        "INPUT_NOT_A_FILE",
-        `${who} is not a regular file (a socket or a device): give a regular file.`,
-        path,
-      );
+    case "ENXIO": {
+      // open() of a socket, or of a device with no driver behind it: stat says which.
+      let what = "not a regular file (a socket or a device)";
+      try {
+        const st = statSync(path);
+        if (st.isSocket()) what = "a socket, not a regular file";
+        else if (st.isCharacterDevice() || st.isBlockDevice())
+          what = "a device with nothing behind it, not a regular file";
+      } catch {
+        // keep the general words
+      }
+      return new InputFileError("INPUT_NOT_A_FILE", `${who} is ${what}: give a regular file.`, path);
+    }
     case "ERR_INVALID_ARG_VALUE":
     case "ERR_INVALID_ARG_TYPE":
       return new InputFileError(
