@@ -4,16 +4,6 @@
  * recognises any scanlab user error by its `userError` brand and turns it into
  * exit code 2 without a stack trace.
  */
-/** One problem of a scenario: the dotted path of the field and what is wrong with it. */
-export interface ScenarioProblem {
-  /** Dotted path of the field (e.g. `queries.0.workers`). */
-  readonly field: string;
-  /** What is wrong, as the end of a sentence ("must be a whole number from 0 to 1024 ..."). */
-  readonly message: string;
-  /** A stable code more precise than SCENARIO_INVALID (SCENARIO_BAD_SIZE, SCENARIO_BAD_DURATION), when there is one. */
-  readonly code?: string;
-}
-
 export class ScenarioError extends Error {
   /** Brand shared by every scanlab package's user errors. */
   readonly userError = true;
@@ -36,4 +26,14 @@ export class ScenarioError extends Error {
     this.problems =
       options.problems ?? (options.field === undefined ? [] : [{ field: options.field, message }]);
   }
+}
+
+/** One problem of a scenario: the dotted path of the field and what is wrong with it. */
+export interface ScenarioProblem {
+  /** Dotted path of the field (e.g. `queries.0.workers`). */
+  readonly field: string;
+  /** What is wrong, as the end of a sentence ("must be a whole number from 0 to 1024 ..."). */
+  readonly message: string;
+  /** A stable code more precise than SCENARIO_INVALID (SCENARIO_BAD_SIZE, SCENARIO_BAD_DURATION), when there is one. */
+  readonly code?: string;
 }
