@@ -3,10 +3,23 @@
  * name, or a profile file (what `scanlab calibrate --out` writes, or
  * `scanlab profiles show NAME --json` prints).
  */
-import { existsSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { type DeviceProfile, getBuiltinProfile } from "@scanlab/device-profiles";
 import { readDeviceProfileFile } from "@scanlab/device-profiles/node";
 import { CliError } from "./errors.js";
+
+/**
+ * Whether something is at the path, a symbolic link included (existsSync says
+ * no for a link loop or a dangling link; the guarded reader then says which).
+ */
+function present(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** A resolved `--device` value. */
 export interface DeviceArg {
@@ -35,14 +48,16 @@ export function resolveDeviceArg(raw: string, what = "--device"): DeviceArg {
     builtin = undefined;
   }
   if (builtin !== undefined) return { label: value, device: value, profile: builtin, file: null };
-  if (existsSync(value) || value.includes("/") || value.endsWith(".json")) {
-    if (!existsSync(value)) {
+  if (present(value) || value.includes("/") || value.endsWith(".json")) {
+    if (!present(value)) {
       throw new CliError(
         "CLI_FILE_NOT_FOUND",
         `${what} file ${value} does not exist: give a built-in profile name (scanlab profiles list) or a profile file (scanlab calibrate --out).`,
       );
     }
-    const profile = readDeviceProfileFile(value);
+    const profile = readDeviceProfileFile(value, {
+      what: what === "--device" ? "--device file" : "profile file",
+    });
     return {
       label: profile.name,
       device: JSON.parse(JSON.stringify(profile)) as Record<string, unknown>,

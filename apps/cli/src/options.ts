@@ -6,7 +6,6 @@
  * multiples (1 kB = 1024 bytes) exactly as PostgreSQL's settings and the
  * simulator's scenario files do (`@scanlab/simulator` `parseBytes`).
  */
-import { accessSync } from "node:fs";
 import { parseBytes, parseDurationUs } from "@scanlab/simulator";
 import { CliError } from "./errors.js";
 
@@ -36,12 +35,27 @@ export function parseNumberFlag(raw: string, flag: string, min: number, max: num
   return n;
 }
 
-/** Parses a size (`100GB`, `8kB`, `131072` bytes) into bytes; at least `minBytes`. */
-export function parseSizeFlag(raw: string, flag: string, minBytes = 1): number {
+/**
+ * Parses a size (`100GB`, `8kB`, `131072` bytes) into bytes: a whole, exact
+ * byte count (below 2^53, `parseBytes`), at least `minBytes` and at most
+ * `maxBytes` (`why` says where the maximum comes from).
+ */
+export function parseSizeFlag(
+  raw: string,
+  flag: string,
+  minBytes = 1,
+  max?: { bytes: number; why: string },
+): number {
   let bytes: number;
   try {
     bytes = parseBytes(raw.trim(), `--${flag}`);
-  } catch {
+  } catch (e) {
+    if (/too large/.test((e as Error).message)) {
+      throw new CliError(
+        "CLI_BAD_SIZE",
+        `--${flag} "${raw}" is too large: a size must be below 2^53 bytes (8 PiB) to be exact.`,
+      );
+    }
     throw new CliError(
       "CLI_BAD_SIZE",
       `--${flag} "${raw}" is not a size: write a number with a unit (B, kB, MB, GB, TB), e.g. 100GB.`,
@@ -53,14 +67,28 @@ export function parseSizeFlag(raw: string, flag: string, minBytes = 1): number {
       `--${flag} "${raw}" is too small: it must be at least ${minBytes} bytes.`,
     );
   }
+  if (max !== undefined && bytes > max.bytes) {
+    throw new CliError(
+      "CLI_BAD_SIZE",
+      `--${flag} "${raw}" is too large: it must be at most ${max.bytes} bytes (${max.why}).`,
+    );
+  }
   return bytes;
 }
 
-/** Checks a duration (`10s`, `250ms`, `3h`; a bare number is seconds) and returns it as written. */
+/**
+ * Checks a duration (`10s`, `250ms`, `3h`; a bare number is seconds): a whole
+ * number of microseconds up to 2^53 - 1 (`parseDurationUs`); returns it as written.
+ */
 export function parseDurationFlag(raw: string, flag: string): string {
   try {
     parseDurationUs(raw.trim(), `--${flag}`);
-  } catch {
+  } catch (e) {
+    const why = (e as Error).message;
+    if (/too long|whole number of microseconds/.test(why)) {
+      // parseDurationUs named the flag and quoted the value: its sentence is the one to print.
+      throw new CliError("CLI_BAD_DURATION", why);
+    }
     throw new CliError(
       "CLI_BAD_DURATION",
       `--${flag} "${raw}" is not a duration: write a number with a unit (us, ms, s, min, h), e.g. 10s.`,
@@ -118,25 +146,4 @@ export function splitList(raw: string, flag: string): string[] {
     );
   }
   return items;
-}
-
-/**
- * Refuses an output location that cannot be written (`mode`: W_OK, or W_OK | X_OK for a
- * directory to create files in), before any long work whose result would then be lost.
- */
-export function checkWritable(
-  path: string,
-  mode: number,
-  code: "CLI_OUT_NOT_WRITABLE" | "CLI_REPORT_DIR",
-  what: string,
-  advice: string,
-): void {
-  try {
-    accessSync(path, mode);
-  } catch (e) {
-    throw new CliError(
-      code,
-      `${what} cannot be written (${(e as NodeJS.ErrnoException).code ?? String(e)}): ${advice}.`,
-    );
-  }
 }

@@ -17,7 +17,14 @@
  * machine with a Samsung 990 PRO (a current NVMe drive from the built-in
  * datasheet profiles).
  */
-import { defaultAllocator, OS_NAMES, PG_VERSIONS, type ScenarioInput } from "@scanlab/simulator";
+import {
+  defaultAllocator,
+  OS_NAMES,
+  PG_VERSIONS,
+  SCENARIO_LIMITS,
+  type ScenarioInput,
+  type ScenarioRange,
+} from "@scanlab/simulator";
 import { formatAllocator, parseAllocator } from "./allocator-arg.js";
 import { resolveDeviceArg } from "./device-arg.js";
 import { CliError } from "./errors.js";
@@ -26,7 +33,6 @@ import {
   parseDurationFlag,
   parseFraction,
   parseIntFlag,
-  parseNumberFlag,
   parseOnOff,
   parseSizeFlag,
 } from "./options.js";
@@ -69,12 +75,21 @@ export interface ScenarioFlag {
   format(value: unknown): string;
 }
 
-/** PostgreSQL's MaxHeapTuplesPerPage for BLCKSZ 8192: (8192 - 24) / (24 + 4) = 291 (htup_details.h). */
-const MAX_HEAP_TUPLES_PER_PAGE = 291;
-/** MAX_PARALLEL_WORKER_LIMIT (src/include/postmaster/bgworker.h): the upper bound of parallel_workers. */
-const MAX_PARALLEL_WORKER_LIMIT = 1024;
-/** Largest block number + 1: block numbers are unsigned 32-bit, 0xFFFFFFFF is InvalidBlockNumber. */
-const MAX_BLOCKS = 0xfffffffe;
+/*
+ * Ranges: a flag takes the bounds the scenario schema has for its field
+ * (SCENARIO_LIMITS of @scanlab/simulator, each with its PostgreSQL, kernel or
+ * physical source), so a value refused in a file is refused as a flag with
+ * the same figures, and the scenario the flags build is then checked by that
+ * schema as a whole. A few flags are narrower than the schema; they say so.
+ */
+const L = SCENARIO_LIMITS;
+/** An integer flag within a scenario bound. */
+const intIn = (raw: string, flag: string, r: ScenarioRange) => parseIntFlag(raw, flag, r.min, r.max);
+/** A size flag within a scenario bound in bytes. */
+const sizeIn = (raw: string, flag: string, r: ScenarioRange, minBytes = r.min) => {
+  parseSizeFlag(raw, flag, minBytes, { bytes: r.max, why: r.source });
+  return raw.trim();
+};
 /** Bitmap defaults when only part of a bitmap is given: scattered pages, 5% of the table (targets.md T7 c's range is 1-50%). */
 const DEFAULT_DATASET = "random";
 const DEFAULT_SELECTIVITY = 0.05;
@@ -90,11 +105,6 @@ function osOptions(d: ScenarioDraft): Record<string, unknown> {
   return d.machine.osOptions;
 }
 const str = (v: unknown) => String(v);
-/** Checks a size and keeps it as written, so a printed scenario reads like the command line. */
-function sizeText(raw: string, flag: string, minBytes: number): string {
-  parseSizeFlag(raw, flag, minBytes);
-  return raw.trim();
-}
 const onOff = (v: unknown) => (v ? "on" : "off");
 
 /** Linux block-device settings: the simulator reads them only for a Linux OS, so elsewhere they would be ignored. */
@@ -150,8 +160,7 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
     name: "cores",
     arg: "N",
     help: "CPU cores of the machine",
-    // 4096: a sanity bound of ours, not a model figure.
-    parse: (raw) => parseIntFlag(raw, "cores", 1, 4096),
+    parse: (raw) => intIn(raw, "cores", L.cores),
     apply: (d, v) => {
       d.machine.cores = v;
     },
@@ -161,8 +170,8 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
     name: "ram",
     arg: "SIZE",
     help: "memory of the machine (e.g. 64GB); the OS page cache gets what shared_buffers leaves",
-    // 1 MB: a sanity floor of ours, not a model figure.
-    parse: (raw) => sizeText(raw, "ram", 1 << 20),
+    // 1 MB: a floor of the flag's (the schema asks only for more than shared_buffers).
+    parse: (raw) => sizeIn(raw, "ram", L.ramBytes, 1 << 20),
     apply: (d, v) => {
       d.machine.ram = v;
     },
@@ -172,8 +181,7 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
     name: "shared-buffers",
     arg: "SIZE",
     help: "shared_buffers (default 128MB)",
-    // 128 kB: PostgreSQL's minimum shared_buffers (16 buffers of 8 kB, guc_tables.c).
-    parse: (raw) => sizeText(raw, "shared-buffers", 128 * 1024),
+    parse: (raw) => sizeIn(raw, "shared-buffers", L.sharedBuffersBytes),
     apply: (d, v) => {
       d.machine.sharedBuffers = v;
     },
@@ -183,8 +191,7 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
     name: "max-connections",
     arg: "N",
     help: "max_connections (sizes PG17+'s bulk-read ring; default 100)",
-    // 262143: MAX_BACKENDS (2^18 - 1, postmaster.h), max_connections' upper bound.
-    parse: (raw) => parseIntFlag(raw, "max-connections", 1, 262143),
+    parse: (raw) => intIn(raw, "max-connections", L.maxConnections),
     apply: (d, v) => {
       d.machine.maxConnections = v;
     },
@@ -194,7 +201,7 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
     name: "read-ahead-kb",
     arg: "KB",
     help: "Linux read_ahead_kb of the device (default: the device's, 128 for one disk)",
-    parse: (raw) => parseIntFlag(raw, "read-ahead-kb", 0, 1 << 20),
+    parse: (raw) => intIn(raw, "read-ahead-kb", L.readAheadKb),
     apply: (d, v) => {
       requireLinux(d, "read-ahead-kb");
       osOptions(d).readAheadKb = v;
@@ -205,7 +212,7 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
     name: "max-sectors-kb",
     arg: "KB",
     help: "Linux max_sectors_kb: the largest request the block layer sends",
-    parse: (raw) => parseIntFlag(raw, "max-sectors-kb", 4, 1 << 20),
+    parse: (raw) => intIn(raw, "max-sectors-kb", L.maxSectorsKb),
     apply: (d, v) => {
       requireLinux(d, "max-sectors-kb");
       osOptions(d).maxSectorsKb = v;
@@ -216,7 +223,8 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
     name: "table-size",
     arg: "SIZE",
     help: "size of the table (e.g. 100GB; 8 kB blocks)",
-    parse: (raw) => sizeText(raw, "table-size", 8192),
+    // At least one 8 kB block; the blocks it comes to are checked by the schema.
+    parse: (raw) => sizeIn(raw, "table-size", L.sizeBytes, 8192),
     apply: (d, v) =>
       forTables(d, (t) => {
         delete t.blocks;
@@ -228,7 +236,7 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
     name: "table-blocks",
     arg: "N",
     help: "size of the table in 8 kB blocks (instead of --table-size)",
-    parse: (raw) => parseIntFlag(raw, "table-blocks", 1, MAX_BLOCKS),
+    parse: (raw) => parseIntFlag(raw, "table-blocks", 1, L.tableBlocks.max),
     apply: (d, v) =>
       forTables(d, (t) => {
         delete t.size;
@@ -239,12 +247,8 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
   {
     name: "tuples-per-page",
     arg: "N",
-    help: `heap tuples per 8 kB page (226 for one int column, 1 to ${MAX_HEAP_TUPLES_PER_PAGE})`,
-    parse: (raw) => {
-      const n = parseNumberFlag(raw, "tuples-per-page", 0, MAX_HEAP_TUPLES_PER_PAGE);
-      if (n <= 0) throw new CliError("CLI_BAD_NUMBER", `--tuples-per-page "${raw}" must be above 0.`);
-      return n;
-    },
+    help: `heap tuples per 8 kB page (226 for one int column, ${L.tuplesPerPage.min} to ${L.tuplesPerPage.max}: MaxHeapTuplesPerPage)`,
+    parse: (raw) => intIn(raw, "tuples-per-page", L.tuplesPerPage),
     apply: (d, v) =>
       forTables(d, (t) => {
         t.tuplesPerPage = v;
@@ -323,7 +327,7 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
     name: "workers",
     arg: "N",
     help: "parallel workers (max_parallel_workers_per_gather / parallel_workers); 0 = serial",
-    parse: (raw) => parseIntFlag(raw, "workers", 0, MAX_PARALLEL_WORKER_LIMIT),
+    parse: (raw) => intIn(raw, "workers", L.workers),
     apply: (d, v) =>
       forQueries(d, (q) => {
         q.workers = v;
@@ -387,7 +391,7 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
     name: "effective-io-concurrency",
     arg: "N",
     help: "effective_io_concurrency, 0 to 1000 (default 1; 16 from PG18)",
-    parse: (raw) => parseIntFlag(raw, "effective-io-concurrency", 0, 1000),
+    parse: (raw) => intIn(raw, "effective-io-concurrency", L.effectiveIoConcurrency),
     apply: (d, v) =>
       forQueries(d, (q) => {
         q.effectiveIoConcurrency = v;
@@ -398,7 +402,7 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
     name: "io-combine-limit",
     arg: "BLOCKS",
     help: "io_combine_limit in blocks, PG17+ (default 16 = 128 kB)",
-    parse: (raw) => parseIntFlag(raw, "io-combine-limit", 1, 128),
+    parse: (raw) => intIn(raw, "io-combine-limit", L.ioCombineLimit),
     apply: (d, v) =>
       forQueries(d, (q) => {
         q.ioCombineLimit = v;
@@ -431,6 +435,7 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
     name: "clients",
     arg: "N",
     help: "identical concurrent clients running the query (pgbench -c)",
+    // 10000: narrower than the schema's MAX_BACKENDS, a bound of the flag's.
     parse: (raw) => parseIntFlag(raw, "clients", 1, 10000),
     apply: (d, v) =>
       forQueries(d, (q) => {
@@ -442,6 +447,7 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
     name: "runs",
     arg: "N",
     help: "runs per client, back to back (pgbench -t)",
+    // 1,000,000: narrower than the schema's INT_MAX, a bound of the flag's.
     parse: (raw) => parseIntFlag(raw, "runs", 1, 1_000_000),
     apply: (d, v) =>
       forQueries(d, (q) => {

@@ -157,9 +157,10 @@ export function fioReadMeasurements(json: unknown, source = "(no file)"): ReadMe
  *
  * @example
  * ```ts
- * import { readFileSync } from "node:fs";
  * import { importFioJson } from "@scanlab/device-profiles";
- * const json = JSON.parse(readFileSync("fio-result.json", "utf8"));
+ * // fio's parsed --output-format=json output; from a file, importFioJsonFile
+ * // of "@scanlab/device-profiles/node" reads it with the guarded reader.
+ * declare const json: unknown;
  * const profile = importFioJson(json, { name: "my-disk" }, "fio-result.json");
  * console.log(profile.readLatencyQd1Us, profile.randomReadIops);
  * ```

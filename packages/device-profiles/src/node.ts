@@ -1,10 +1,16 @@
 /**
  * Node-only helpers of `@scanlab/device-profiles`: measuring the device that
- * holds a file (`calibrate`), emptying a file from the page cache, and reading
- * and writing profile files. The main entry stays browser-safe.
+ * holds a file (`calibrate`), emptying a file from the page cache, reading
+ * and writing profile files, and importing fio JSON from a file (both reads
+ * through @scanlab/host's guarded reader). The main entry stays browser-safe.
  *
  * @packageDocumentation
  */
 export { type CalibrateOptions, calibrate, fioVersion } from "./calibrate.js";
 export { type EvictionResult, evictFromPageCache, residentBytes } from "./page-cache-eviction.js";
-export { readDeviceProfileFile, writeDeviceProfileFile } from "./profile-file.js";
+export {
+  importFioJsonFile,
+  type ProfileFileOptions,
+  readDeviceProfileFile,
+  writeDeviceProfileFile,
+} from "./profile-file.js";

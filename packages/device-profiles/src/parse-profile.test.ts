@@ -218,3 +218,55 @@ describe("error sentences for nested and non-JSON values", () => {
     expect(e.message).toMatch(/field "readLatencyQd1Us" must be a number .*, got NaN\.$/);
   });
 });
+
+describe("strict profiles: bounds, prototype keys, every problem at once", () => {
+  const hdd = () => JSON.parse(JSON.stringify(getBuiltinProfile("hdd-7200rpm"))) as Record<string, unknown>;
+  const nvme = () =>
+    JSON.parse(JSON.stringify(getBuiltinProfile("samsung-990-pro-1tb"))) as Record<string, unknown>;
+
+  it.each<[string, () => Record<string, unknown>, string]>([
+    [
+      "a latency of 1e300 us",
+      () => ({ ...nvme(), readLatencyQd1Us: 1e300 }),
+      '"readLatencyQd1Us" must be at most 30000000',
+    ],
+    ["1e12 IOPS", () => ({ ...nvme(), randomReadIops: 1e12 }), '"randomReadIops" must be at most 1000000000'],
+    [
+      "a fractional queue depth",
+      () => ({ ...nvme(), randomReadQueueDepth: 2.5 }),
+      '"randomReadQueueDepth" must be an integer',
+    ],
+    ["a spindle at 1e6 rpm", () => ({ ...hdd(), rpm: 1e6 }), '"rpm" must be at most 30000'],
+    ["a seek of 1e9 us", () => ({ ...hdd(), averageSeekUs: 1e9 }), '"averageSeekUs" must be at most 1000000'],
+    ["a number as the name", () => ({ ...nvme(), name: 5 }), '"name" must be a string'],
+  ])("refuses %s", (_what, profile, fragment) => {
+    expect(() => parseDeviceProfile(profile(), "p.json")).toThrow(fragment);
+  });
+
+  it.each(["__proto__", "constructor", "prototype", "extraField"])(
+    "refuses the key %s at the top and inside a RAID member",
+    (key) => {
+      const top = JSON.parse(`{${JSON.stringify(key)}:{"kind":"nvme"},${JSON.stringify(nvme()).slice(1)}`);
+      expect(() => parseDeviceProfile(top, "p.json")).toThrow(
+        `field "${key}" is not a field of a nvme profile`,
+      );
+      const raid = JSON.parse(JSON.stringify(getBuiltinProfile("raid0-6x-intel-s3600-100gb")));
+      const text = JSON.stringify(raid).replace('"member":{', `"member":{${JSON.stringify(key)}:1,`);
+      expect(() => parseDeviceProfile(JSON.parse(text), "r.json")).toThrow(`field "member.${key}"`);
+    },
+  );
+
+  it("names every bad field in one line", () => {
+    const p = { ...hdd(), rpm: -1, averageSeekUs: "fast", extraField: 1, lookAheadBytes: 0.5 };
+    let message = "";
+    try {
+      parseDeviceProfile(p, "p.json");
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/^Device profile p\.json: 4 problems: /);
+    for (const f of ["rpm", "averageSeekUs", "extraField", "lookAheadBytes"])
+      expect(message).toContain(`"${f}"`);
+    expect(message).not.toContain("\n");
+  });
+});

@@ -2,10 +2,10 @@
  * Reading a profile file: schema validation with errors a person can act on.
  *
  * zod reports every problem it finds, in its own words; a user who wrote a
- * profile by hand needs one sentence that names the field and the file, says
- * what was expected (with the unit) and what was there. So this file turns
- * the first zod issue into such a sentence, with two special cases that
- * account for most hand-written mistakes:
+ * profile by hand needs one sentence that names the file and, for every
+ * problem at once, the field, what was expected (with the unit) and what was
+ * there. So this file turns each zod issue into such a clause, with two
+ * special cases that account for most hand-written mistakes:
  *
  * - an unknown `kind` is reported before anything else (otherwise every field
  *   of the intended kind would look wrong);
@@ -122,93 +122,118 @@ function describe(schema: ObjectSchema | undefined, key: string): string | undef
   return field?.description;
 }
 
+/** One clause per problem ("field "x" must be ..."), and the field it is about. */
+interface Clause {
+  field: string | undefined;
+  text: string;
+}
+
 /**
- * Turns the first schema issue into one sentence naming the field and the file.
- * Wrong-unit fields are reported first because they also cause a "missing" issue.
+ * Turns every schema issue into a clause naming the field. A field whose name
+ * differs from a schema field only by its unit suffix is reported as "wrong
+ * unit" (and the "missing" issue of the field it was meant to be is dropped).
  */
-function issueSentence(
-  input: Record<string, unknown>,
-  issues: readonly z.core.$ZodIssue[],
-  label: string,
-): DeviceProfileError {
-  const unrecognized = issues.filter((i) => i.code === "unrecognized_keys");
-  for (const issue of unrecognized) {
-    const { schema } = levelAt(input, issue.path);
+function issueClauses(input: Record<string, unknown>, issues: readonly z.core.$ZodIssue[]): Clause[] {
+  const clauses: Clause[] = [];
+  const meantFields = new Set<string>();
+  for (const issue of issues.filter((i) => i.code === "unrecognized_keys")) {
+    const { schema, value } = levelAt(input, issue.path);
     const known = schema ? Object.keys(schema.shape) : [];
     for (const key of issue.keys) {
+      const field = [...issue.path.map(String), key].join(".");
       const meant = known.find((k) => k !== key && stem(k) === stem(key));
       if (meant !== undefined) {
-        const field = [...issue.path.map(String), key].join(".");
         const wanted = [...issue.path.map(String), meant].join(".");
+        meantFields.add(wanted);
         const help = describe(schema, meant);
-        return new DeviceProfileError(
-          "DEVICE_PROFILE_INVALID",
-          `Device profile ${label}: field "${field}" has the wrong unit: the schema takes "${wanted}"${help ? ` (${help})` : ""}.`,
-          { field, source: label },
-        );
+        clauses.push({
+          field,
+          text: `field "${field}" has the wrong unit: the schema takes "${wanted}"${help ? ` (${help})` : ""}`,
+        });
+        continue;
       }
+      // A profile level (top or RAID member) has a kind; a nested object such as `burst` does not.
+      const where =
+        isRecord(value) && typeof value.kind === "string"
+          ? `a ${value.kind} profile`
+          : `"${issue.path.map(String).join(".")}" in a ${String(input.kind)} profile`;
+      clauses.push({ field, text: `field "${field}" is not a field of ${where}` });
     }
   }
-  const issue = issues[0];
-  if (issue === undefined) {
-    return new DeviceProfileError("DEVICE_PROFILE_INVALID", `Device profile ${label} is not valid.`, {
-      source: label,
-    });
+  for (const issue of issues) {
+    if (issue.code === "unrecognized_keys") continue;
+    const field = issue.path.map(String).join(".");
+    if (meantFields.has(field)) continue;
+    clauses.push({ field, text: `field "${field}" ${problemOf(input, issue)}` });
   }
-  if (issue.code === "unrecognized_keys") {
-    const key = issue.keys[0] ?? "?";
-    const field = [...issue.path.map(String), key].join(".");
-    const { value } = levelAt(input, issue.path);
-    // A profile level (top or RAID member) has a kind; a nested object such as `burst` does not.
-    const where =
-      isRecord(value) && typeof value.kind === "string"
-        ? `a ${value.kind} profile`
-        : `"${issue.path.map(String).join(".")}" in a ${String(input.kind)} profile`;
-    return new DeviceProfileError(
-      "DEVICE_PROFILE_INVALID",
-      `Device profile ${label}: field "${field}" is not a field of ${where}.`,
-      { field, source: label },
-    );
-  }
-  const field = issue.path.map(String).join(".");
+  return clauses;
+}
+
+/** What is wrong with one field, as the end of a sentence. */
+function problemOf(input: Record<string, unknown>, issue: z.core.$ZodIssue): string {
   const parentPath = issue.path.slice(0, -1);
   const last = String(issue.path[issue.path.length - 1] ?? "");
   const { schema } = levelAt(input, parentPath);
   const { value } = levelAt(input, issue.path);
   const help = describe(schema, last);
   const about = help ? ` (${help})` : "";
-  let problem: string;
-  if (value === undefined && issue.code === "invalid_type") {
-    problem = `is missing${about}`;
-  } else if (issue.code === "invalid_type") {
+  if (value === undefined && issue.code === "invalid_type") return `is missing${about}`;
+  if (issue.code === "invalid_type") {
     const expected = issue.expected === "int" ? "integer" : String(issue.expected);
-    problem = `must be ${/^[aeiou]/.test(expected) ? "an" : "a"} ${expected}${about}, got ${show(value)}`;
-  } else if (issue.code === "too_small") {
-    const bound = Number(issue.minimum);
-    problem =
-      issue.origin === "array"
-        ? `must list at least ${bound} entr${bound === 1 ? "y" : "ies"}${about}`
-        : issue.origin === "string"
-          ? `must not be empty${about}`
-          : `must be ${issue.inclusive ? "at least" : "greater than"} ${bound}${about}, got ${show(value)}`;
-  } else if (issue.code === "too_big") {
-    problem = `must be at most ${String(issue.maximum)}${about}, got ${show(value)}`;
-  } else if (issue.code === "invalid_value") {
-    problem = `must be one of ${issue.values.map((v) => String(v)).join(", ")}, got ${show(value)}`;
-  } else if (issue.code === "invalid_format") {
-    problem = `is not a valid ${last === "name" ? "name" : "value"}${about}, got ${show(value)}`;
-  } else if (issue.code === "not_multiple_of") {
-    problem = `must be a multiple of ${String(issue.divisor)}${about}, got ${show(value)}`;
-  } else {
-    problem = `${issue.message.replace(/\.$/, "")}${about}, got ${show(value)}`;
+    return `must be ${/^[aeiou]/.test(expected) ? "an" : "a"} ${expected}${about}, got ${show(value)}`;
   }
+  if (issue.code === "too_small") {
+    const bound = Number(issue.minimum);
+    return issue.origin === "array"
+      ? `must list at least ${bound} entr${bound === 1 ? "y" : "ies"}${about}`
+      : issue.origin === "string"
+        ? `must not be empty${about}`
+        : `must be ${issue.inclusive ? "at least" : "greater than"} ${bound}${about}, got ${show(value)}`;
+  }
+  if (issue.code === "too_big") return `must be at most ${String(issue.maximum)}${about}, got ${show(value)}`;
+  if (issue.code === "invalid_value") {
+    return `must be one of ${issue.values.map((v) => String(v)).join(", ")}, got ${show(value)}`;
+  }
+  if (issue.code === "invalid_format") {
+    return `is not a valid ${last === "name" ? "name" : "value"}${about}, got ${show(value)}`;
+  }
+  if (issue.code === "not_multiple_of") {
+    return `must be a multiple of ${String(issue.divisor)}${about}, got ${show(value)}`;
+  }
+  return `${issue.message.replace(/\.$/, "")}${about}, got ${show(value)}`;
+}
+
+/** At most this many problems are spelled out in one message. */
+const CLAUSES_SHOWN = 8;
+
+/** Every schema issue in one sentence naming the file (one clause per problem). */
+function issueSentence(
+  input: Record<string, unknown>,
+  issues: readonly z.core.$ZodIssue[],
+  label: string,
+): DeviceProfileError {
+  const clauses = issueClauses(input, issues);
+  const first = clauses[0];
+  if (first === undefined) {
+    return new DeviceProfileError("DEVICE_PROFILE_INVALID", `Device profile ${label} is not valid.`, {
+      source: label,
+    });
+  }
+  if (clauses.length === 1) {
+    return new DeviceProfileError("DEVICE_PROFILE_INVALID", `Device profile ${label}: ${first.text}.`, {
+      ...(first.field === undefined ? {} : { field: first.field }),
+      source: label,
+    });
+  }
+  const shown = clauses
+    .slice(0, CLAUSES_SHOWN)
+    .map((c) => c.text)
+    .join("; ");
+  const more = clauses.length > CLAUSES_SHOWN ? `; and ${clauses.length - CLAUSES_SHOWN} more` : "";
   return new DeviceProfileError(
     "DEVICE_PROFILE_INVALID",
-    `Device profile ${label}: field "${field}" ${problem}.`,
-    {
-      field,
-      source: label,
-    },
+    `Device profile ${label}: ${clauses.length} problems: ${shown}${more}.`,
+    { ...(first.field === undefined ? {} : { field: first.field }), source: label },
   );
 }
 

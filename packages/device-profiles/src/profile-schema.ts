@@ -50,6 +50,38 @@ const positive = (description: string) => z.number().positive().finite().describ
 const nonNegative = (description: string) => z.number().nonnegative().finite().describe(description);
 const positiveInt = (description: string) => z.number().int().positive().describe(description);
 
+/*
+ * Upper bounds: no device has these figures, and larger values only overflow the model's times.
+ * - MAX_LATENCY_US, 30 s: Linux fails a request that takes longer (SD_TIMEOUT in drivers/scsi/sd.h,
+ *   and the NVMe driver's default io_timeout in drivers/nvme/host/core.c are both 30 s).
+ * - MAX_SEEK_US, 1 s: physical sense, a full-stroke seek of a disk is tens of milliseconds.
+ * - MAX_BYTES_PER_SECOND, 1 TB/s: physical sense, eight times a PCIe 6.0 x16 link (128 GB/s).
+ * - MAX_IOPS, 1e9: physical sense, fifty times the fastest NVMe devices (about 20 million 512-byte reads/s).
+ * - MAX_QUEUE_DEPTH: NVMe's ceiling of 65,535 I/O queues of 65,536 entries (NVM Express Base
+ *   Specification, Number of Queues and CAP.MQES).
+ * - MAX_IO_BYTES: max_hw_sectors is an unsigned int of 512-byte sectors (include/linux/blkdev.h).
+ * - MAX_RPM, 30,000: physical sense, twice the fastest disks shipped (15,000 rpm).
+ * - MAX_RAID0_MEMBERS, 1920: md's v1 superblock holds at most (4096 - 256) / 2 device roles
+ *   (super_1_load in drivers/md/md.c).
+ * - MAX_CHUNK_BYTES: md keeps chunk_sectors in an int of 512-byte sectors (drivers/md/md.h).
+ */
+const MAX_LATENCY_US = 30e6;
+const MAX_SEEK_US = 1e6;
+const MAX_BYTES_PER_SECOND = 1e12;
+const MAX_IOPS = 1e9;
+const MAX_QUEUE_DEPTH = 65_535 * 65_536;
+const MAX_IO_BYTES = (2 ** 32 - 1) * 512;
+const MAX_RPM = 30_000;
+const MAX_RAID0_MEMBERS = 1920;
+const MAX_CHUNK_BYTES = (2 ** 31 - 1) * 512;
+
+const latencyUs = (description: string) => positive(description).max(MAX_LATENCY_US);
+const seekUs = (description: string) => positive(description).max(MAX_SEEK_US);
+const bytesPerSecond = (description: string) => positive(description).max(MAX_BYTES_PER_SECOND);
+const iops = (description: string) => positive(description).max(MAX_IOPS);
+const queueDepth = (description: string) => positiveInt(description).max(MAX_QUEUE_DEPTH);
+const ioBytes = (description: string) => positiveInt(description).max(MAX_IO_BYTES);
+
 const commonFields = {
   name: z
     .string()
@@ -78,6 +110,7 @@ const blockDeviceFields = {
     .number()
     .int()
     .min(4096)
+    .max(MAX_IO_BYTES)
     .describe(
       "largest read the device accepts in bytes (at least 4096, one page); the OS splits larger reads",
     ),
@@ -85,6 +118,7 @@ const blockDeviceFields = {
     .number()
     .int()
     .nonnegative()
+    .max(MAX_IO_BYTES)
     .default(0)
     .describe(
       "io_opt the device reports in bytes (0 = none); Linux sets read_ahead_kb = max(2 x io_opt, 128 KiB)",
@@ -95,11 +129,11 @@ const blockDeviceFields = {
 /** @internal A measured point kept in a measured profile (fio or Node calibration), for reporting gaps. */
 export const readMeasurementSchema = z.strictObject({
   pattern: z.enum(["sequential", "random"]).describe("access pattern"),
-  blockBytes: positiveInt("bytes per read"),
-  queueDepth: positiveInt("reads in flight"),
-  iops: nonNegative("reads per second"),
-  bytesPerSecond: nonNegative("bytes per second"),
-  meanLatencyUs: nonNegative("mean completion latency in microseconds"),
+  blockBytes: ioBytes("bytes per read"),
+  queueDepth: queueDepth("reads in flight"),
+  iops: nonNegative("reads per second").max(MAX_IOPS),
+  bytesPerSecond: nonNegative("bytes per second").max(MAX_BYTES_PER_SECOND),
+  meanLatencyUs: nonNegative("mean completion latency in microseconds").max(MAX_LATENCY_US),
 });
 
 /** @internal Schema of a flash device profile (`sata-ssd`, `nvme`, `ssd`). */
@@ -107,24 +141,28 @@ export const flashProfileSchema = z.strictObject({
   kind: z.enum(flashKinds).describe("flash kind: sata-ssd, nvme or ssd"),
   ...commonFields,
   ...blockDeviceFields,
-  readLatencyQd1Us: positive("latency in microseconds of one small read (latencyReadBytes) at queue depth 1"),
-  latencyReadBytes: positiveInt("bytes of the read readLatencyQd1Us was quoted for").default(4 * KiB),
-  sequentialReadBytesPerSecond: positive(
+  readLatencyQd1Us: latencyUs(
+    "latency in microseconds of one small read (latencyReadBytes) at queue depth 1",
+  ),
+  latencyReadBytes: ioBytes("bytes of the read readLatencyQd1Us was quoted for").default(4 * KiB),
+  sequentialReadBytesPerSecond: bytesPerSecond(
     "sustained sequential read bandwidth at a deep queue, bytes per second",
   ),
-  sequentialReadBlockBytes: positiveInt("read size of the sequential figure in bytes").default(128 * KiB),
-  randomReadIops: positive("maximum random reads per second of randomReadBlockBytes"),
-  randomReadBlockBytes: positiveInt("read size of the IOPS figure in bytes").default(4 * KiB),
-  randomReadQueueDepth: positiveInt(
+  sequentialReadBlockBytes: ioBytes("read size of the sequential figure in bytes").default(128 * KiB),
+  randomReadIops: iops("maximum random reads per second of randomReadBlockBytes"),
+  randomReadBlockBytes: ioBytes("read size of the IOPS figure in bytes").default(4 * KiB),
+  randomReadQueueDepth: queueDepth(
     "reads in flight at which randomReadIops is reached (all queues together)",
   ),
-  linkBytesPerSecond: positive("interface payload ceiling in bytes per second (informative)").optional(),
+  linkBytesPerSecond: bytesPerSecond(
+    "interface payload ceiling in bytes per second (informative)",
+  ).optional(),
   internalReadAhead: z
     .strictObject({
       triggerSequentialReads: positiveInt("consecutive sequential reads before the drive reads ahead"),
       hitLatencyUs: nonNegative(
         "latency in microseconds of a read served from the drive's read-ahead buffer",
-      ),
+      ).max(MAX_LATENCY_US),
     })
     .optional()
     .describe("in-drive read-ahead for sequential streams; off unless a source supports it"),
@@ -137,14 +175,14 @@ export const hddProfileSchema = z.strictObject({
   ...commonFields,
   ...blockDeviceFields,
   capacityBytes: positiveInt("capacity in bytes (seek distance is a fraction of it)"),
-  rpm: positive("spindle speed in revolutions per minute"),
-  averageSeekUs: positive(
-    "average read seek in microseconds (datasheet 'average seek', no command overhead)",
+  rpm: positive("spindle speed in revolutions per minute").max(MAX_RPM),
+  averageSeekUs: seekUs("average read seek in microseconds (datasheet 'average seek', no command overhead)"),
+  trackToTrackSeekUs: seekUs("single-track read seek in microseconds"),
+  fullStrokeSeekUs: seekUs("full-stroke seek in microseconds (optional; derived when absent)").optional(),
+  outerZoneReadBytesPerSecond: bytesPerSecond(
+    "sustained transfer at the outer diameter (LBA 0), bytes per second",
   ),
-  trackToTrackSeekUs: positive("single-track read seek in microseconds"),
-  fullStrokeSeekUs: positive("full-stroke seek in microseconds (optional; derived when absent)").optional(),
-  outerZoneReadBytesPerSecond: positive("sustained transfer at the outer diameter (LBA 0), bytes per second"),
-  innerZoneReadBytesPerSecond: positive(
+  innerZoneReadBytesPerSecond: bytesPerSecond(
     "sustained transfer at the inner diameter (last LBA), bytes per second",
   ),
   lookAheadBytes: z
@@ -152,8 +190,10 @@ export const hddProfileSchema = z.strictObject({
     .int()
     .nonnegative()
     .describe("bytes the drive reads ahead into its cache after a read (0 = look-ahead off)"),
-  linkBytesPerSecond: positive("interface payload rate in bytes per second (cache hits)"),
-  commandOverheadUs: nonNegative("per-command controller overhead in microseconds").default(0),
+  linkBytesPerSecond: bytesPerSecond("interface payload rate in bytes per second (cache hits)"),
+  commandOverheadUs: nonNegative("per-command controller overhead in microseconds")
+    .max(MAX_LATENCY_US)
+    .default(0),
 });
 
 /** @internal Members a RAID0 array can be built of. */
@@ -163,8 +203,9 @@ export const raidMemberSchema = z.discriminatedUnion("kind", [flashProfileSchema
 export const raid0ProfileSchema = z.strictObject({
   kind: z.literal("raid0").describe("raid0"),
   ...commonFields,
-  memberCount: z.number().int().min(2).describe("number of member disks (at least 2)"),
+  memberCount: z.number().int().min(2).max(MAX_RAID0_MEMBERS).describe("number of member disks (2 to 1920)"),
   chunkBytes: positiveInt("md chunk size in bytes (mdadm default 512 KiB)")
+    .max(MAX_CHUNK_BYTES)
     .refine((v) => v % (4 * KiB) === 0, { message: "must be a multiple of 4096 bytes" })
     .default(512 * KiB),
   member: raidMemberSchema.describe("profile of each member disk"),
@@ -175,18 +216,18 @@ export const cloudVolumeProfileSchema = z.strictObject({
   kind: z.literal("cloud-volume").describe("cloud-volume"),
   ...commonFields,
   ...blockDeviceFields,
-  readLatencyUs: positive("latency in microseconds of one read once the volume's budgets admit it"),
-  iopsLimit: positive("baseline (provisioned) I/O operations per second"),
-  throughputLimitBytesPerSecond: positive("baseline (provisioned) throughput in bytes per second"),
-  ioCountingUnitBytes: positiveInt("largest I/O counted as one operation; larger I/Os count once per unit"),
+  readLatencyUs: latencyUs("latency in microseconds of one read once the volume's budgets admit it"),
+  iopsLimit: iops("baseline (provisioned) I/O operations per second"),
+  throughputLimitBytesPerSecond: bytesPerSecond("baseline (provisioned) throughput in bytes per second"),
+  ioCountingUnitBytes: ioBytes("largest I/O counted as one operation; larger I/Os count once per unit"),
   mergeSequentialIos: z
     .boolean()
     .describe("whether physically sequential small I/Os are merged into one counted I/O up to the unit"),
   burst: z
     .strictObject({
-      iopsLimit: positive("I/O operations per second while burst credits last").optional(),
+      iopsLimit: iops("I/O operations per second while burst credits last").optional(),
       ioCredits: nonNegative("I/O credits the burst bucket holds when full").optional(),
-      throughputLimitBytesPerSecond: positive("bytes per second while burst credits last").optional(),
+      throughputLimitBytesPerSecond: bytesPerSecond("bytes per second while burst credits last").optional(),
       byteCredits: nonNegative("byte credits the burst bucket holds when full").optional(),
     })
     .optional()

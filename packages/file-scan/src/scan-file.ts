@@ -39,7 +39,7 @@
  */
 import { statSync } from "node:fs";
 import { isAbsolute, resolve as resolvePath } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import {
   type AllocatorPolicy,
@@ -48,6 +48,7 @@ import {
   type ResolvedPolicy,
   resolvePolicy,
 } from "@scanlab/block-allocator";
+import { checkInputFile, InputFileError } from "@scanlab/host";
 import { fileIdentityKey, SharedSyncScanTracker } from "@scanlab/syncscan";
 import { type BlockWork, formatChecksum } from "./block-work.js";
 import { type DeviceReport, type KernelPaths, probeDevice } from "./diskstats.js";
@@ -316,22 +317,45 @@ interface ResolvedWork {
   module: string | null;
 }
 
+/**
+ * A work module's file is checked by @scanlab/host's guarded reader before any
+ * worker imports it: `import()` of a FIFO would hang every worker, of
+ * /dev/zero would read until memory runs out, and a file far larger than a
+ * module can be is not one.
+ */
+function checkWorkModuleFile(path: string): void {
+  try {
+    checkInputFile(path, "work-module", { what: "per-block work module" });
+  } catch (e) {
+    if (e instanceof InputFileError) throw new FileScanError("FILESCAN_BAD_WORK_MODULE", e.message);
+    throw e;
+  }
+}
+
 function resolveWork(work: BlockWork | undefined): ResolvedWork {
   if (work === undefined || work === "none") return { code: WORK_NONE, module: null };
   if (work === "count-bytes") return { code: WORK_COUNT_BYTES, module: null };
   if (work === "checksum") return { code: WORK_CHECKSUM, module: null };
   if (typeof work === "object" && work !== null && typeof work.module === "string" && work.module !== "") {
     const m = work.module;
-    if (/^[a-z][a-z0-9+.-]*:/i.test(m) && !/^[a-z]:[\\/]/i.test(m)) return { code: WORK_MODULE, module: m };
-    const path = isAbsolute(m) ? m : resolvePath(m);
-    try {
-      statSync(path);
-    } catch {
-      throw new FileScanError(
-        "FILESCAN_BAD_WORK_MODULE",
-        `the per-block work module ${path} does not exist.`,
-      );
+    if (/^[a-z][a-z0-9+.-]*:/i.test(m) && !/^[a-z]:[\\/]/i.test(m)) {
+      // A URL: a file: URL names a file like a path does; other schemes (data:) are Node's to load.
+      if (/^file:/i.test(m)) {
+        let path: string;
+        try {
+          path = fileURLToPath(m);
+        } catch {
+          throw new FileScanError(
+            "FILESCAN_BAD_WORK_MODULE",
+            `the per-block work module ${m} is not a valid file URL.`,
+          );
+        }
+        checkWorkModuleFile(path);
+      }
+      return { code: WORK_MODULE, module: m };
     }
+    const path = isAbsolute(m) ? m : resolvePath(m);
+    checkWorkModuleFile(path);
     return { code: WORK_MODULE, module: pathToFileURL(path).href };
   }
   throw badOption(

@@ -56,7 +56,7 @@ export {
   type WorkEstimate,
   type WorkLever,
 } from "./engine/work-estimate.js";
-export { ScenarioError } from "./errors.js";
+export { ScenarioError, type ScenarioProblem } from "./errors.js";
 export { getTarget, T1, T2, T3, T4, T5, T7, TARGETS } from "./experiments/index.js";
 export {
   type AsyncReproduceOptions,
@@ -82,6 +82,14 @@ export type {
   Statement,
   StatementCheck,
 } from "./experiments/types.js";
+export {
+  limitProblem,
+  MAX_MEMORY_BYTES,
+  MAX_SIMULATED_US,
+  SCENARIO_LIMITS,
+  type ScenarioLimitName,
+  type ScenarioRange,
+} from "./scenario/limits.js";
 export { type ResolvedScenario, resolveScenario } from "./scenario/resolve.js";
 export { OS_NAMES, PG_VERSIONS, scenarioSchema } from "./scenario/schema.js";
 export type {

@@ -8,6 +8,7 @@
  * reader who wants 10^9 writes the number of bytes.
  */
 import { ScenarioError } from "./errors.js";
+import { MAX_SIMULATED_US } from "./scenario/limits.js";
 
 const SIZE_UNITS: Record<string, number> = {
   b: 1,
@@ -39,13 +40,19 @@ const TIME_UNITS_US: Record<string, number> = {
 export const BLOCK_BYTES = 8192;
 
 /**
- * Parses a size such as `100GB`, `8kB`, `131072` (bytes) into bytes.
+ * Parses a size such as `100GB`, `8kB`, `131072` (bytes) into bytes: a whole
+ * number, exact (at most 2^53 - 1). A number is bytes and must be whole; a
+ * string with a fractional figure is rounded to the byte, as PostgreSQL rounds
+ * `shared_buffers = '1.5kB'`.
  * @example parseBytes("128MB") // 134217728
  */
 export function parseBytes(value: string | number, field = "size"): number {
   if (typeof value === "number") {
-    if (!Number.isFinite(value) || value < 0) {
-      throw new ScenarioError(`${field} must be a non-negative number of bytes, got ${value}.`, { field });
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new ScenarioError(`${field} must be a whole number of bytes from 0 to 2^53 - 1, got ${value}.`, {
+        field,
+        code: "SCENARIO_BAD_SIZE",
+      });
     }
     return value;
   }
@@ -58,11 +65,40 @@ export function parseBytes(value: string | number, field = "size"): number {
       { field, code: "SCENARIO_BAD_SIZE" },
     );
   }
-  return Math.round(Number(m[1]) * factor);
+  const bytes = Math.round(Number(m[1]) * factor);
+  if (!Number.isSafeInteger(bytes)) {
+    throw new ScenarioError(
+      `${field} "${value}" is too large: a size must be below 2^53 bytes (8 PiB) to be exact.`,
+      { field, code: "SCENARIO_BAD_SIZE" },
+    );
+  }
+  return bytes;
 }
 
 /**
- * Parses a duration such as `3h`, `250ms`, `10s` into microseconds; a bare number is seconds.
+ * A duration in microseconds must be one the engine's clock can hold: finite,
+ * at most 2^53 - 1, and whole (to a thousandth of a microsecond, the rounding
+ * of decimal seconds such as 1.1 s in binary). It is returned as computed.
+ */
+function checkUs(us: number, value: string | number, field: string): number {
+  if (!(us <= MAX_SIMULATED_US)) {
+    throw new ScenarioError(
+      `${field} ${JSON.stringify(value)} is too long: the simulated clock holds at most 2^53 - 1 microseconds (about 285 years).`,
+      { field, code: "SCENARIO_BAD_DURATION" },
+    );
+  }
+  if (Math.abs(us - Math.round(us)) > 1e-3) {
+    throw new ScenarioError(
+      `${field} ${JSON.stringify(value)} is not a whole number of microseconds, the unit of the simulated clock.`,
+      { field, code: "SCENARIO_BAD_DURATION" },
+    );
+  }
+  return us;
+}
+
+/**
+ * Parses a duration such as `3h`, `250ms`, `10s` into microseconds; a bare
+ * number is seconds. It must come to a whole number of microseconds, at most 2^53 - 1.
  * @example parseDurationUs("2.5s") // 2500000
  */
 export function parseDurationUs(value: string | number, field = "duration"): number {
@@ -70,7 +106,7 @@ export function parseDurationUs(value: string | number, field = "duration"): num
     if (!Number.isFinite(value) || value < 0) {
       throw new ScenarioError(`${field} must be a non-negative number of seconds, got ${value}.`, { field });
     }
-    return value * 1e6;
+    return checkUs(value * 1e6, value, field);
   }
   const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Zµ]*)\s*$/.exec(value);
   const unit = m?.[2]?.toLowerCase() ?? "";
@@ -81,7 +117,7 @@ export function parseDurationUs(value: string | number, field = "duration"): num
       { field, code: "SCENARIO_BAD_DURATION" },
     );
   }
-  return Number(m[1]) * factor;
+  return checkUs(Number(m[1]) * factor, value, field);
 }
 
 /** Formats bytes for people: `1.5 GiB`, `128 KiB`. */

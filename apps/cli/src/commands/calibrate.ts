@@ -8,7 +8,7 @@
  * findings (read_ahead_kb, max_sectors_kb, kernel line) are printed as the
  * flags to pass to `simulate`, and recorded in the profile's note.
  */
-import { constants, existsSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { FlashProfile } from "@scanlab/device-profiles";
 import { calibrate, readDeviceProfileFile, writeDeviceProfileFile } from "@scanlab/device-profiles/node";
@@ -16,9 +16,10 @@ import { type KernelMeasurement, measureKernelReadahead } from "@scanlab/readahe
 import type { Ctx } from "../context.js";
 import { progressOn, toJson } from "../context.js";
 import { CliError, EXIT, isUserError } from "../errors.js";
-import { checkWritable, parseChoice, parseIntFlag } from "../options.js";
+import { parseChoice, parseIntFlag } from "../options.js";
 import { fixed, gapPct, grouped } from "../output/format.js";
 import { renderTable } from "../output/table.js";
+import { checkOutputFile } from "../output-location.js";
 import { linuxLine } from "./scan.js";
 import { parseSeed } from "./scenario-input.js";
 
@@ -58,19 +59,8 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
   }
   const out = flags.out === undefined ? null : resolve(flags.out);
   if (out !== null) {
-    if (existsSync(out) && statSync(out).isDirectory()) {
-      throw new CliError(
-        "CLI_OUT_IS_DIRECTORY",
-        `--out ${flags.out} is a directory: give a file name such as my-disk.json.`,
-      );
-    }
-    if (!existsSync(dirname(out))) {
-      throw new CliError(
-        "CLI_OUT_DIR_MISSING",
-        `--out ${flags.out}: the directory ${dirname(out)} does not exist.`,
-      );
-    }
     // The profile is written over --out: never over the file being measured (a link to it included).
+    // Checked first, so the measured file is never opened for writing, not even by the probe below.
     if (existsSync(out) && existsSync(path)) {
       const [o, p] = [statSync(out), statSync(path)];
       if (o.dev === p.dev && o.ino === p.ino) {
@@ -80,14 +70,8 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
         );
       }
     }
-    // Found out now, not after minutes of measuring.
-    checkWritable(
-      existsSync(out) ? out : dirname(out),
-      constants.W_OK,
-      "CLI_OUT_NOT_WRITABLE",
-      `--out ${flags.out}`,
-      "give a file in a writable directory",
-    );
+    // Found out now, not after minutes of measuring (output-location.ts).
+    checkOutputFile(flags.out!, "--out");
   }
   const log = (line: string) => {
     if (progressOn(ctx)) ctx.err(ctx.c.dim(line));

@@ -49,7 +49,7 @@ export function rawScenarioFlags(
 /** The scenario file, or the defaults when there is none. */
 export function loadBase(file: string | undefined): ScenarioDraft {
   if (file === undefined) return structuredClone(DEFAULT_SCENARIO);
-  const obj = readJsonObject(file, "scenario file") as unknown as ScenarioDraft;
+  const obj = readJsonObject(file, "scenario") as unknown as ScenarioDraft;
   // Validate the file as written first, so its own mistakes are named as the file's.
   validateScenario(obj as unknown as ScenarioInput, file);
   return obj;

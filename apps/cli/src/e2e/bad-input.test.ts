@@ -215,7 +215,13 @@ describe("bad input: exit 2 and one line naming the problem", () => {
   it.concurrent.each(cases)("%s", async (_name, args, mentions) => {
     const asNobody = args.some((a) => a === unreadable || a.startsWith(readOnlyDir));
     // cwd: a case that wrongly writes into it writes into the temp directory.
-    const r = await runBin(args, asNobody && asRoot ? { uid: 65534, cwd: dir } : { cwd: dir });
+    // The same memory cap and hang detector as bad-input-table.test.ts (see its header for the sizes).
+    const guard = { env: { NODE_OPTIONS: "--max-old-space-size=500" }, timeoutMs: 60_000 };
+    const r = await runBin(
+      args,
+      asNobody && asRoot ? { uid: 65534, cwd: dir, ...guard } : { cwd: dir, ...guard },
+    );
+    expect(r.hung, "still running after 60 s").toBeUndefined();
     const lines = r.stderr.trimEnd().split("\n");
     expect({ code: r.code, stderr: r.stderr }).toMatchObject({ code: 2 });
     expect(lines).toHaveLength(1);

@@ -1,10 +1,14 @@
 /**
  * From a scenario as written (units, defaults, version names) to the numbers
- * the engine runs on. Validation errors name the field and say what is wrong
- * in one sentence (ScenarioError).
+ * the engine runs on. Validation reports every problem at once, each with its
+ * field's path, in one ScenarioError whose message is one line: first every
+ * problem the schema finds (types, unknown keys, bounds, units), then, when
+ * the fields are sound, every problem between fields (shared_buffers within
+ * RAM, names defined twice, a query on a missing table).
  */
 import { pgbenchAccountsTableBlocks } from "@scanlab/bitmap-prefetch";
-import { ScenarioError } from "../errors.js";
+import type { z } from "zod";
+import { ScenarioError, type ScenarioProblem } from "../errors.js";
 import { BLOCK_BYTES, parseBytes, parseDurationUs } from "../units.js";
 import { scenarioSchema } from "./schema.js";
 import type { Query, Scenario, ScenarioInput } from "./types.js";
@@ -61,7 +65,8 @@ export interface ResolvedScenario {
 
 /**
  * Parses a scenario (an object, e.g. from JSON.parse) and resolves its
- * quantities; a bad field throws a {@link ScenarioError} naming it.
+ * quantities; bad fields throw one {@link ScenarioError} naming every one
+ * (its `problems` list them with their paths).
  *
  * @example
  * ```ts
@@ -76,59 +81,132 @@ export interface ResolvedScenario {
  * ```
  */
 export function resolveScenario(input: ScenarioInput | unknown, source = "scenario"): ResolvedScenario {
-  try {
-    return resolveFrom(input, source);
-  } catch (e) {
-    // Sizes and durations are parsed by units.ts, which does not know the file: say which one.
-    if (e instanceof ScenarioError && !e.message.startsWith(`${source}: `))
-      throw new ScenarioError(`${source}: ${e.message}`, { code: e.code, field: e.field });
-    throw e;
+  const parsed = scenarioSchema.safeParse(input);
+  if (!parsed.success)
+    throw problemsError(
+      source,
+      parsed.error.issues.map((i) => issueProblem(i, input)),
+    );
+  const problems: ScenarioProblem[] = [];
+  const resolved = resolveFrom(parsed.data, problems);
+  if (problems.length > 0) throw problemsError(source, problems);
+  return resolved;
+}
+
+/** At most this many problems are spelled out in the message (all are in `problems`). */
+const PROBLEMS_SHOWN = 8;
+
+function problemsError(source: string, problems: ScenarioProblem[]): ScenarioError {
+  const sentence = (p: ScenarioProblem) => `field "${p.field}": ${p.message}`;
+  const first = problems[0]!;
+  if (problems.length === 1) {
+    return new ScenarioError(`${source}: ${sentence(first)}.`, {
+      field: first.field,
+      problems,
+      ...(first.code === undefined ? {} : { code: first.code }),
+    });
+  }
+  const shown = problems.slice(0, PROBLEMS_SHOWN).map(sentence).join("; ");
+  const more = problems.length > PROBLEMS_SHOWN ? `; and ${problems.length - PROBLEMS_SHOWN} more` : "";
+  return new ScenarioError(`${source}: ${problems.length} problems: ${shown}${more}.`, {
+    field: first.field,
+    problems,
+  });
+}
+
+function show(value: unknown): string {
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
+  const text = JSON.stringify(value);
+  return text === undefined ? String(value) : text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v = input;
+  for (const key of path) {
+    if (typeof v !== "object" || v === null || !Object.hasOwn(v, key)) return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
+}
+
+/** A zod issue as a field and the end of a sentence. */
+function issueProblem(issue: z.core.$ZodIssue, input: unknown): ScenarioProblem {
+  const path = issue.path.map(String).join(".");
+  const value = valueAt(input, issue.path);
+  switch (issue.code) {
+    case "unrecognized_keys": {
+      const keys = issue.keys.map((k) => (path === "" ? k : `${path}.${k}`));
+      return {
+        field: keys[0]!,
+        message:
+          keys.length === 1
+            ? "is not a field of the scenario format (see the README for the fields)"
+            : `is not a field of the scenario format, nor are ${keys.slice(1).join(", ")}`,
+      };
+    }
+    case "invalid_type":
+      return {
+        field: path || "(top level)",
+        message:
+          value === undefined
+            ? `is missing (${issue.expected === "int" ? "a whole number" : `a ${issue.expected}`})`
+            : `must be ${/^[aeiou]/.test(issue.expected) ? "an" : "a"} ${issue.expected === "int" ? "integer" : issue.expected}, got ${show(value)}`,
+      };
+    case "invalid_value":
+      return {
+        field: path || "(top level)",
+        message: `must be ${issue.values.length === 1 ? show(issue.values[0]) : `one of ${issue.values.map((v) => show(v)).join(", ")}`}, got ${show(value)}`,
+      };
+    case "invalid_union": {
+      // A union of forms (a size: number or string; a bitmap: data set or pgbench): say what was there.
+      return {
+        field: path || "(top level)",
+        message: `has none of the accepted forms, got ${show(value)}`,
+      };
+    }
+    case "custom": {
+      const code = (issue.params as { code?: string } | undefined)?.code;
+      return {
+        field: path || "(top level)",
+        message: issue.message.replace(/\.$/, ""),
+        ...(code === undefined ? {} : { code }),
+      };
+    }
+    default:
+      return { field: path || "(top level)", message: issue.message.replace(/\.$/, "") };
   }
 }
 
-function resolveFrom(input: unknown, source: string): ResolvedScenario {
-  const parsed = scenarioSchema.safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const field = issue.path.join(".") || "(top level)";
-    throw new ScenarioError(`${source}: field "${field}": ${issue.message}.`, { field });
-  }
-  const s = parsed.data;
+function resolveFrom(s: Scenario, problems: ScenarioProblem[]): ResolvedScenario {
+  const add = (field: string, message: string) => problems.push({ field, message });
+  // Units were checked by the schema: these parse.
   const ramBytes = parseBytes(s.machine.ram, "machine.ram");
   const sharedBuffersBytes = parseBytes(s.machine.sharedBuffers, "machine.sharedBuffers");
-  if (sharedBuffersBytes < 16 * BLOCK_BYTES) {
-    throw new ScenarioError(
-      `${source}: field "machine.sharedBuffers": must be at least 128kB (16 buffers).`,
-      {
-        field: "machine.sharedBuffers",
-      },
-    );
-  }
-  if (sharedBuffersBytes >= ramBytes) {
-    throw new ScenarioError(`${source}: field "machine.sharedBuffers": must be smaller than machine.ram.`, {
-      field: "machine.sharedBuffers",
-    });
-  }
+  if (sharedBuffersBytes >= ramBytes) add("machine.sharedBuffers", "must be smaller than machine.ram");
+  // Physical sense: what is read into memory cannot be larger than memory.
+  const os = s.machine.osOptions;
+  const inRam = (field: string, bytes: number | undefined) => {
+    if (bytes !== undefined && bytes > ramBytes)
+      add(field, `is ${bytes} bytes, more than machine.ram (${ramBytes} bytes) holds`);
+  };
+  inRam("machine.osOptions.readAheadKb", os.readAheadKb === undefined ? undefined : os.readAheadKb * 1024);
+  inRam("machine.osOptions.freebsd.maxphysBytes", os.freebsd?.maxphysBytes);
+  inRam("machine.osOptions.windows.granularityBytes", os.windows?.granularityBytes);
+  inRam("machine.osOptions.windows.demandClusterBytes", os.windows?.demandClusterBytes);
+  inRam("machine.osOptions.windows.viewBytes", os.windows?.viewBytes);
   const names = new Set<string>();
   const tables = s.tables.map((t, i) => {
-    if (names.has(t.name)) {
-      throw new ScenarioError(`${source}: field "tables.${i}.name": table "${t.name}" is defined twice.`, {
-        field: `tables.${i}.name`,
-      });
-    }
+    if (names.has(t.name)) add(`tables.${i}.name`, `table "${t.name}" is defined twice`);
     names.add(t.name);
     const nblocks = t.blocks ?? Math.ceil(parseBytes(t.size!, `tables.${i}.size`) / BLOCK_BYTES);
     // PostgreSQL refuses to extend a relation that far: "cannot extend relation ... beyond
     // 4294967294 blocks" (bufmgr.c ExtendBufferedRelShared; md.c mdextend refuses block
     // InvalidBlockNumber), MaxBlockNumber = 0xFFFFFFFE (src/include/storage/block.h).
-    if (nblocks > MAX_TABLE_BLOCKS) {
-      throw new ScenarioError(
-        `${source}: field "tables.${i}.size": PostgreSQL cannot extend a relation beyond ${MAX_TABLE_BLOCKS} blocks (MaxBlockNumber, src/include/storage/block.h: 32 TiB less 16 kB at 8 kB blocks), so no table is ${nblocks} blocks long.`,
-        {
-          field: `tables.${i}.size`,
-        },
+    if (nblocks > MAX_TABLE_BLOCKS)
+      add(
+        `tables.${i}.size`,
+        `PostgreSQL cannot extend a relation beyond ${MAX_TABLE_BLOCKS} blocks (MaxBlockNumber, src/include/storage/block.h: 32 TiB less 16 kB at 8 kB blocks), so no table is ${nblocks} blocks long`,
       );
-    }
     return {
       name: t.name,
       nblocks,
@@ -142,43 +220,25 @@ function resolveFrom(input: unknown, source: string): ResolvedScenario {
   const queryNames = new Set<string>();
   const queries = s.queries.map((q, i) => {
     // Results and reports are keyed by query name.
-    if (queryNames.has(q.name)) {
-      throw new ScenarioError(`${source}: field "queries.${i}.name": query "${q.name}" is defined twice.`, {
-        field: `queries.${i}.name`,
-      });
-    }
+    if (queryNames.has(q.name)) add(`queries.${i}.name`, `query "${q.name}" is defined twice`);
     queryNames.add(q.name);
     const tableIndex = tableNames.indexOf(q.table);
     if (tableIndex < 0) {
-      throw new ScenarioError(
-        `${source}: field "queries.${i}.table": no table named "${q.table}" (tables: ${tableNames.join(", ")}).`,
-        { field: `queries.${i}.table` },
-      );
+      add(`queries.${i}.table`, `no table named "${q.table}" (tables: ${tableNames.join(", ")})`);
     }
     if (q.kind === "bitmap" && q.bitmap === undefined) {
-      throw new ScenarioError(
-        `${source}: field "queries.${i}.bitmap": a bitmap query needs a bitmap (data set or pgbench).`,
-        {
-          field: `queries.${i}.bitmap`,
-        },
-      );
+      add(`queries.${i}.bitmap`, "a bitmap query needs a bitmap (data set or pgbench)");
     }
-    if (q.kind === "bitmap" && q.bitmap !== undefined && "pgbench" in q.bitmap) {
+    if (tableIndex >= 0 && q.kind === "bitmap" && q.bitmap !== undefined && "pgbench" in q.bitmap) {
       const table = tables[tableIndex]!;
       if (table.nblocks !== PGBENCH_SEED004_BLOCKS) {
-        throw new ScenarioError(
-          `${source}: field "queries.${i}.bitmap": the seed-004 pgbench bitmap needs pgbench_accounts at scale 3000 (${PGBENCH_SEED004_BLOCKS} blocks), not table "${table.name}" of ${table.nblocks} blocks.`,
-          { field: `queries.${i}.bitmap` },
+        add(
+          `queries.${i}.bitmap`,
+          `the seed-004 pgbench bitmap needs pgbench_accounts at scale 3000 (${PGBENCH_SEED004_BLOCKS} blocks), not table "${table.name}" of ${table.nblocks} blocks`,
         );
       }
     }
     const durationUs = q.duration === undefined ? null : parseDurationUs(q.duration, `queries.${i}.duration`);
-    if (durationUs === 0) {
-      throw new ScenarioError(
-        `${source}: field "queries.${i}.duration": a duration of 0 runs nothing; give a positive duration (pgbench -T) or leave it out and use runs.`,
-        { field: `queries.${i}.duration` },
-      );
-    }
     return {
       spec: q,
       tableIndex,

@@ -13,10 +13,67 @@
  * `parallelLeaderParticipation`).
  */
 import { z } from "zod";
+import { parseBytes, parseDurationUs } from "../units.js";
+import { limitProblem, SCENARIO_LIMITS, type ScenarioLimitName } from "./limits.js";
 import type { Machine, OsName, PgVersion, Query, Scenario, ScenarioInput, Table } from "./types.js";
 
-const size = z.union([z.number().nonnegative(), z.string()]);
-const duration = z.union([z.number().nonnegative(), z.string()]);
+/*
+ * Strictness, everywhere: every object is strict (an unknown key, `__proto__`
+ * and `constructor` included, is an error naming its path: JSON.parse keeps
+ * `"__proto__"` as an own key, and a strict object lists own keys), every
+ * number is checked against its bound in limits.ts (with the bound's source in
+ * the message), integers are whole numbers, and quantities with units are
+ * resolved here, so a size or a duration that is not one is reported with the
+ * other problems instead of after them.
+ */
+
+/** A number within a named bound of limits.ts. */
+const bounded = (name: ScenarioLimitName) =>
+  z.number().superRefine((v, ctx) => {
+    const problem = limitProblem(SCENARIO_LIMITS[name], v);
+    if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
+  });
+
+/** The sentence of a unit parser's error, without the field name it starts with. */
+function unitProblem(e: unknown): string {
+  return (e as Error).message.replace(/^\S+ /, "").replace(/\.$/, "");
+}
+
+/** A size (bytes, or a string with a unit) within a named bound, in bytes. */
+const size = (name: ScenarioLimitName) =>
+  z.union([z.number(), z.string()]).superRefine((v, ctx) => {
+    let bytes: number;
+    try {
+      bytes = parseBytes(v, "size");
+    } catch (e) {
+      ctx.addIssue({ code: "custom", message: unitProblem(e), params: { code: "SCENARIO_BAD_SIZE" } });
+      return;
+    }
+    const { min, max, source } = SCENARIO_LIMITS[name];
+    if (bytes < min || bytes > max) {
+      ctx.addIssue({
+        code: "custom",
+        message: `must be from ${min} to ${max} bytes (${source}), got ${bytes} bytes`,
+        params: { code: "SCENARIO_BAD_SIZE" },
+      });
+    }
+  });
+
+/** A duration (seconds, or a string with a unit) within the engine's clock; `zero` says why 0 is refused. */
+const duration = (zero?: string) =>
+  z.union([z.number(), z.string()]).superRefine((v, ctx) => {
+    let us: number;
+    try {
+      us = parseDurationUs(v, "duration");
+    } catch (e) {
+      ctx.addIssue({ code: "custom", message: unitProblem(e), params: { code: "SCENARIO_BAD_DURATION" } });
+      return;
+    }
+    if (zero !== undefined && us === 0) ctx.addIssue({ code: "custom", message: zero });
+  });
+
+/** A string that is not empty. */
+const text = () => z.string().min(1, "must not be empty");
 
 /** PostgreSQL versions whose scan behaviour the simulator knows (postgres.md section 0). */
 export const PG_VERSIONS: readonly PgVersion[] = ["9.6", "11", "13", "14", "17", "18"];
@@ -31,154 +88,148 @@ export const OS_NAMES: readonly OsName[] = [
 ];
 
 const allocatorSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("pg96") }),
-  z.object({ kind: z.literal("pg11") }),
-  z.object({ kind: z.literal("batch"), blocksPerClaim: z.number().int().positive() }),
-  z.object({ kind: z.literal("munro2020"), maxChunkBlocks: z.number().int().positive().optional() }),
-  z.object({
+  z.strictObject({ kind: z.literal("pg96") }),
+  z.strictObject({ kind: z.literal("pg11") }),
+  z.strictObject({ kind: z.literal("batch"), blocksPerClaim: bounded("claimBlocks") }),
+  z.strictObject({ kind: z.literal("munro2020"), maxChunkBlocks: bounded("claimBlocks").optional() }),
+  z.strictObject({
     kind: z.literal("pg14"),
-    nchunks: z.number().int().positive().optional(),
-    rampdownChunks: z.number().int().positive().optional(),
-    maxChunkBlocks: z.number().int().positive().nullable().optional(),
+    nchunks: bounded("chunkCount").optional(),
+    rampdownChunks: bounded("chunkCount").optional(),
+    /** null: uncapped, as the allocator's policy has it (`--chunk-cap none`). */
+    maxChunkBlocks: bounded("claimBlocks").nullable().optional(),
   }),
 ]);
 
 /** CPU costs of the modelled machine; every one is documented where it is used (engine/cpu-costs.ts). */
-const cpuSchema = z
-  .object({
-    perPageUs: z.number().nonnegative().optional(),
-    perTupleUs: z.number().nonnegative().optional(),
-    readSyscallUs: z.number().nonnegative().optional(),
-    copyBytesPerUs: z.number().positive().optional(),
-    fadviseUs: z.number().nonnegative().optional(),
-    spinlockHoldUs: z.number().nonnegative().optional(),
-    atomicOpUs: z.number().nonnegative().optional(),
-    sharedBufferHitUs: z.number().nonnegative().optional(),
-    jitter: z.number().min(0).max(0.9).optional(),
-    workerForkUs: z.number().nonnegative().optional(),
-    workerInitUs: z.number().nonnegative().optional(),
-  })
-  .strict();
+const cpuSchema = z.strictObject({
+  perPageUs: bounded("cpuUs").optional(),
+  perTupleUs: bounded("cpuUs").optional(),
+  readSyscallUs: bounded("cpuUs").optional(),
+  copyBytesPerUs: bounded("copyBytesPerUs").optional(),
+  fadviseUs: bounded("cpuUs").optional(),
+  spinlockHoldUs: bounded("cpuUs").optional(),
+  atomicOpUs: bounded("cpuUs").optional(),
+  sharedBufferHitUs: bounded("cpuUs").optional(),
+  jitter: bounded("cpuJitter").optional(),
+  workerForkUs: bounded("cpuUs").optional(),
+  workerInitUs: bounded("cpuUs").optional(),
+});
 
-const osOptionsSchema = z
-  .object({
-    readAheadKb: z.number().int().nonnegative().optional(),
-    maxSectorsKb: z.number().int().positive().optional(),
-    /** posix_fadvise PostgreSQL never issues on relation files, for what-if runs. */
-    fadvise: z.enum(["normal", "sequential", "random"]).optional(),
-    freebsd: z
-      .object({
-        bsizeBytes: z.number().int().positive().optional(),
-        maxphysBytes: z.number().int().positive().optional(),
-        readMax: z.number().int().positive().optional(),
-      })
-      .strict()
-      .optional(),
-    windows: z
-      .object({
-        granularityBytes: z.number().int().positive().optional(),
-        demandClusterBytes: z.number().int().positive().optional(),
-        viewBytes: z.number().int().positive().optional(),
-        sequentialScan: z.boolean().optional(),
-      })
-      .strict()
-      .optional(),
-  })
-  .strict();
+const osOptionsSchema = z.strictObject({
+  readAheadKb: bounded("readAheadKb").optional(),
+  maxSectorsKb: bounded("maxSectorsKb").optional(),
+  /** posix_fadvise PostgreSQL never issues on relation files, for what-if runs. */
+  fadvise: z.enum(["normal", "sequential", "random"]).optional(),
+  freebsd: z
+    .strictObject({
+      bsizeBytes: bounded("freebsdBsizeBytes")
+        .refine((v) => (v & (v - 1)) === 0, "must be a power of two (a UFS block size)")
+        .optional(),
+      maxphysBytes: bounded("freebsdMaxphysBytes").optional(),
+      readMax: bounded("freebsdReadMax").optional(),
+    })
+    .optional(),
+  windows: z
+    .strictObject({
+      granularityBytes: bounded("windowsBytes").optional(),
+      demandClusterBytes: bounded("windowsBytes").optional(),
+      viewBytes: bounded("windowsBytes").optional(),
+      sequentialScan: z.boolean().optional(),
+    })
+    .optional(),
+});
 
-const machineSchema = z
-  .object({
-    cores: z.number().int().positive(),
-    ram: size,
-    sharedBuffers: size.default("128MB"),
-    maxConnections: z.number().int().positive().default(100),
-    os: z.enum(["linux-5.4", "linux-6.10", "freebsd-12", "freebsd-13", "windows", "none"]),
-    osOptions: osOptionsSchema.default({}),
-    /** A built-in device profile name, or an inline profile (see @scanlab/device-profiles). */
-    device: z.union([z.string(), z.record(z.string(), z.unknown())]),
-    cpu: cpuSchema.default({}),
-  })
-  .strict();
+/** An inline device profile: an object passed through as written (own keys and all) to the profile schema. */
+const inlineProfile = z.custom<Record<string, unknown>>(
+  (v) => typeof v === "object" && v !== null && !Array.isArray(v),
+  "must be a built-in profile name or a profile object",
+);
+
+const machineSchema = z.strictObject({
+  cores: bounded("cores"),
+  ram: size("ramBytes"),
+  sharedBuffers: size("sharedBuffersBytes").default("128MB"),
+  maxConnections: bounded("maxConnections").default(100),
+  os: z.enum(["linux-5.4", "linux-6.10", "freebsd-12", "freebsd-13", "windows", "none"]),
+  osOptions: osOptionsSchema.default({}),
+  /** A built-in device profile name, or an inline profile (see @scanlab/device-profiles). */
+  device: z.union([text(), inlineProfile]),
+  cpu: cpuSchema.default({}),
+});
 
 const tableSchema = z
-  .object({
-    name: z.string().min(1),
+  .strictObject({
+    name: text().refine(
+      (v) => new TextEncoder().encode(v).length <= SCENARIO_LIMITS.tableNameBytes.max,
+      `must be at most ${SCENARIO_LIMITS.tableNameBytes.max} bytes (${SCENARIO_LIMITS.tableNameBytes.source})`,
+    ),
     /** Size as bytes or with a unit ("100GB"); or give `blocks`. */
-    size: size.optional(),
-    blocks: z.number().int().nonnegative().max(0xfffffffe).optional(),
-    tuplesPerPage: z.number().positive(),
+    size: size("sizeBytes").optional(),
+    blocks: bounded("tableBlocks").optional(),
+    tuplesPerPage: bounded("tuplesPerPage"),
     /** RELSEG_SIZE: blocks per segment file, 131072 (1 GB) by default. */
-    segmentBlocks: z.number().int().positive().default(131072),
+    segmentBlocks: bounded("segmentBlocks").default(131072),
     temp: z.boolean().default(false),
     /** Where the table is at the start: nowhere (cold, after dropping caches) or in the OS page cache. */
     cached: z.enum(["none", "os"]).default("none"),
   })
-  .strict()
   .refine((t) => (t.size === undefined) !== (t.blocks === undefined), {
     message: "give exactly one of size and blocks",
   });
 
 const bitmapSchema = z.union([
-  z
-    .object({
-      dataset: z.enum(["random", "random-8", "random-32", "sequential"]),
-      selectivity: z.number().positive().max(1),
-      seed: z.number().int().optional(),
-    })
-    .strict(),
-  z.object({ pgbench: z.literal("seed004") }).strict(),
+  z.strictObject({
+    dataset: z.enum(["random", "random-8", "random-32", "sequential"]),
+    selectivity: z.number().positive("must be above 0").max(1, "must be at most 1 (all of the table)"),
+    seed: bounded("seed").optional(),
+  }),
+  z.strictObject({ pgbench: z.literal("seed004") }),
 ]);
 
-const querySchema = z
-  .object({
-    name: z.string().min(1),
-    table: z.string().min(1),
-    kind: z.enum(["seqscan", "bitmap"]).default("seqscan"),
-    /** When the first run starts. */
-    start: duration.default(0),
-    /** Identical concurrent clients running this query (pgbench -c). */
-    clients: z.number().int().positive().default(1),
-    /** Runs per client, back to back (pgbench -t); or give `duration` (pgbench -T). */
-    runs: z.number().int().positive().default(1),
-    duration: duration.optional(),
-    /** Stagger between client start times. */
-    clientStagger: duration.default(0),
-    pg: z.enum(["9.6", "11", "13", "14", "17", "18"]).default("14"),
-    workers: z.number().int().nonnegative().default(0),
-    parallelLeaderParticipation: z.boolean().default(true),
-    allocator: allocatorSchema.optional(),
-    synchronizeSeqscans: z.boolean().default(true),
-    effectiveIoConcurrency: z.number().int().min(0).max(1000).optional(),
-    ioCombineLimit: z.number().int().min(1).max(128).optional(),
-    ioMethod: z.enum(["sync", "worker", "io_uring"]).optional(),
-    prefetch: z.enum(["pg13", "read-stream", "adaptive", "pg84"]).optional(),
-    bitmap: bitmapSchema.optional(),
-    /** Fraction of tuples that reach the query's output (work per tuple beyond the scan); informational. */
-    note: z.string().optional(),
-  })
-  .strict();
+const querySchema = z.strictObject({
+  name: text(),
+  table: text(),
+  kind: z.enum(["seqscan", "bitmap"]).default("seqscan"),
+  /** When the first run starts. */
+  start: duration().default(0),
+  /** Identical concurrent clients running this query (pgbench -c). */
+  clients: bounded("clients").default(1),
+  /** Runs per client, back to back (pgbench -t); or give `duration` (pgbench -T). */
+  runs: bounded("runs").default(1),
+  duration: duration(
+    "a duration of 0 runs nothing; give a positive duration (pgbench -T) or leave it out and use runs",
+  ).optional(),
+  /** Stagger between client start times. */
+  clientStagger: duration().default(0),
+  pg: z.enum(["9.6", "11", "13", "14", "17", "18"]).default("14"),
+  workers: bounded("workers").default(0),
+  parallelLeaderParticipation: z.boolean().default(true),
+  allocator: allocatorSchema.optional(),
+  synchronizeSeqscans: z.boolean().default(true),
+  effectiveIoConcurrency: bounded("effectiveIoConcurrency").optional(),
+  ioCombineLimit: bounded("ioCombineLimit").optional(),
+  ioMethod: z.enum(["sync", "worker", "io_uring"]).optional(),
+  prefetch: z.enum(["pg13", "read-stream", "adaptive", "pg84"]).optional(),
+  bitmap: bitmapSchema.optional(),
+  /** Fraction of tuples that reach the query's output (work per tuple beyond the scan); informational. */
+  note: z.string().optional(),
+});
 
-const scenarioSchemaImpl = z
-  .object({
-    name: z.string().min(1),
-    description: z.string().optional(),
-    // The seeded generators take 32 bits (cpu-jitter.ts); 0 to 2^31 - 1 keeps every seed distinct and
-    // matches the CLI's --seed.
-    seed: z
-      .number()
-      .int()
-      .min(0)
-      .max(2 ** 31 - 1)
-      .default(1),
-    machine: machineSchema,
-    tables: z.array(tableSchema).min(1),
-    queries: z.array(querySchema).min(1),
-    /** Stop the simulation at this simulated time (e.g. pgbench -T); runs still in progress are reported unfinished. */
-    until: duration.optional(),
-    /** Sample interval for the time series in the result. */
-    sampleEvery: duration.optional(),
-  })
-  .strict();
+const scenarioSchemaImpl = z.strictObject({
+  name: text(),
+  description: z.string().optional(),
+  // The seeded generators take 32 bits (cpu-jitter.ts); 0 to 2^31 - 1 keeps every seed distinct and
+  // matches the CLI's --seed.
+  seed: bounded("seed").default(1),
+  machine: machineSchema,
+  tables: z.array(tableSchema).min(1, "must list at least one table"),
+  queries: z.array(querySchema).min(1, "must list at least one query"),
+  /** Stop the simulation at this simulated time (e.g. pgbench -T); runs still in progress are reported unfinished. */
+  until: duration("a stop at time 0 runs nothing; give a positive time or leave it out").optional(),
+  /** Sample interval for the time series in the result. */
+  sampleEvery: duration("a sample interval of 0 never advances; give a positive interval").optional(),
+});
 
 /**
  * The zod schema of a scenario file: `scenarioSchema.parse(json)` validates
