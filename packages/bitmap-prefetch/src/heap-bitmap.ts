@@ -270,6 +270,7 @@ export class HeapBitmap {
    * copy; this one is unchanged): pages in that stretch are gone and every
    * later page is numbered `blocks` lower, keeping its flags. A simulator that
    * cuts a steady stretch out of a table renumbers the scan's bitmap with it.
+   * The stretch must leave at least one block of the table.
    *
    * @example
    * ```ts
@@ -282,10 +283,11 @@ export class HeapBitmap {
       !Number.isInteger(blocks) ||
       at < 0 ||
       blocks < 0 ||
-      at + blocks > this.tableBlocks
+      at + blocks > this.tableBlocks ||
+      blocks === this.tableBlocks
     )
       throw new RangeError(
-        `cannot take blocks ${at}..${at + blocks - 1} out of a ${this.tableBlocks}-block table`,
+        `cannot take blocks ${at}..${at + blocks - 1} out of a ${this.tableBlocks}-block table (a cut leaves at least one block)`,
       );
     const end = at + blocks;
     const b = new HeapBitmapBuilder(this.tableBlocks - blocks);

@@ -43,8 +43,12 @@ import { type CacheState, COLD_MAX_RESIDENT_FRACTION, WARM_MIN_RESIDENT_FRACTION
 
 /** Whether mincore() shows this caller the page cache of a file. */
 export type ResidencyVisibility =
-  | { readonly visible: true }
   | {
+      /** mincore() answers for this caller: residency can be read from it. */
+      readonly visible: true;
+    }
+  | {
+      /** mincore() reports every page resident to this caller, whatever is cached. */
       readonly visible: false;
       /** One sentence: which file, and the kernel's rule. */
       readonly reason: string;

@@ -322,8 +322,19 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
   if (ctx.interrupt.stopped) return finish();
 
   // 3. read_ahead_kb.
-  if (linux) {
-    const values = [...new Set([deviceDefaultRa, ...READ_AHEAD_VALUES_KB])].sort((a, b) => a - b);
+  // A readahead window larger than the (scaled) machine's memory is refused by the scenario
+  // schema: such values are left out, and the row says so.
+  const scaledRamBytes = parseBytes(String(base.machine.ram));
+  const fits = (kb: number) => kb * 1024 <= scaledRamBytes;
+  const raLeftOut = READ_AHEAD_VALUES_KB.filter((v) => !fits(v));
+  const raNote =
+    raLeftOut.length === 0
+      ? ""
+      : `; ${raLeftOut.join(", ")} kB not simulated: more than the ${formatBytes(scaledRamBytes)} of RAM of the scaled machine (give a larger --sim-size)`;
+  if (linux && fits(deviceDefaultRa)) {
+    const values = [...new Set([deviceDefaultRa, ...READ_AHEAD_VALUES_KB.filter(fits)])].sort(
+      (a, b) => a - b,
+    );
     const ms = await run(
       values.map((v) => ({
         label: `read_ahead_kb=${v}`,
@@ -339,7 +350,7 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
       defaultValue: String(deviceDefaultRa),
       recommended: String(values[best]),
       ...timing(times, defIdx, best),
-      why: `the smallest readahead within ${SETTING_WITHIN * 100}% of the best (T2: more readahead helped "all round")`,
+      why: `the smallest readahead within ${SETTING_WITHIN * 100}% of the best (T2: more readahead helped "all round")${raNote}`,
       sweep: values.map((v, i) => ({ value: String(v), timeS: times[i] ?? null })),
       command: `${fullCommand} --workers ${workers} --vary read-ahead-kb=${values.join(",")}`,
     });

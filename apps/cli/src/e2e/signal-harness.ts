@@ -6,7 +6,7 @@
  * beside the user's files.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { alive, type BinResult, descendants, type ProcessId, runBin } from "./run-bin.js";
@@ -65,11 +65,26 @@ export async function stopWhenBusy(
   return { ...r, started: list, orphans: list.filter(alive), tmpLeft };
 }
 
-/** A `busy` condition: true once `ms` have passed since the first call. */
-export function after(ms: number): () => boolean {
-  let t0: number | undefined;
-  return () => {
-    t0 ??= Date.now();
-    return Date.now() - t0 >= ms;
+/** Clock ticks per second of /proc/PID/stat's times (USER_HZ, 100 on Linux). */
+const USER_HZ = 100;
+
+/**
+ * A `busy` condition: true once the process has used `ms` of CPU time (all
+ * its threads, from /proc/PID/stat utime + stime). CPU time, not wall time:
+ * on a loaded machine a process needs longer to get through its start-up, and
+ * a condition on CPU time waits for it, while on a fast machine it does not
+ * let a short command finish first.
+ */
+export function afterCpu(ms: number): (pid: number) => boolean {
+  return (pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // After "pid (comm) ": utime and stime are fields 14 and 15 overall, indexes 11 and 12 here.
+      const ticks = Number(rest[11]) + Number(rest[12]);
+      return (ticks / USER_HZ) * 1000 >= ms;
+    } catch {
+      return false;
+    }
   };
 }

@@ -7,8 +7,8 @@
  * A long run (one whose estimated work is over the simulator's
  * PROGRESS_STEPS, a few seconds) also reports off a terminal, unless the
  * output is JSON: cli-progress's no-TTY mode writes the bar as a plain line
- * on stderr every {@link OFF_TTY_EVERY_MS}, so a log or CI job shows that the
- * run is alive and how far it is. stdout is then not a terminal the bars
+ * on stderr when it starts, every {@link OFF_TTY_EVERY_MS} and when it ends,
+ * so a log or CI job shows that the run is alive and how far it is. stdout is then not a terminal the bars
  * share, so the command's lines keep going there directly.
  */
 import cliProgress from "cli-progress";
@@ -27,6 +27,7 @@ export interface BarsOptions {
 export class Bars {
   private readonly multi: cliProgress.MultiBar | null;
   private readonly savedOut: Ctx["out"];
+  private readonly offTerminal: boolean;
 
   private constructor(
     private readonly ctx: Ctx,
@@ -36,6 +37,7 @@ export class Bars {
     this.savedOut = ctx.out;
     const onTerminal = progressOn(ctx);
     const offTerminal = !onTerminal && options.long === true && !ctx.json;
+    this.offTerminal = offTerminal;
     if (!onTerminal && !offTerminal) {
       this.multi = null;
       return;
@@ -78,11 +80,16 @@ export class Bars {
   ): (value: number, payload?: Record<string, string | number>) => void {
     if (this.multi === null) return () => {};
     const bar = this.multi.create(Math.max(1, total), 0, payload);
+    // Off a terminal, a line at the start: a run that ends before the first scheduled line still
+    // says it ran, whatever the machine's speed.
+    if (this.offTerminal) this.multi.update();
     return (value, p) => bar.update(Math.min(value, Math.max(1, total)), p);
   }
 
   /** Removes the bars and gives the command its stdout back. */
   stop(): void {
+    // Off a terminal, a last line with where the run ended.
+    if (this.offTerminal) this.multi?.update();
     this.multi?.stop();
     this.ctx.out = this.savedOut;
   }

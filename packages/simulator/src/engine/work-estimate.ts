@@ -155,7 +155,15 @@ export interface WorkEstimate {
    * scenario's end (`until`, or the last `duration`), or blocks processed
    * over every run (SimulationProgress).
    */
-  progressTotal: { simulatedS: number } | { blocks: number };
+  progressTotal:
+    | {
+        /** Simulated seconds up to the scenario's end. */
+        simulatedS: number;
+      }
+    | {
+        /** Blocks processed over every run. */
+        blocks: number;
+      };
   /** What would shrink it most, the largest effect first (for a refusal's advice). */
   levers: WorkLever[];
 }

@@ -70,6 +70,18 @@ function num(path: string, lo: number, hi: number): fc.Arbitrary<number> {
     : fc.double({ min: r.min, max: r.max, noNaN: true, noDefaultInfinity: true });
 }
 
+/**
+ * A duration in the schema's range: the simulated clock counts whole
+ * microseconds, so a duration is generated as a whole number of them and
+ * written with its unit, as a user would write "250ms".
+ */
+function duration(path: string, loS: number, hiS: number): fc.Arbitrary<string> {
+  const r = range(path, loS, hiS);
+  return fc
+    .integer({ min: Math.ceil(r.min * 1e6), max: Math.floor(r.max * 1e6) })
+    .map((us) => `${us}us`);
+}
+
 function choice(path: string): fc.Arbitrary<string> {
   const values = field(path).enum;
   if (values === undefined || values.length === 0) throw new Error(`${path} has no choices in the schema`);
@@ -111,11 +123,11 @@ const table = fc
 const query = fc
   .record({
     kind: opt(choice(`${Q}.kind`)),
-    start: opt(num(`${Q}.start`, 0, 1)),
+    start: opt(duration(`${Q}.start`, 0, 1)),
     clients: opt(num(`${Q}.clients`, 1, 3)),
     runs: opt(num(`${Q}.runs`, 1, 3)),
-    duration: opt(num(`${Q}.duration`, 0.01, 2)),
-    clientStagger: opt(num(`${Q}.clientStagger`, 0, 0.5)),
+    duration: opt(duration(`${Q}.duration`, 0.01, 2)),
+    clientStagger: opt(duration(`${Q}.clientStagger`, 0, 0.5)),
     pg: opt(choice(`${Q}.pg`)),
     workers: opt(num(`${Q}.workers`, 0, 4)),
     parallelLeaderParticipation: opt(fc.boolean()),
@@ -152,7 +164,7 @@ const scenarioArb = fc
     jitter: opt(num("machine.cpu.jitter", 0, 1)),
     tables: fc.array(table, { minLength: 1, maxLength: 2 }),
     queries: fc.array(query, { minLength: 1, maxLength: 2 }),
-    until: opt(num("until", 0.01, 3)),
+    until: opt(duration("until", 0.01, 3)),
   })
   .map((g) => ({
     name: "generated",

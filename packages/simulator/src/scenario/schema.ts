@@ -28,11 +28,19 @@ import type { Machine, OsName, PgVersion, Query, Scenario, ScenarioInput, Table 
  */
 
 /** A number within a named bound of limits.ts. */
-const bounded = (name: ScenarioLimitName) =>
-  z.number().superRefine((v, ctx) => {
-    const problem = limitProblem(SCENARIO_LIMITS[name], v);
-    if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
-  });
+const bounded = (name: ScenarioLimitName) => {
+  const limit = SCENARIO_LIMITS[name];
+  return (
+    z
+      .number()
+      .superRefine((v, ctx) => {
+        const problem = limitProblem(limit, v);
+        if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
+      })
+      // The same range in the JSON Schema (z.toJSONSchema), so editors and generators see it.
+      .meta({ minimum: limit.min, maximum: limit.max, ...(limit.integer ? { type: "integer" } : {}) })
+  );
+};
 
 /** The sentence of a unit parser's error, without the field name it starts with. */
 function unitProblem(e: unknown): string {
