@@ -1,11 +1,12 @@
+import { timeouts } from "@scanlab/test-config";
 import { defineConfig } from "vitest/config";
 
 // The end-to-end tests run the built CLI (dist/bin.js) in child processes and
-// simulate small scenarios: give them room on a shared 2-core machine.
+// simulate small scenarios, one file at a time. Timeouts catch hangs only
+// (see @scanlab/test-config).
 export default defineConfig({
   test: {
-    testTimeout: 240_000,
-    hookTimeout: 60_000,
+    ...timeouts,
     fileParallelism: false,
   },
 });

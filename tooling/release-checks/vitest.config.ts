@@ -9,7 +9,7 @@ export default defineConfig({
     globalSetup: ["src/pack.global-setup.ts"],
     pool: "forks",
     fileParallelism: false,
-    testTimeout: 180_000,
-    hookTimeout: 300_000,
+    testTimeout: 600_000,
+    hookTimeout: 900_000,
   },
 });

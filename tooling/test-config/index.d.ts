@@ -1,4 +1,4 @@
-/** Default per-test timeout: a hang detector with a 10x margin over a test of a few seconds. */
+/** Default per-test timeout: a hang detector with a 30x margin over a test of twenty seconds. */
 export declare const TEST_TIMEOUT_MS: number;
 /** Default per-hook timeout (beforeAll may build fixtures or start a server). */
 export declare const HOOK_TIMEOUT_MS: number;

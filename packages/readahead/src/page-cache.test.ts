@@ -249,7 +249,7 @@ describe("PageCache", { timeout: PROPERTY_MS }, () => {
         { numRuns: 200 },
       );
     },
-    120_000,
+    PROPERTY_MS,
   );
 
   it("keeps a sequential reader's pages in a handful of extents, whatever the file size", () => {

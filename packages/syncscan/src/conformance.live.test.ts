@@ -99,7 +99,7 @@ describe.skipIf(skip)("conformance with PostgreSQL 15", () => {
     };
     big = await table("big");
     small = await table("small");
-  }, 180_000);
+  }, 900_000);
 
   afterAll(async () => {
     await pg?.stop();

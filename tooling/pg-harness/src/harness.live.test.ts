@@ -38,5 +38,5 @@ describe.skipIf(!gate.available && !gate.required)("live cluster", () => {
     });
     expect(existsSync(dir), dir).toBe(false);
     expect(existsSync(`/proc/${pid}`), `postmaster ${pid}`).toBe(false);
-  }, 120_000);
+  }, 600_000);
 });

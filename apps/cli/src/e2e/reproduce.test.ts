@@ -137,7 +137,7 @@ describe("reproduce --json", () => {
     }
     const t4 = json.targets.find((t: { id: string }) => t.id === "T4");
     if (t4 !== undefined && !t4.interrupted) expect(t4.rows).toHaveLength(6);
-  }, 60_000);
+  }, 600_000);
 
   it("writes SVG and PNG charts and a self-contained HTML report with --report", async () => {
     const dir = mkdtempSync(join(tmpdir(), "scanlab-report-"));
