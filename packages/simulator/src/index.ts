@@ -109,6 +109,7 @@ export {
   PG_VERSIONS_WITH_SERVER,
   type PgMechanism,
   type PgModel,
+  type PgModelRow,
   pgModel,
   type ReadStreamModel,
   type RingModel,

@@ -50,7 +50,7 @@ export interface AdaptiveInputs {
 /** io_combine_limit's default (and io_max_combine_limit's, PG18+): 16 blocks = 128 kB (postgres.md 4.1; targets.md T12). */
 export const DEFAULT_IO_COMBINE_LIMIT = 16;
 
-/** PostgreSQL's effective_io_concurrency default by version: 16 with 18's I/O (ff79b5b2ab), else 1 (postgres.md 3.1, 4.3). */
+/** PostgreSQL's effective_io_concurrency default by version: 16 with 18's I/O (ff79b5b2ab), else 1 (guc_tables.c). */
 export function defaultEic(pg: QuerySpec["pg"]): number {
   return asyncIo(pgModel(pg)) ? 16 : 1;
 }

@@ -63,7 +63,12 @@ export interface OsModel {
 }
 
 /** Oldest and newest Linux release accepted, as [major, minor]. */
-export const LINUX_RANGE = { oldest: [4, 20], newest: [6, 18] } as const;
+export const LINUX_RANGE = {
+  /** 4.20: the first release with the ondemand_readahead() decisions modelled as "<=6.9". */
+  oldest: [4, 20],
+  /** 6.18: the newest kernel the Linux model was held against. */
+  newest: [6, 18],
+} as const;
 
 /** FreeBSD releases accepted. */
 const FREEBSD_RANGE = { oldest: 11, newest: 14 } as const;

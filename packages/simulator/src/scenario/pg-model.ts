@@ -100,17 +100,18 @@ export const PG_VERSIONS: readonly PgVersion[] = [
   "19",
 ];
 
-type Row = Omit<PgModel, "requested">;
+/** One version's models: a {@link PgModel} without the requested version. */
+export type PgModelRow = Omit<PgModel, "requested">;
 const row = (
   allocator: AllocatorModel,
   syncscan: SyncscanModel,
   bitmapPrefetch: BitmapPrefetchModel,
   readStreams: ReadStreamModel,
   ring: RingModel,
-): Row => ({ allocator, syncscan, bitmapPrefetch, readStreams, ring });
+): PgModelRow => ({ allocator, syncscan, bitmapPrefetch, readStreams, ring });
 
 /** The mapping (see the header for the commits behind each column). */
-export const PG_MODEL_TABLE: Readonly<Record<PgVersion, Row>> = {
+export const PG_MODEL_TABLE: Readonly<Record<PgVersion, PgModelRow>> = {
   "9.6": row("pg96", "pg96", "pg96", "none", "pg96"),
   "10": row("pg96", "pg96", "pg96", "none", "pg96"),
   "11": row("pg11", "pg96", "pg96", "none", "pg96"),
@@ -128,7 +129,10 @@ export const PG_MODEL_TABLE: Readonly<Record<PgVersion, Row>> = {
 export const PG_VERSIONS_WITH_SERVER: readonly PgVersion[] = ["11", "13", "14", "15", "16", "17", "18"];
 
 /** The models that run for a version. */
-export function pgModel(pg: PgVersion, table: Readonly<Record<PgVersion, Row>> = PG_MODEL_TABLE): PgModel {
+export function pgModel(
+  pg: PgVersion,
+  table: Readonly<Record<PgVersion, PgModelRow>> = PG_MODEL_TABLE,
+): PgModel {
   const r = table[pg];
   if (r === undefined) throw new RangeError(`no model for PostgreSQL ${String(pg)}`);
   return { requested: pg, ...r };
