@@ -212,7 +212,10 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
       "Recommend effective_io_concurrency, parallel workers, read_ahead_kb and (PG14+) whether the chunk cap matters, each with its simulated gain against the defaults and the command that shows it.",
     )
     .requiredOption("--device <NAME|FILE>", "built-in profile or profile file")
-    .requiredOption("--os <NAME>", "linux-5.4, linux-6.10, freebsd-12, freebsd-13, windows")
+    .requiredOption(
+      "--os <NAME>",
+      "linux-M.N (4.20 to 6.18, e.g. linux-6.1), freebsd-11 to freebsd-14, windows",
+    )
     .requiredOption("--table-size <SIZE>", "size of the table, e.g. 100GB")
     .option("--workload <KIND>", "seqscan or bitmap (default seqscan)")
     .option("--pg <VERSION>", "14, 17 or 18 (default 17)")

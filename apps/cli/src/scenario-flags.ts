@@ -18,8 +18,10 @@
  * datasheet profiles).
  */
 import {
+  acceptedOsNames,
   defaultAllocator,
-  OS_NAMES,
+  isOsName,
+  type OsName,
   PG_VERSIONS,
   SCENARIO_LIMITS,
   type ScenarioInput,
@@ -112,9 +114,21 @@ function requireLinux(d: ScenarioDraft, flag: string): void {
   if (!String(d.machine.os).startsWith("linux")) {
     throw new CliError(
       "CLI_CONFLICT",
-      `--${flag} is a Linux setting, but the scenario's OS is ${String(d.machine.os)}: use --os linux-5.4 or linux-6.10, or drop it.`,
+      `--${flag} is a Linux setting, but the scenario's OS is ${String(d.machine.os)}: use --os linux-M.N (e.g. linux-6.1), or drop it.`,
     );
   }
+}
+
+/** `--os`: a name os-model.ts accepts (linux-M.N, freebsd-N, windows, none), else one sentence listing them. */
+function parseOs(raw: string): OsName {
+  const v = raw.trim().toLowerCase();
+  if (!isOsName(v)) {
+    throw new CliError(
+      "CLI_UNKNOWN_NAME",
+      `--os "${raw}" is not an OS scanlab models: use ${acceptedOsNames()}.`,
+    );
+  }
+  return v;
 }
 
 function bitmapOf(q: Record<string, unknown>): Record<string, unknown> {
@@ -139,8 +153,8 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
   {
     name: "os",
     arg: "NAME",
-    help: `operating system and version (${OS_NAMES.join(", ")})`,
-    parse: (raw) => parseChoice(raw, "os", OS_NAMES),
+    help: `operating system and version: ${acceptedOsNames()}`,
+    parse: parseOs,
     apply: (d, v) => {
       d.machine.os = v;
     },

@@ -13,6 +13,8 @@
  *   build of any of them runs reproduce again.
  * - a summary of every target for "How faithful is scanlab?", with a chart
  *   of simulated/published per row;
+ * - the PostgreSQL conformance matrix (tooling/conformance's report, run
+ *   with --json from the committed fixtures) and the version mapping;
  * - the conformance results committed as fixtures by the model packages
  *   (real PostgreSQL 15 traces for block-allocator and syncscan, real Linux
  *   kernel measurements for readahead), compared with the models' answers;
@@ -36,6 +38,7 @@ import type { ReproduceJson } from "scanlab";
 import { barChartSvg, formatNumber, lineChartSvg } from "../src/lib/charts.js";
 import { buildHash, filesUnder } from "./build-hash.js";
 import { conformanceFragments } from "./conformance.js";
+import { mappingFragment, matrixFragment, runConformanceReport } from "./conformance-matrix.js";
 
 const app = fileURLToPath(new URL("..", import.meta.url));
 const repoRoot = join(app, "..", "..");
@@ -356,6 +359,9 @@ function main(): void {
 
   for (const [name, text] of Object.entries(conformanceFragments(repoRoot, figures)))
     writeFragment(name, text);
+  const matrix = runConformanceReport(repoRoot);
+  writeFragment("conformance-matrix", matrixFragment(matrix));
+  writeFragment("version-mapping", mappingFragment(matrix));
 
   const help = (cmd: string) =>
     `\`\`\`text\n$ scanlab ${cmd} --help\n${cli([cmd, "--help"]).trimEnd()}\n\`\`\`\n`;

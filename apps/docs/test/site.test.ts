@@ -8,6 +8,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { PG_VERSIONS, PG_VERSIONS_WITH_SERVER } from "@scanlab/simulator";
 import { describe, expect, it } from "vitest";
 
 const dist = fileURLToPath(new URL("../dist", import.meta.url));
@@ -64,6 +65,23 @@ describe("the built site", () => {
       );
     });
   }
+
+  it("faithful: the conformance matrix has a column for every version with a server, the mapping a row for every version --pg takes", () => {
+    const html = readFileSync(join(dist, "guides", "faithful.html"), "utf8");
+    const matrix = html.slice(html.indexOf('id="the-postgresql-conformance-matrix"'));
+    const firstTable = matrix.slice(0, matrix.indexOf("</table>"));
+    for (const v of PG_VERSIONS_WITH_SERVER)
+      expect(firstTable, `matrix column PG${v}`).toMatch(new RegExp(`<th[^>]*>PG${v}</th>`));
+    // a matched/total cell per row and server-backed version, e.g. "3/3"
+    expect(firstTable.match(/<td[^>]*>\d+\/\d+<\/td>/g)?.length ?? 0).toBeGreaterThanOrEqual(
+      PG_VERSIONS_WITH_SERVER.length,
+    );
+    const mapping = html.slice(html.indexOf('id="which-model-runs-for-each-postgresql-version"'));
+    const mappingTable = mapping.slice(0, mapping.indexOf("</table>"));
+    for (const v of PG_VERSIONS)
+      expect(mappingTable, `mapping row ${v}`).toMatch(new RegExp(`<tr><td>${v.replace(".", "\\.")}</td>`));
+    expect(html).toContain("io_uring");
+  });
 
   it("has a page for every reference page, reachable from the reference overview", () => {
     const sources = readdirSync(join(src, "reference")).filter((f) => f.endsWith(".md"));

@@ -90,8 +90,33 @@ export {
   type ScenarioLimitName,
   type ScenarioRange,
 } from "./scenario/limits.js";
+export {
+  acceptedOsNames,
+  describeOsModel,
+  isOsName,
+  LINUX_RANGE,
+  type LinuxDefaultReadAhead,
+  type OsModel,
+  osModel,
+} from "./scenario/os-model.js";
+export {
+  type AllocatorModel,
+  type BitmapPrefetchModel,
+  describePgModel,
+  PG_MECHANISMS,
+  PG_MODEL_TABLE,
+  PG_VERSIONS,
+  PG_VERSIONS_WITH_SERVER,
+  type PgMechanism,
+  type PgModel,
+  type PgModelRow,
+  pgModel,
+  type ReadStreamModel,
+  type RingModel,
+  type SyncscanModel,
+} from "./scenario/pg-model.js";
 export { type ResolvedScenario, resolveScenario } from "./scenario/resolve.js";
-export { OS_NAMES, PG_VERSIONS, scenarioSchema } from "./scenario/schema.js";
+export { OS_NAMES, scenarioSchema } from "./scenario/schema.js";
 export type {
   AllocatorSpec,
   BitmapSpec,

@@ -19,15 +19,12 @@
  * ring's blocks survive until it reaches them: R hits, n - R reads, and 2R of
  * the table's blocks in shared buffers afterwards.
  */
-import {
-  BULKREAD_RING_BASE_KB,
-  bulkReadRingBuffers,
-  DEFAULT_PROCS_PG17,
-  DEFAULT_PROCS_PG18,
-} from "@scanlab/bitmap-prefetch";
+import { BULKREAD_RING_BASE_KB, bulkReadRingBuffers, DEFAULT_PROCS_PG18 } from "@scanlab/bitmap-prefetch";
 import type { Cluster } from "@scanlab/pg-harness";
+import type { PgModel } from "@scanlab/simulator";
 import type { Major } from "./fixtures.js";
 import type { CaseBase, Mechanism } from "./mechanism.js";
+import { modelFor } from "./models.js";
 
 /** Two scans of one table. */
 export interface RingCase extends CaseBase {
@@ -58,10 +55,16 @@ export interface RingMutation {
 const ROWS = 35_000; // 7 rows of 1 kB per page: 5000 blocks
 
 /** The model's ring size for a case. */
-export function ringBuffers(c: RingCase, major: Major, m: RingMutation = {}): number {
+export function ringBuffers(
+  c: RingCase,
+  major: Major,
+  m: RingMutation = {},
+  model: PgModel = modelFor(major),
+): number {
   const baseKb = m.baseKb ?? BULKREAD_RING_BASE_KB;
-  if (major < 17 || m.pre18Everywhere || m.baseKb !== undefined) {
-    if (major >= 18 && m.baseKb !== undefined) {
+  const v18 = model.ring === "pg18";
+  if (!v18 || m.pre18Everywhere || m.baseKb !== undefined) {
+    if (v18 && m.baseKb !== undefined) {
       // the 18 formula with another base
       const pin = Math.floor(c.nBuffers / (c.maxConnections - 100 + DEFAULT_PROCS_PG18));
       const kb = Math.min(baseKb + 8 * c.eic * (c.ioCombineLimit ?? 16), Math.max(baseKb, pin * 8));
@@ -69,10 +72,9 @@ export function ringBuffers(c: RingCase, major: Major, m: RingMutation = {}): nu
     }
     return Math.min(Math.floor(c.nBuffers / 8), Math.floor(baseKb / 8));
   }
-  return bulkReadRingBuffers(major === 17 ? 17 : 18, {
+  return bulkReadRingBuffers(18, {
     nBuffers: c.nBuffers,
-    maxBackendsPlusAuxiliary:
-      c.maxConnections - 100 + (major >= 18 ? DEFAULT_PROCS_PG18 : DEFAULT_PROCS_PG17),
+    maxBackendsPlusAuxiliary: c.maxConnections - 100 + DEFAULT_PROCS_PG18,
     ioCombineLimit: c.ioCombineLimit ?? 16,
     effectiveIoConcurrency: c.eic,
   });
@@ -136,13 +138,15 @@ async function capture(pg: Cluster, major: Major): Promise<RingCase[]> {
 export const bulkreadRing: Mechanism<RingCase, RingMutation> = {
   name: "bulkread-ring",
   title: "bulk-read ring: what a second scan finds in shared buffers",
+  mechanism: "ring",
+  observes: "EXPLAIN (ANALYZE, BUFFERS) shared hit/read and pg_buffercache after each of two scans",
   about:
     "Two cold-started seq scans from block 0 of a 5000-block table with shared_buffers 128MB (synchronize_seqscans off, no workers): EXPLAIN (ANALYZE, BUFFERS) shared hit/read of each, and pg_buffercache's count of the table's buffers after each. Captured by tooling/conformance (npm run capture -- bulkread-ring).",
   versions: [11, 13, 14, 15, 16, 17, 18],
   settings: () => ({ shared_buffers: "128MB" }),
   capture,
-  replay(c, major, m) {
-    const r = ringBuffers(c, major, m);
+  replay(c, major, m, model = modelFor(major)) {
+    const r = ringBuffers(c, major, m, model);
     const want = {
       scans: [
         { hit: 0, read: c.nblocks },

@@ -29,6 +29,7 @@ import {
   traceSyscalls,
 } from "@scanlab/pg-harness";
 import type { CaseBase, Mechanism } from "./mechanism.js";
+import { modelFor } from "./models.js";
 import { driveStream, readStreamSettings, type StreamSettings, streamOptions } from "./stream-replay.js";
 
 /** One traced scan. */
@@ -134,12 +135,16 @@ const key = (r: [number, number, string]) => r.join(":");
 export const ioMethod: Mechanism<IoMethodCase, IoMethodMutation> = {
   name: "io-method",
   title: "PG18 io_method sync vs worker: who issues each read",
+  mechanism: "readStreams",
+  observes: "strace of the backend and the I/O workers: preadv, and which process made it",
   about:
     "Cold sequential scans of a 3000-block table on PostgreSQL 18 with io_method=sync (eic 16) and io_method=worker (eic 16 and 0), shared_buffers 16MB: every preadv/pread64 of the table as [first block, blocks, backend | io worker], traced on the postmaster's children and the running I/O workers. The builds have no liburing, so io_uring is not captured. Captured by tooling/conformance (npm run capture -- io-method).",
   versions: [18],
   settings: () => ({ shared_buffers: "16MB" }),
   capture: (pg) => capture(pg),
-  replay(c, _major, m) {
+  replay(c, major, m, model = modelFor(major)) {
+    if (model.readStreams !== "pg18" && model.readStreams !== "pg19")
+      return `the model has no io_method (read streams ${model.readStreams}): every read is the backend's own`;
     const issuer = predictedReads(c, m)[0]?.[2] ?? "backend";
     const wrong = c.reads.filter((r) => r[2] !== issuer);
     if (wrong.length > 0) {

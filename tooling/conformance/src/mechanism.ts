@@ -10,6 +10,7 @@
  * the proof that a row can fail.
  */
 import type { Cluster } from "@scanlab/pg-harness";
+import type { PgMechanism, PgModel } from "@scanlab/simulator";
 import type { Major } from "./fixtures.js";
 
 /** A captured case plus the key that identifies it across captures. */
@@ -26,14 +27,22 @@ export interface Mechanism<C extends CaseBase, M = unknown> {
   readonly title: string;
   /** What a fixture of this row holds and how it was captured (written into every fixture). */
   readonly about: string;
+  /** The simulator's mechanism (a column of its version mapping) this row holds against the server. */
+  readonly mechanism: PgMechanism;
+  /** What the row observes on the server, in a few words (for the report). */
+  readonly observes: string;
   /** Majors where the mechanism exists. */
   readonly versions: readonly Major[];
   /** Settings of the capture cluster for a major. */
   settings(major: Major): Record<string, string | number | boolean>;
   /** Runs every case on a fresh cluster of that major. */
   capture(pg: Cluster, major: Major): Promise<C[]>;
-  /** Replays the model against a case; null = agrees. `mutation` swaps in a wrong constant. */
-  replay(c: C, major: Major, mutation?: M): string | null;
+  /**
+   * Replays the model against a case; null = agrees. `mutation` swaps in a
+   * wrong constant; `model` (default: the simulator's mapping for `major`)
+   * chooses which version's model runs.
+   */
+  replay(c: C, major: Major, mutation?: M, model?: PgModel): string | null;
   /**
    * How a fresh capture must agree with the committed one: null = agrees.
    * Deterministic mechanisms compare exactly; others state the rule.

@@ -37,9 +37,10 @@
 import { DEFAULT_IO_COMBINE_LIMIT } from "@scanlab/bitmap-prefetch";
 import { type AllocatorPolicy, createParallelScan, summarizeChunkLevels } from "@scanlab/block-allocator";
 import { type Cluster, type ProcessReads, traceRelationReads } from "@scanlab/pg-harness";
+import type { PgModel } from "@scanlab/simulator";
 import type { Major } from "./fixtures.js";
 import type { CaseBase, Mechanism } from "./mechanism.js";
-import { allocatorFor } from "./models.js";
+import { allocatorOf, modelFor } from "./models.js";
 
 /** One traced parallel scan. */
 export interface ClaimsCase extends CaseBase {
@@ -232,20 +233,23 @@ export function claimsDisagreement(c: ClaimsCase, policy: AllocatorPolicy, burst
   return null;
 }
 
-/** Blocks a participant claims in one go: one read of io_combine_limit (default 16) from 17, else 1. */
-function burstBlocks(major: Major): number {
-  return major >= 17 ? DEFAULT_IO_COMBINE_LIMIT : 1;
+/** Blocks a participant claims in one go: one read of io_combine_limit (default 16) with read streams (17+), else 1. */
+function burstBlocks(model: PgModel): number {
+  return model.readStreams !== "none" ? DEFAULT_IO_COMBINE_LIMIT : 1;
 }
 
 /** True when only the isolated-run check fails and only for lack of luck (timing, not a disagreement). */
 function unluckyIsolation(c: ClaimsCase, major: Major): boolean {
-  const r = claimsDisagreement(c, allocatorFor(major), burstBlocks(major));
+  const model = modelFor(major);
+  const r = claimsDisagreement(c, allocatorOf(model), burstBlocks(model));
   return r?.startsWith("none of the") === true;
 }
 
 export const parallelClaims: Mechanism<ClaimsCase, ClaimsMutation> = {
   name: "parallel-claims",
   title: "parallel seq scan block claims",
+  mechanism: "allocator",
+  observes: "strace of every participant: pread64/preadv (11: lseek + read) per block run",
   about:
     "Cold parallel seq scans (count(*) through Gather) of a 10,000-block table with one row per block, synchronize_seqscans off: every process's reads of the table traced with strace (pread64, preadv; lseek + read on 11) and compressed to runs [first block, blocks] in reading order. Captured by tooling/conformance (npm run capture -- parallel-claims).",
   versions: [11, 13, 14, 15, 16, 17, 18],
@@ -268,8 +272,8 @@ export const parallelClaims: Mechanism<ClaimsCase, ClaimsMutation> = {
     }
     return cases;
   },
-  replay(c, major, mutation) {
-    const policy = mutation ? mutation(major) : allocatorFor(major);
+  replay(c, major, mutation, model = modelFor(major)) {
+    const policy = mutation ? mutation(major) : allocatorOf(model);
     if (policy === null) return null;
     if (c.workersLaunched !== c.parallelWorkers)
       return `${c.workersLaunched} of ${c.parallelWorkers} workers launched`;
@@ -278,7 +282,7 @@ export const parallelClaims: Mechanism<ClaimsCase, ClaimsMutation> = {
       return `${c.processes.length} processes read the table, more than ${expectedProcesses}`;
     if (!c.leaderParticipation && c.processes.some((p) => p.role === "leader"))
       return "the leader read blocks with parallel_leader_participation off";
-    return claimsDisagreement(c, policy, burstBlocks(major));
+    return claimsDisagreement(c, policy, burstBlocks(model));
   },
   sameAsFixture(live, fixture, major) {
     // Which process wins which claim is timing: the rule is that both captures are

@@ -38,9 +38,11 @@ import {
   relationFile,
   traceSyscalls,
 } from "@scanlab/pg-harness";
+import type { PgModel } from "@scanlab/simulator";
 import { syncScanEligible } from "@scanlab/syncscan";
 import type { Major } from "./fixtures.js";
 import type { CaseBase, Mechanism } from "./mechanism.js";
+import { modelFor, streamVersionOf } from "./models.js";
 import { driveStream, readStreamSettings, type StreamSettings, streamOptions } from "./stream-replay.js";
 
 /** One traced stream. */
@@ -195,14 +197,19 @@ function sourceBlocks(c: StreamCase): number[] {
 }
 
 /** The model's calls for a case. */
-export function predictedCalls(c: StreamCase, major: Major, m: StreamMutation = {}): string[] {
+export function predictedCalls(
+  c: StreamCase,
+  major: Major,
+  m: StreamMutation = {},
+  model: PgModel = modelFor(major),
+): string[] {
   const blocks = sourceBlocks(c);
   let i = 0;
   const stream = { ...c.stream, ioCombineLimit: m.ioCombineLimit ?? c.stream.ioCombineLimit };
   if (m.maxBackendsTimes !== undefined) {
     stream.maxConnections = Math.round((stream.maxConnections + 100) * m.maxBackendsTimes) - 100;
   }
-  const options = streamOptions(major, stream, {
+  const options = streamOptions(streamVersionOf(model), stream, {
     sequential: c.kind === "seqscan",
     bulkread: c.kind === "seqscan" && syncScanEligible({ nblocks: c.nblocks, nbuffers: c.stream.nBuffers }),
     perBufferData: c.kind === "bitmap",
@@ -229,6 +236,8 @@ function firstDifference(server: string[], model: string[]): string | null {
 export const readStreams: Mechanism<StreamCase, StreamMutation> = {
   name: "read-streams",
   title: "read streams: read sizes, combining, advice",
+  mechanism: "readStreams",
+  observes: "strace of the backend: preadv/pread64 sizes and fadvise64, in order",
   about:
     "One backend's preadv/pread64 and posix_fadvise calls on the table (r<first>+<blocks>, a<first>+<blocks>, in order) for cold sequential scans of a 3000-block table with io_combine_limit 1/8/16/32, ANALYZE with a statistics target of 1 (maintenance_io_concurrency 1 and 16), and on 18 bitmap heap scans of the data-set generator's random and random-8 tables; shared_buffers 16MB, io_method sync on 18. Captured by tooling/conformance (npm run capture -- read-streams).",
   versions: [17, 18],
@@ -237,8 +246,9 @@ export const readStreams: Mechanism<StreamCase, StreamMutation> = {
       ? { shared_buffers: "16MB", io_method: "sync", io_max_combine_limit: 32 }
       : { shared_buffers: "16MB" },
   capture,
-  replay(c, major, m) {
-    return firstDifference(c.calls, predictedCalls(c, major, m));
+  replay(c, major, m, model = modelFor(major)) {
+    if (model.readStreams === "none") return "the model has no read streams: one 8 kB read per block";
+    return firstDifference(c.calls, predictedCalls(c, major, m, model));
   },
   sameAsFixture(live, fixture) {
     // Deterministic except ANALYZE's sample (random blocks): there the replay is the rule.

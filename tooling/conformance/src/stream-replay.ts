@@ -85,26 +85,25 @@ export interface StreamRead {
   advise: boolean;
 }
 
-/** Stream options for a 17+ scan with a capture server's settings. */
+/** Stream options for a read stream of read_stream.c's `version` with a capture server's settings. */
 export function streamOptions(
-  major: number,
+  version: ReadStreamVersion,
   s: StreamSettings,
   kind: { sequential: boolean; bulkread: boolean; perBufferData?: boolean },
 ): ReadStreamOptions {
-  const version = Math.min(major, 19) as ReadStreamVersion;
+  const v18 = version >= 18;
   return {
     version,
     effectiveIoConcurrency: s.eic,
     ioCombineLimit: s.ioCombineLimit,
-    ioMaxCombineLimit: major >= 18 ? (s.ioMaxCombineLimit ?? undefined) : undefined,
-    ioMethod: major >= 18 ? s.ioMethod : "sync",
+    ioMaxCombineLimit: v18 ? (s.ioMaxCombineLimit ?? undefined) : undefined,
+    ioMethod: v18 ? s.ioMethod : "sync",
     flags: { sequential: kind.sequential },
     perBufferData: kind.perBufferData ?? false,
     strategy: kind.bulkread ? "bulkread" : "none",
     nBuffers: s.nBuffers,
     // As the simulator: the version's default MaxBackends + auxiliary processes with max_connections replaced.
-    maxBackendsPlusAuxiliary:
-      s.maxConnections - 100 + (major >= 18 ? DEFAULT_PROCS_PG18 : DEFAULT_PROCS_PG17),
+    maxBackendsPlusAuxiliary: s.maxConnections - 100 + (v18 ? DEFAULT_PROCS_PG18 : DEFAULT_PROCS_PG17),
     adviceAvailable: !s.directIo,
   };
 }

@@ -26,6 +26,7 @@
 
 import { createParallelScan } from "@scanlab/block-allocator";
 import type { Cluster } from "@scanlab/pg-harness";
+import type { PgModel } from "@scanlab/simulator";
 import {
   beginParallelSyncScan,
   continueSerialScan,
@@ -39,7 +40,7 @@ import {
 } from "@scanlab/syncscan";
 import type { Major } from "./fixtures.js";
 import type { CaseBase, Mechanism } from "./mechanism.js";
-import { allocatorFor } from "./models.js";
+import { allocatorOf, modelFor, streamVersionOf } from "./models.js";
 import { driveStream, readStreamSettings, type StreamSettings, streamOptions } from "./stream-replay.js";
 
 /** One scan of a case. */
@@ -286,7 +287,7 @@ function replayScan(
   c: SyncScanCase,
   rec: SyncScanRecord,
   tracker: InProcessSyncScanTracker,
-  major: Major,
+  model: PgModel,
   m: SyncScanMutation,
 ): string | null {
   const key = 1;
@@ -294,7 +295,7 @@ function replayScan(
   const eligible = syncScanEligible({ nblocks: c.nblocks, nbuffers, synchronizeSeqscans: rec.sync });
   if (rec.parallel) {
     const scan = beginParallelSyncScan(tracker, { key, nblocks: c.nblocks, nbuffers });
-    const p = createParallelScan(allocatorFor(major), { nblocks: c.nblocks }).join();
+    const p = createParallelScan(allocatorOf(model), { nblocks: c.nblocks }).join();
     for (let run = p.nextRun(); run !== null && run.op !== "none"; run = p.nextRun()) {
       scan.onRun((scan.startBlock + run.firstCounter) % c.nblocks, run.blocks);
     }
@@ -305,7 +306,7 @@ function replayScan(
   let scan: SerialScan = createSerialScan({ nblocks: c.nblocks, startBlock: start, sync: eligible });
   const visited = rec.pages.reduce((s, [, k]) => s + k, 0);
   const predicted: number[] = [];
-  if (c.stream === null || m.noLookahead) {
+  if (model.syncscan !== "pg17" || m.noLookahead) {
     // Up to 16: finishing a block moves to the next and reports it (heapgettup_advance_block).
     predicted.push(start);
     const steps = rec.complete ? c.nblocks : visited - 1;
@@ -329,7 +330,10 @@ function replayScan(
     const bulkread = syncScanEligible({ nblocks: c.nblocks, nbuffers: c.nbuffers });
     const { blocks } = driveStream(
       source,
-      streamOptions(major, c.stream, { sequential: true, bulkread }),
+      streamOptions(streamVersionOf(model), c.stream ?? defaultStreamSettings(c), {
+        sequential: true,
+        bulkread,
+      }),
       rec.complete ? null : visited,
       () => c.cached,
     );
@@ -343,7 +347,34 @@ function replayScan(
   return null;
 }
 
-function replayCase(c: SyncScanCase, major: Major, m: SyncScanMutation = {}): string | null {
+/**
+ * The stream settings of a capture that recorded none (up to 16, whose
+ * servers have no read streams): 17's defaults (effective_io_concurrency 1,
+ * io_combine_limit 16) on the case's shared_buffers, for replaying a
+ * look-ahead model against it.
+ */
+function defaultStreamSettings(c: SyncScanCase): StreamSettings {
+  return {
+    eic: 1,
+    ioCombineLimit: 16,
+    ioMaxCombineLimit: null,
+    ioMethod: "sync",
+    nBuffers: c.nbuffers,
+    maxConnections: 100,
+    directIo: /direct I\/O/.test(c.name),
+  };
+}
+
+function replayCase(
+  c: SyncScanCase,
+  major: Major,
+  m: SyncScanMutation = {},
+  model: PgModel = modelFor(major),
+): string | null {
+  // The simulator has one switch for both: a seq scan runs on a read stream, and reports at
+  // its look-ahead, exactly when its version has read streams (participants.ts).
+  if ((model.syncscan === "pg17") !== (model.readStreams !== "none"))
+    return `syncscan ${model.syncscan} with read streams ${model.readStreams}: the simulator reports at the look-ahead exactly when seq scans run on read streams`;
   const tracker = new InProcessSyncScanTracker(
     m.reportIntervalBlocks === undefined ? {} : { reportIntervalBlocks: m.reportIntervalBlocks },
   );
@@ -360,7 +391,7 @@ function replayCase(c: SyncScanCase, major: Major, m: SyncScanMutation = {}): st
       const observed = rec.pages[0]![0];
       if (observed % interval === 0 && observed < c.nblocks) tracker.reportLocation(1, observed);
     }
-    const problem = replayScan(c, rec, tracker, major, m);
+    const problem = replayScan(c, rec, tracker, model, m);
     if (problem !== null) return problem;
   }
   return null;
@@ -369,12 +400,15 @@ function replayCase(c: SyncScanCase, major: Major, m: SyncScanMutation = {}): st
 export const syncscanStarts: Mechanism<SyncScanCase, SyncScanMutation> = {
   name: "syncscan",
   title: "syncscan start, wrap, reports (serial, parallel, 17+ look-ahead)",
+  mechanism: "syncscan",
+  observes:
+    "ctids each scan returned (pages visited, where it started), a cursor + dblink for concurrent scans",
   about:
     "Sequences of seq scans on fresh ~3000-block tables (shared_buffers 16MB): the pages each scan visited, from the ctids it returned (runs [first page, pages]); complete scans record none. Shared buffers are evicted before every scan (pg_prewarm of a 5000-block filler). Captured by tooling/conformance (npm run capture -- syncscan).",
   versions: [11, 13, 14, 15, 16, 17, 18],
   settings: () => SETTINGS,
   capture: captureCases,
-  replay: (c, major, m) => replayCase(c, major, m),
+  replay: (c, major, m, model) => replayCase(c, major, m, model),
   sameAsFixture(live, fixture, major) {
     // Deterministic: the same pages in the same order (the tables are built the same way),
     // except right after a parallel scan (see replayCase): there the rule is the replay's.

@@ -6,7 +6,13 @@
  * unless `--over-budget`; a long run reports its progress on stderr.
  */
 import {
+  describeOsModel,
+  describePgModel,
   formatBytes,
+  type OsModel,
+  osModel,
+  type PgModel,
+  pgModel,
   type ResolvedScenario,
   type ScenarioInput,
   type SimulationResult,
@@ -21,6 +27,30 @@ import { checkBudget, estimateScenario, fractionDone, isLong, progressDetail } f
 import { runPool } from "../workers/pool.js";
 import type { SimulateAnswer } from "../workers/protocol.js";
 import { buildScenario, validateScenario } from "./scenario-input.js";
+
+/**
+ * Which models run for the scenario's PostgreSQL versions (one entry per
+ * distinct version, in query order) and its OS: the `pgModel` and `osModel`
+ * fields of `simulate --json`. Every field is a string, so the JSON's numbers
+ * are those of the simulation alone.
+ */
+export function scenarioModels(r: ResolvedScenario): {
+  pgModel: (PgModel & { line: string })[];
+  osModel: OsModel & { line: string };
+} {
+  const versions = [...new Set(r.queries.map((q) => q.spec.pg))];
+  const os = osModel(r.scenario.machine.os)!;
+  return {
+    pgModel: versions.map((v) => ({ ...pgModel(v), line: describePgModel(v) })),
+    osModel: { ...os, line: describeOsModel(os.requested) },
+  };
+}
+
+/** The model mapping lines of {@link describeScenario}: one per distinct PostgreSQL version, one for the OS. */
+function modelLines(r: ResolvedScenario): string[] {
+  const m = scenarioModels(r);
+  return [...m.pgModel.map((p) => `model ${p.line}`), `model ${m.osModel.line}`];
+}
 
 /** Describes a resolved scenario in a few lines. */
 export function describeScenario(r: ResolvedScenario): string[] {
@@ -38,6 +68,7 @@ export function describeScenario(r: ResolvedScenario): string[] {
       `table ${t.name}: ${formatBytes(t.nblocks * 8192)} (${grouped(t.nblocks)} blocks), ${t.tuplesPerPage} tuples/page, ${t.cached === "os" ? "warm (OS cache)" : "cold"}`,
     );
   }
+  for (const line of modelLines(r)) lines.push(line);
   for (const q of r.queries) {
     const s = q.spec;
     const alloc = s.allocator ? ` allocator ${s.allocator.kind}` : "";
@@ -172,7 +203,14 @@ export async function simulateCommand(
   }
   if (answer === undefined || answer.result === null) return ctx.interrupt.exitCode;
   if (ctx.json) {
-    ctx.out(toJson({ scenario, interrupted: answer.interrupted, result: answer.result }));
+    ctx.out(
+      toJson({
+        scenario,
+        ...scenarioModels(resolved),
+        interrupted: answer.interrupted,
+        result: answer.result,
+      }),
+    );
   } else {
     if (answer.interrupted)
       ctx.out(

@@ -280,7 +280,7 @@ const strictFiles: Row[] = [
   row("a bad scenario given to sweep", ["sweep", mutated("sweep-bad.json", (s) => (s.queries[0]!.workers = 1025)), "--vary", "clients=1,2"], 2, "MAX_PARALLEL_WORKER_LIMIT"),
   row("a negative size in bytes", ["simulate", mutated("neg-size.json", (s) => (s.tables[0]!.size = -1))], 2, "whole number of bytes"),
   row("ram of 2^53 + 1 written as text", ["simulate", mutated("ram-text.json", (s) => (s.machine.ram = "9007199254740993"))], 2, "is too large"),
-  row("an unknown OS", ["simulate", mutated("os.json", (s) => (s.machine.os = "solaris"))], 2, 'field "machine.os": must be one of'),
+  row("an unknown OS", ["simulate", mutated("os.json", (s) => (s.machine.os = "solaris"))], 2, 'field "machine.os": "solaris" is not an OS this simulator models; use linux-4.20 to linux-6.18'),
   row("a selectivity above 1", ["simulate", mutated("sel.json", (s) => { s.queries[0]!.kind = "bitmap"; s.queries[0]!.bitmap = { dataset: "random", selectivity: 1.5 }; })], 2, "must be at most 1"),
 ];
 

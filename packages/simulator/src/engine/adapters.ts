@@ -45,6 +45,8 @@ import {
 } from "@scanlab/readahead";
 import { InProcessSyncScanTracker } from "@scanlab/syncscan";
 import { ScenarioError } from "../errors.js";
+import { type OsModel, osModel } from "../scenario/os-model.js";
+import { pgModel } from "../scenario/pg-model.js";
 import type { ResolvedScenario } from "../scenario/resolve.js";
 import type { AllocatorSpec, QuerySpec } from "../scenario/schema.js";
 import { BLOCK_BYTES } from "../units.js";
@@ -87,11 +89,9 @@ export function deviceSequentialBytesPerS(device: string | Record<string, unknow
   return rate;
 }
 
-/** PostgreSQL's allocator for a version when the scenario does not choose one (postgres.md section 0). */
+/** PostgreSQL's allocator for a version when the scenario does not choose one (its allocator model, pg-model.ts). */
 export function defaultAllocator(pg: QuerySpec["pg"]): AllocatorSpec {
-  if (pg === "9.6") return { kind: "pg96" };
-  if (pg === "11" || pg === "13") return { kind: "pg11" };
-  return { kind: "pg14" };
+  return { kind: pgModel(pg).allocator };
 }
 
 /**
@@ -103,8 +103,8 @@ export function defaultAllocator(pg: QuerySpec["pg"]): AllocatorSpec {
  * 128 kB) (`raid0_run()`; devices.md 2 "kernels before ~5.9"); any other
  * device kept the 128 kB default (`VM_READAHEAD_PAGES`) whatever io_opt it reports.
  */
-function linuxDefaultReadAheadKb(os: string, device: DeviceModel): number {
-  if (os === "linux-5.4" && device.kind !== "raid0") return LINUX_DEFAULT_READ_AHEAD_KB;
+function linuxDefaultReadAheadKb(os: OsModel, device: DeviceModel): number {
+  if (os.defaultReadAhead === "128kB" && device.kind !== "raid0") return LINUX_DEFAULT_READ_AHEAD_KB;
   return device.readAheadKbDefault;
 }
 
@@ -115,8 +115,11 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
   const cache = new PageCache({ capacityPages });
   const opts = m.osOptions;
   const overrides: Record<string, unknown> = {};
+  const os = osModel(m.os);
+  if (os === null)
+    throw new ScenarioError(`machine.os ${JSON.stringify(m.os)} is not an OS this simulator models.`);
   if (m.os.startsWith("linux")) {
-    overrides.readAheadKb = opts.readAheadKb ?? linuxDefaultReadAheadKb(m.os, device);
+    overrides.readAheadKb = opts.readAheadKb ?? linuxDefaultReadAheadKb(os, device);
     overrides.maxSectorsKb = opts.maxSectorsKb ?? Math.floor(device.maxIoBytes / 1024);
   } else if (m.os.startsWith("freebsd")) {
     Object.assign(overrides, opts.freebsd ?? {});
@@ -124,7 +127,7 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
   } else if (m.os === "windows") {
     Object.assign(overrides, opts.windows ?? {});
   }
-  const model: ReadaheadModel = createReadaheadModel(cache, m.os, overrides);
+  const model: ReadaheadModel = createReadaheadModel(cache, os.preset, overrides);
 
   // Device layout: table after table, each segment file at a 1 GB boundary.
   const fileSizePages = new Map<number, number>();

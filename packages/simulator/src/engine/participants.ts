@@ -26,6 +26,7 @@ import {
 } from "@scanlab/bitmap-prefetch";
 import { SYNC_SCAN_REPORT_INTERVAL_BLOCKS } from "@scanlab/syncscan";
 import { ScenarioError } from "../errors.js";
+import { type PgModel, pgModel } from "../scenario/pg-model.js";
 import type { QuerySpec } from "../scenario/schema.js";
 import { BLOCK_BYTES } from "../units.js";
 import { BitmapScanParticipant } from "./bitmap-participant.js";
@@ -49,9 +50,19 @@ export interface AdaptiveInputs {
 /** io_combine_limit's default (and io_max_combine_limit's, PG18+): 16 blocks = 128 kB (postgres.md 4.1; targets.md T12). */
 export const DEFAULT_IO_COMBINE_LIMIT = 16;
 
-/** PostgreSQL's effective_io_concurrency default by version (postgres.md 3.1, 4.3). */
+/** PostgreSQL's effective_io_concurrency default by version: 16 with 18's I/O (ff79b5b2ab), else 1 (guc_tables.c). */
 export function defaultEic(pg: QuerySpec["pg"]): number {
-  return Number(pg) >= 18 ? 16 : 1;
+  return asyncIo(pgModel(pg)) ? 16 : 1;
+}
+
+/** The 18+ I/O layer (asynchronous I/O, io_method, effective_io_concurrency default 16): read streams as 18 or 19. */
+function asyncIo(m: PgModel): boolean {
+  return m.readStreams === "pg18" || m.readStreams === "pg19";
+}
+
+/** read_stream.c's version for a model (17 when the version has no read streams of its own). */
+function streamVersion(m: PgModel): ReadStreamVersion {
+  return m.readStreams === "pg19" ? 19 : m.readStreams === "pg18" ? 18 : 17;
 }
 
 const bitmapCache = new Map<string, HeapBitmap>();
@@ -112,10 +123,12 @@ export type RunProcesses =
 /** Creates and starts the run's processes at `nowUs`. */
 export function startProcesses(setup: RunSetup): RunProcesses {
   const { ctx, spec, machine } = setup;
-  const pg = Number(spec.pg);
+  const model = pgModel(spec.pg);
   const n = setup.roles.length;
   if (spec.kind === "seqscan") {
-    if (pg < 17 && setup.striding !== undefined && n > 1) {
+    // Seq scans run on read streams (and report syncscan positions at their look-ahead) from 17.
+    const streamed = model.readStreams !== "none";
+    if (!streamed && setup.striding !== undefined && n > 1) {
       const members = setup.allocators!.map(
         (a, i) => new SeqScanParticipant(ctx, a, setup.opens[i]!, setup.roles[i]!),
       );
@@ -123,7 +136,7 @@ export function startProcesses(setup: RunSetup): RunProcesses {
       gang.start(setup.startTimes);
       return gang;
     }
-    if (pg < 17) {
+    if (!streamed) {
       const members: SeqScanParticipant[] = [];
       for (let i = 0; i < n; i++) {
         const m = new SeqScanParticipant(ctx, setup.allocators![i]!, setup.opens[i]!, setup.roles[i]!);
@@ -159,21 +172,20 @@ export function startProcesses(setup: RunSetup): RunProcesses {
         return b;
       };
       const stream = new ReadStream(source, {
-        version: Math.min(pg, 19) as ReadStreamVersion,
+        version: streamVersion(model),
         effectiveIoConcurrency: spec.effectiveIoConcurrency ?? defaultEic(spec.pg),
         ioCombineLimit: spec.ioCombineLimit ?? DEFAULT_IO_COMBINE_LIMIT,
-        ioMaxCombineLimit:
-          pg >= 18
-            ? Math.max(DEFAULT_IO_COMBINE_LIMIT, spec.ioCombineLimit ?? DEFAULT_IO_COMBINE_LIMIT)
-            : undefined,
-        ioMethod: pg >= 18 ? (spec.ioMethod ?? "worker") : "sync",
+        ioMaxCombineLimit: asyncIo(model)
+          ? Math.max(DEFAULT_IO_COMBINE_LIMIT, spec.ioCombineLimit ?? DEFAULT_IO_COMBINE_LIMIT)
+          : undefined,
+        ioMethod: asyncIo(model) ? (spec.ioMethod ?? "worker") : "sync",
         flags: { sequential: true },
         strategy: ctx.ringBuffers > 0 ? "bulkread" : "none",
         nBuffers: machine.nbuffers,
-        maxBackendsPlusAuxiliary: procsFor(pg, machine.maxConnections),
+        maxBackendsPlusAuxiliary: procsFor(model, machine.maxConnections),
       });
       const ring = ctx.ringBuffers > 0 ? new BufferRing(ctx.ringBuffers) : null;
-      const io = pg >= 18 && (spec.ioMethod ?? "worker") === "worker" ? setup.ioWorkers : null;
+      const io = asyncIo(model) && (spec.ioMethod ?? "worker") === "worker" ? setup.ioWorkers : null;
       new ReadStreamParticipant(ctx, stream, setup.opens[i]!, ring, costs, io, setup.roles[i]!).start(
         setup.startTimes[i]!,
       );
@@ -185,9 +197,11 @@ export function startProcesses(setup: RunSetup): RunProcesses {
   const bitmap = bitmapFor(spec, ctx.table.nblocks);
   const eic = spec.effectiveIoConcurrency ?? defaultEic(spec.pg);
   // Up to 12 effective_io_concurrency counts spindles ("pg84"); 13 made it the distance.
-  const prefetch = spec.prefetch ?? (pg >= 18 ? "read-stream" : pg >= 13 ? "pg13" : "pg84");
+  const bitmapModel = model.bitmapPrefetch;
+  const prefetch =
+    spec.prefetch ?? (bitmapModel === "pg18" ? "read-stream" : bitmapModel === "pg13" ? "pg13" : "pg84");
   if (prefetch === "read-stream") {
-    if (pg < 18)
+    if (bitmapModel !== "pg18")
       throw new ScenarioError(
         `query "${spec.name}": bitmap heap scans use read streams from PG18 on (pg is ${spec.pg}).`,
       );
@@ -195,7 +209,7 @@ export function startProcesses(setup: RunSetup): RunProcesses {
     const source = (): number | null => it.nextOrNull();
     for (let i = 0; i < n; i++) {
       const stream = new ReadStream(source, {
-        version: Math.min(pg, 19) as ReadStreamVersion,
+        version: streamVersion(model),
         effectiveIoConcurrency: eic,
         ioCombineLimit: spec.ioCombineLimit ?? DEFAULT_IO_COMBINE_LIMIT,
         ioMaxCombineLimit: Math.max(
@@ -206,7 +220,7 @@ export function startProcesses(setup: RunSetup): RunProcesses {
         perBufferData: true,
         strategy: "none",
         nBuffers: machine.nbuffers,
-        maxBackendsPlusAuxiliary: procsFor(pg, machine.maxConnections),
+        maxBackendsPlusAuxiliary: procsFor(model, machine.maxConnections),
       });
       const io = (spec.ioMethod ?? "worker") === "worker" ? setup.ioWorkers : null;
       new ReadStreamParticipant(ctx, stream, setup.opens[i]!, null, { debtUs: 0 }, io, setup.roles[i]!).start(
@@ -235,7 +249,7 @@ export function startProcesses(setup: RunSetup): RunProcesses {
       effectiveIoConcurrency: eic,
       eicFormula: prefetch === "pg84" ? ("pg84" as const) : ("pg13" as const),
       // Up to 11 the tuple-fetch iteration that ends a page does not prefetch (see Pg13PrefetchOptions).
-      prefetchOnExhaustedIteration: pg >= 12,
+      prefetchOnExhaustedIteration: bitmapModel !== "pg96",
     };
     if (n === 1) policies = [new BitmapHeapScanPrefetcher(bitmap, options)];
     else {
@@ -257,7 +271,7 @@ export function startProcesses(setup: RunSetup): RunProcesses {
  * the connections is fixed with default settings, so it is the version's
  * default count with 100 connections replaced.
  */
-function procsFor(pg: number, maxConnections: number): number {
+function procsFor(model: PgModel, maxConnections: number): number {
   // 100: max_connections' default, which DEFAULT_PROCS_PG17/18 assume (postgres.md 2.7: 100 connections -> 174).
-  return maxConnections - 100 + (pg >= 18 ? DEFAULT_PROCS_PG18 : DEFAULT_PROCS_PG17);
+  return maxConnections - 100 + (asyncIo(model) ? DEFAULT_PROCS_PG18 : DEFAULT_PROCS_PG17);
 }

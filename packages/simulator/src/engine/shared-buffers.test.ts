@@ -36,7 +36,7 @@ describe("bulkreadRingBuffers (postgres.md 2.7)", () => {
   });
 
   it("up to PG17 the ring is 32 buffers whatever io_combine_limit and effective_io_concurrency say", () => {
-    for (const pg of ["9.6", "11", "13", "14", "17"]) {
+    for (const pg of ["9.6", "10", "11", "12", "13", "14", "15", "16", "17"]) {
       expect(bulkreadRingBuffers({ ...pg18Defaults, pg })).toBe(32);
       expect(
         bulkreadRingBuffers({ ...pg18Defaults, pg, ioCombineLimit: 32, effectiveIoConcurrency: 200 }),

@@ -33,6 +33,8 @@
  * in the OS page cache instead (a small cost difference, documented here as
  * the approximation it is).
  */
+import { pgModel } from "../scenario/pg-model.js";
+import type { PgVersion } from "../scenario/types.js";
 import { BufferMap, TAG_TABLE_STRIDE } from "./buffer-map.js";
 import type { TableChange } from "./ports.js";
 
@@ -58,7 +60,7 @@ export function bulkreadRingBuffers(options: {
   effectiveIoConcurrency: number;
 }): number {
   const cap = Math.max(1, Math.floor(options.nbuffers / 8));
-  if (Number(options.pg) < 18) return Math.min(BULKREAD_RING_BUFFERS_PRE18, cap);
+  if (pgModel(options.pg as PgVersion).ring === "pg96") return Math.min(BULKREAD_RING_BUFFERS_PRE18, cap);
   const pinLimit = Math.max(1, Math.floor(options.nbuffers / (options.maxConnections + PG18_EXTRA_PROCS)));
   const wanted = BULKREAD_RING_BUFFERS_PRE18 + options.ioCombineLimit * options.effectiveIoConcurrency;
   const upper = Math.max(BULKREAD_RING_BUFFERS_PRE18, pinLimit);

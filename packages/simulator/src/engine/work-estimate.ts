@@ -48,10 +48,11 @@
  * documented limit of ours: the CLI refuses a scenario over it unless asked
  * to run it, and shows progress for one over {@link PROGRESS_STEPS}.
  */
+import { pgModel } from "../scenario/pg-model.js";
 import type { ResolvedScenario } from "../scenario/resolve.js";
 import type { QuerySpec } from "../scenario/schema.js";
 import { BLOCK_BYTES } from "../units.js";
-import { deviceSequentialBytesPerS } from "./adapters.js";
+import { defaultAllocator, deviceSequentialBytesPerS } from "./adapters.js";
 import { pageWorkUs, preadUs, resolveCpuCosts } from "./cpu-costs.js";
 
 /**
@@ -205,9 +206,7 @@ function chunking(
   nblocks: number,
 ): { chunk: number; rampBlocks: number; striding: boolean } {
   if (spec.workers === 0) return { chunk: nblocks, rampBlocks: 0, striding: false };
-  const a =
-    spec.allocator ??
-    (spec.pg === "9.6" || spec.pg === "11" || spec.pg === "13" ? { kind: "pg11" } : { kind: "pg14" });
+  const a = spec.allocator ?? defaultAllocator(spec.pg);
   if (a.kind === "pg14") {
     const nchunks = a.nchunks ?? 2048;
     const uncapped = nextPowerOfTwo(Math.floor(nblocks / nchunks));
@@ -260,8 +259,9 @@ export function estimateWork(resolved: ResolvedScenario, options: EstimateOption
     const table = resolved.tables[q.tableIndex]!;
     const n = table.nblocks;
     const processes = processesOf(spec);
-    const pg = Number(spec.pg);
-    const readStream = spec.kind === "seqscan" ? pg >= 17 : pg >= 18;
+    const model = pgModel(spec.pg);
+    const readStream =
+      spec.kind === "seqscan" ? model.readStreams !== "none" : model.bitmapPrefetch === "pg18";
     let pages = n;
     if (spec.kind === "bitmap" && spec.bitmap !== undefined) {
       if ("pgbench" in spec.bitmap) pages = Math.ceil(n * PGBENCH_BITMAP_SHARE);
@@ -319,7 +319,7 @@ export function estimateWork(resolved: ResolvedScenario, options: EstimateOption
       (spec.kind === "seqscan" ||
         (lone &&
           spec.workers === 0 &&
-          pg >= 13 &&
+          (model.bitmapPrefetch === "pg13" || model.bitmapPrefetch === "pg18") &&
           spec.prefetch !== "adaptive" &&
           spec.prefetch !== "read-stream"));
     const seg = table.segmentBlocks;

@@ -20,7 +20,7 @@ import type { SimulationProgress } from "../engine/simulate.js";
 import { estimateWork, overBudget, WORK_BUDGET_STEPS } from "../engine/work-estimate.js";
 import { simulate } from "../index.js";
 import { resolveScenario } from "./resolve.js";
-import { scenarioSchema } from "./schema.js";
+import { OS_NAMES, scenarioSchema } from "./schema.js";
 
 type Json = { [k: string]: Json } & {
   minimum?: number;
@@ -150,7 +150,8 @@ const scenarioArb = fc
     ram: fc.constantFrom("256MB", "1GB", "4GB"),
     sharedBuffers: opt(fc.constantFrom("1MB", "16MB", "128MB")),
     maxConnections: opt(num("machine.maxConnections", 1, 200)),
-    os: choice("machine.os"),
+    // machine.os is a grammar (os-model.ts), not an enum: each preset's name plus other accepted versions.
+    os: fc.constantFrom(...OS_NAMES, "linux-4.20", "linux-5.15", "linux-6.1", "linux-6.18", "freebsd-14"),
     readAheadKb: opt(num("machine.osOptions.readAheadKb", 0, 2048)),
     device: fc.constantFrom(
       "samsung-990-pro-1tb",

@@ -11,8 +11,9 @@ import { defaultAllocator, realModels } from "../engine/adapters.js";
 import { defaultEic } from "../engine/participants.js";
 import { type SimulateOptions, simulateWith } from "../engine/simulate.js";
 import { ScenarioError } from "../errors.js";
+import { PG_VERSIONS } from "./pg-model.js";
 import { resolveScenario } from "./resolve.js";
-import { OS_NAMES, PG_VERSIONS, type ScenarioInput } from "./schema.js";
+import { OS_NAMES, type ScenarioInput } from "./schema.js";
 
 const scenario = (over: Parameters<typeof testScenario>[0] = {}) =>
   testScenario({ name: "resolve", ...over });
@@ -210,14 +211,19 @@ describe("machine: readahead default from the device", () => {
 
 describe("PostgreSQL version parameters", () => {
   it("the versions the simulator knows", () => {
-    expect([...PG_VERSIONS]).toEqual(["9.6", "11", "13", "14", "17", "18"]);
+    expect([...PG_VERSIONS]).toEqual(["9.6", "10", "11", "12", "13", "14", "15", "16", "17", "18", "19"]);
   });
 
-  it("default allocator: pg96 for 9.6, pg11 for 11 and 13, pg14 from 14 on", () => {
+  it("default allocator: pg96 for 9.6 and 10, pg11 for 11-13, pg14 from 14 on", () => {
     expect(PG_VERSIONS.map((v) => defaultAllocator(v).kind)).toEqual([
+      "pg96",
       "pg96",
       "pg11",
       "pg11",
+      "pg11",
+      "pg14",
+      "pg14",
+      "pg14",
       "pg14",
       "pg14",
       "pg14",
@@ -225,7 +231,7 @@ describe("PostgreSQL version parameters", () => {
   });
 
   it("default effective_io_concurrency: 1 up to 17, 16 from 18", () => {
-    expect(PG_VERSIONS.map((v) => defaultEic(v))).toEqual([1, 1, 1, 1, 1, 16]);
+    expect(PG_VERSIONS.map((v) => defaultEic(v))).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1, 16, 16]);
   });
 
   // A parallel scan of 20,000 cached blocks by three processes. The shared line
@@ -468,7 +474,7 @@ describe("bad scenarios name the field", () => {
     s.machine.os = "linux";
     const e = errorOf(s);
     expect(e.field).toBe("machine.os");
-    expect(e.message).toContain('"linux-6.10"');
+    expect(e.message).toContain("linux-6.10");
   });
 
   it("an unknown key is rejected where it appears", () => {
@@ -496,7 +502,7 @@ describe("bad scenarios name the field", () => {
 
   it("an unknown PostgreSQL version, out-of-range settings", () => {
     const cases: [(s: Editable) => void, string][] = [
-      [(s) => (s.queries[0]!.pg = "15"), "queries.0.pg"],
+      [(s) => (s.queries[0]!.pg = "20"), "queries.0.pg"],
       [(s) => (s.queries[0]!.effectiveIoConcurrency = 1001), "queries.0.effectiveIoConcurrency"],
       [(s) => (s.queries[0]!.ioCombineLimit = 0), "queries.0.ioCombineLimit"],
       [(s) => (s.queries[0]!.workers = 1.5), "queries.0.workers"],

@@ -15,6 +15,8 @@
 import { z } from "zod";
 import { parseBytes, parseDurationUs } from "../units.js";
 import { limitProblem, SCENARIO_LIMITS, type ScenarioLimitName } from "./limits.js";
+import { acceptedOsNames, isOsName } from "./os-model.js";
+import { PG_VERSIONS } from "./pg-model.js";
 import type { Machine, OsName, PgVersion, Query, Scenario, ScenarioInput, Table } from "./types.js";
 
 /*
@@ -83,9 +85,23 @@ const duration = (zero?: string) =>
 /** A string that is not empty. */
 const text = () => z.string().min(1, "must not be empty");
 
-/** PostgreSQL versions whose scan behaviour the simulator knows (postgres.md section 0). */
-export const PG_VERSIONS: readonly PgVersion[] = ["9.6", "11", "13", "14", "17", "18"];
-/** Operating systems and versions (readahead.md: Linux <=6.9 / >=6.10, FreeBSD <=12 / >=13, Windows). */
+/** The problem with an OS name that is not accepted. */
+function osProblem(input: unknown): string {
+  return `${JSON.stringify(input)} is not an OS this simulator models; use ${acceptedOsNames()}`;
+}
+
+/** An OS name os-model.ts accepts (a pattern in the JSON Schema, the full check here). */
+const osName = z
+  .string()
+  .superRefine((v, ctx) => {
+    if (!isOsName(v)) ctx.addIssue({ code: "custom", message: osProblem(v) });
+  })
+  .meta({ pattern: "^(linux-\\d+\\.\\d+|freebsd-\\d+|windows|none)$" }) as unknown as z.ZodType<
+  OsName,
+  OsName
+>;
+
+/** The OS names offered in help and menus, one per readahead model (os-model.ts accepts other versions too). */
 export const OS_NAMES: readonly OsName[] = [
   "linux-5.4",
   "linux-6.10",
@@ -159,7 +175,7 @@ const machineSchema = z.strictObject({
   ram: size("ramBytes"),
   sharedBuffers: size("sharedBuffersBytes").default("128MB"),
   maxConnections: bounded("maxConnections").default(100),
-  os: z.enum(["linux-5.4", "linux-6.10", "freebsd-12", "freebsd-13", "windows", "none"]),
+  os: osName,
   osOptions: osOptionsSchema.default({}),
   /** A built-in device profile name, or an inline profile (see @scanlab/device-profiles). */
   device: z.union([text(), inlineProfile]),
@@ -210,7 +226,7 @@ const querySchema = z.strictObject({
   ).optional(),
   /** Stagger between client start times. */
   clientStagger: duration().default(0),
-  pg: z.enum(["9.6", "11", "13", "14", "17", "18"]).default("14"),
+  pg: z.enum(PG_VERSIONS as [PgVersion, ...PgVersion[]]).default("14"),
   workers: bounded("workers").default(0),
   parallelLeaderParticipation: z.boolean().default(true),
   allocator: allocatorSchema.optional(),

@@ -10,17 +10,20 @@ import type { CpuCosts } from "../engine/cpu-costs.js";
 /** A size or duration: a number (bytes or seconds) or a string with a unit ("100GB", "8kB", "3h", "250ms"). */
 export type Quantity = number | string;
 
-/** PostgreSQL versions whose scan behaviour the simulator knows (postgres.md section 0). */
-export type PgVersion = "9.6" | "11" | "13" | "14" | "17" | "18";
+/** PostgreSQL versions the simulator accepts; pg-model.ts says which model runs for each, per mechanism. */
+export type PgVersion = "9.6" | "10" | "11" | "12" | "13" | "14" | "15" | "16" | "17" | "18" | "19";
 
-/** Operating systems and versions (readahead.md: Linux <=6.9 / >=6.10, FreeBSD <=12 / >=13, Windows, direct I/O). */
-export type OsName = "linux-5.4" | "linux-6.10" | "freebsd-12" | "freebsd-13" | "windows" | "none";
+/**
+ * Operating systems and versions: `linux-M.N` (4.20 to 6.18), `freebsd-N` (11 to 14), `windows`, `none`
+ * (direct I/O). os-model.ts says which readahead model runs for each.
+ */
+export type OsName = `linux-${number}.${number}` | `freebsd-${number}` | "windows" | "none";
 
 /**
  * Which parallel block allocator a query uses: @scanlab/block-allocator's
  * policies (pg96, pg11, batch, munro2020, pg14 with its constants). By
- * default PostgreSQL's for the version: pg96 for 9.6, pg11 for 11 and 13,
- * pg14 from 14 on.
+ * default PostgreSQL's for the version: pg96 for 9.6 and 10, pg11 for 11-13,
+ * pg14 from 14 on (pg-model.ts).
  */
 export type AllocatorSpec = AllocatorPolicy;
 
