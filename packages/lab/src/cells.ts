@@ -142,6 +142,10 @@ export interface PlanOptions {
   readonly readAheadRefusal: string | null;
   /** Runs per cell (at least 3). */
   readonly runs?: number;
+  /** Caps every table at this many blocks (smaller runs, e.g. a smoke test). */
+  readonly maxTableBlocks?: number;
+  /** Keeps only the cells this returns true for. */
+  readonly only?: (cell: Cell) => boolean;
 }
 
 /** Minimum runs per cell: the median of three ignores one disturbed run. */
@@ -150,9 +154,9 @@ export const MIN_RUNS = 3;
 const BLOCK_BYTES = 8192;
 
 /** Tables of the quick and the full set. */
-export function labTables(quick: boolean): LabTable[] {
-  const narrowBlocks = quick ? (128 << 20) / BLOCK_BYTES : (1 << 30) / BLOCK_BYTES;
-  const bitmapBlocks = quick ? (64 << 20) / BLOCK_BYTES : (256 << 20) / BLOCK_BYTES;
+export function labTables(quick: boolean, maxTableBlocks = Number.POSITIVE_INFINITY): LabTable[] {
+  const narrowBlocks = Math.min(maxTableBlocks, quick ? (128 << 20) / BLOCK_BYTES : (1 << 30) / BLOCK_BYTES);
+  const bitmapBlocks = Math.min(maxTableBlocks, quick ? (64 << 20) / BLOCK_BYTES : (256 << 20) / BLOCK_BYTES);
   const layouts: readonly Seed004Layout[] = quick ? ["random", "sequential"] : SEED004_LAYOUTS;
   return [
     { name: "narrow", kind: "narrow", blocks: narrowBlocks, tuplesPerPage: NARROW_TUPLES_PER_PAGE },
@@ -221,7 +225,7 @@ export function planLab(options: PlanOptions): LabPlan {
     }
   }
   const quick = options.quick;
-  const tables = labTables(quick);
+  const tables = labTables(quick, options.maxTableBlocks);
   const narrow = tables[0]!;
   const bitmapTables = tables.slice(1);
   const cells: Cell[] = [];
@@ -347,7 +351,8 @@ export function planLab(options: PlanOptions): LabPlan {
       }
     }
   }
-  return { tables, cells, comparisons: planComparisons(cells), refused, runs };
+  const kept = options.only === undefined ? cells : cells.filter(options.only);
+  return { tables, cells: kept, comparisons: planComparisons(kept), refused, runs };
 }
 
 const VARIED: readonly { key: keyof Cell; varied: VariedSetting }[] = [

@@ -15,6 +15,8 @@ export type LabErrorCode =
 
 /** A user-caused lab error: `message` is one sentence. */
 export class LabError extends Error {
+  /** Brand shared by every scanlab package's user errors (the CLI turns it into exit 2). */
+  readonly userError = true;
   /** Machine-readable code. */
   readonly code: LabErrorCode;
   constructor(code: LabErrorCode, message: string) {

@@ -78,4 +78,4 @@ export {
   summarizeRuns,
   TIME_TOLERANCE,
 } from "./run-lab.js";
-export { bitmapRange, cellQuerySql, createTableSql, sessionSettingsSql } from "./tables.js";
+export { bitmapRange, cellQuerySql, createTableSql, sessionSettingsSql, warmUpSql } from "./tables.js";

@@ -16,7 +16,8 @@
  *   @scanlab/file-scan, and /proc/sys/vm/drop_caches as root) and measures
  *   residency with fincore; a run that was not cold (more than 1 % resident)
  *   or a warm run that was not warm is marked, not hidden.
- * - A warm cell first runs its query once unrecorded, to fill the page cache.
+ * - A warm cell first reads its whole table with a serial seq scan and runs
+ *   its query once, unrecorded, to fill the page cache.
  * - The plan's node types are checked: a cell whose plan lacks its scan node,
  *   or launched fewer workers than asked, is marked.
  * - Device figures are /proc/diskstats deltas of the device holding PGDATA
@@ -30,7 +31,7 @@
  */
 import { existsSync, statfsSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism, totalmem } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import {
   type DeviceProbe,
@@ -50,7 +51,7 @@ import { parseExplain } from "./explain.js";
 import { median } from "./median.js";
 import { defaultPreadBlockUs, kernelLine, type LabMachine, type Prediction, predictCell } from "./predict.js";
 import { type ReadAheadControl, readAheadControl, readAheadPath } from "./read-ahead.js";
-import { cellQuerySql, createTableSql, expectedNode, sessionSettingsSql } from "./tables.js";
+import { cellQuerySql, createTableSql, expectedNode, sessionSettingsSql, warmUpSql } from "./tables.js";
 
 /** Version of the JSON document; bumped when a field changes meaning or goes away. */
 export const LAB_REPORT_VERSION = 1;
@@ -214,8 +215,10 @@ export interface LabOptions {
   readonly signal?: AbortSignal;
   /** Progress lines. */
   readonly onProgress?: (line: string) => void;
-  /** Only plan: check inputs and space, start nothing (for tests and --dry-run). */
-  readonly planOnly?: boolean;
+  /** Caps every table at this many blocks (a smoke test). */
+  readonly maxTableBlocks?: number;
+  /** Keeps only the cells this returns true for. */
+  readonly only?: (cell: Cell) => boolean;
 }
 
 /** A server's bin directory: Debian's, else the pinned npm build (fetched once). */
@@ -388,6 +391,24 @@ function deviceOf(dir: string): {
   return { probe, name: r.device.name, control: path === null ? null : readAheadControl(path) };
 }
 
+/**
+ * As root, the server runs as an unprivileged user (pg-harness), who must be able to enter every
+ * directory above the cluster: refused up front with a sentence rather than as initdb's failure.
+ */
+function checkEnterable(dir: string): void {
+  if (typeof process.getuid !== "function" || process.getuid() !== 0) return;
+  for (let d = dir; ; d = dirname(d)) {
+    const mode = statSync(d).mode;
+    if ((mode & 0o001) === 0) {
+      throw new LabError(
+        "LAB_BAD_OPTION",
+        `PostgreSQL runs as an unprivileged user, who cannot enter ${d} (mode ${(mode & 0o777).toString(8)}): pass a --work-dir that every user may enter, such as /tmp.`,
+      );
+    }
+    if (dirname(d) === d) return;
+  }
+}
+
 function canDropCaches(): boolean {
   if (typeof process.getuid !== "function" || process.getuid() !== 0) return false;
   try {
@@ -427,6 +448,7 @@ export async function runLab(options: LabOptions): Promise<LabReport> {
       `the work directory ${options.workDir} does not exist or is not a directory.`,
     );
   }
+  checkEnterable(options.workDir);
   const device = deviceOf(options.workDir);
   try {
     const plan = planLab({
@@ -435,6 +457,8 @@ export async function runLab(options: LabOptions): Promise<LabReport> {
       deviceReadAheadKb: device.control?.originalKb ?? null,
       readAheadRefusal: device.control?.refusal ?? null,
       ...(options.runs === undefined ? {} : { runs: options.runs }),
+      ...(options.maxTableBlocks === undefined ? {} : { maxTableBlocks: options.maxTableBlocks }),
+      ...(options.only === undefined ? {} : { only: options.only }),
     });
     const need = spaceNeededBytes(plan.tables);
     const fs = statfsSync(options.workDir);
@@ -462,31 +486,34 @@ export async function runLab(options: LabOptions): Promise<LabReport> {
     const measured: { cell: Cell; runs: RunRecord[]; notes: string[] }[] = [];
     const versions: { pg: number; bin: string; version: string }[] = [];
     let tables: LabTable[] = [...plan.tables];
-    if (!options.planOnly) {
-      for (const server of servers) {
-        if (stopped()) break;
-        const cells = plan.cells.filter((c) => c.pg === server.pg);
-        log(`PostgreSQL ${server.pg}: starting a cluster in ${options.workDir} ...`);
-        const cluster = await startCluster({
-          pgBin: server.bin,
-          parentDir: options.workDir,
-          settings: {
-            shared_buffers: `${LAB_SHARED_BUFFERS_BYTES >> 20}MB`,
-            max_connections: LAB_MAX_CONNECTIONS,
-            max_worker_processes: 16,
-            max_parallel_workers: 8,
-            ...(server.pg >= 18 ? { io_max_combine_limit: "256kB" } : {}),
-          },
-        });
-        try {
-          versions.push({ ...server, version: await cluster.psql("show server_version") });
-          tables = await createTables(cluster, plan.tables, log, stopped);
-          if (stopped()) break;
+    for (const server of servers) {
+      if (stopped()) break;
+      const cells = plan.cells.filter((c) => c.pg === server.pg);
+      log(`PostgreSQL ${server.pg}: starting a cluster in ${options.workDir} ...`);
+      const cluster = await startCluster({
+        pgBin: server.bin,
+        parentDir: options.workDir,
+        settings: {
+          shared_buffers: `${LAB_SHARED_BUFFERS_BYTES >> 20}MB`,
+          max_connections: LAB_MAX_CONNECTIONS,
+          max_worker_processes: 16,
+          max_parallel_workers: 8,
+          ...(server.pg >= 18 ? { io_max_combine_limit: "256kB" } : {}),
+        },
+      });
+      try {
+        versions.push({ ...server, version: await cluster.psql("show server_version") });
+        tables = await createTables(cluster, plan.tables, log, stopped);
+        if (!stopped()) {
           await runCells(cluster, cells, tables, plan.runs, device, dropCaches, log, stopped, measured);
-        } finally {
-          log(`PostgreSQL ${server.pg}: stopping the cluster and removing it ...`);
-          await cluster.stop();
         }
+      } catch (e) {
+        // Ctrl-C in a terminal reaches the server and psql too (one process group): their failure is the
+        // stop itself, not an error. The finished cells are kept.
+        if (!stopped()) throw e;
+      } finally {
+        log(`PostgreSQL ${server.pg}: stopping the cluster and removing it ...`);
+        await cluster.stop();
       }
     }
     device.control?.restore();
@@ -643,8 +670,11 @@ async function runCells(
     const notes: string[] = [];
     const records: RunRecord[] = [];
     if (cell.cache === "warm") {
+      // Fills the page cache, not recorded: a serial seq scan reads every heap page (a bitmap query alone
+      // would read only the pages it matches), then the cell's own query reads the index pages it needs.
       await cluster.restart();
-      await cluster.psql(sql); // fills the page cache; not recorded
+      await cluster.psql(warmUpSql(table));
+      await cluster.psql(sql);
     }
     for (let r = 0; r < runs && !stopped(); r++) {
       await cluster.restart();

@@ -110,3 +110,14 @@ export function cellQuerySql(cell: Cell, table: LabTable): string {
 export function expectedNode(cell: Cell): string {
   return cell.scan === "bitmap" ? "Bitmap Heap Scan" : "Seq Scan";
 }
+
+/** A serial sequential `count(*)` of the whole table: what fills the page cache before a warm cell. */
+export function warmUpSql(table: LabTable): string {
+  return [
+    "SET max_parallel_workers_per_gather = 0;",
+    "SET enable_indexscan = off;",
+    "SET enable_indexonlyscan = off;",
+    "SET enable_bitmapscan = off;",
+    `SELECT count(*) FROM ${table.name};`,
+  ].join("\n");
+}
