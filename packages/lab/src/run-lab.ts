@@ -15,7 +15,9 @@
  *   files from the page cache (posix_fadvise DONTNEED through
  *   @scanlab/file-scan, and /proc/sys/vm/drop_caches as root) and measures
  *   residency with fincore; a run that was not cold (more than 1 % resident)
- *   or a warm run that was not warm is marked, not hidden.
+ *   or a warm run that was not warm is marked, not hidden. Residency is
+ *   checked on the heap's files, the table the model scans (a bitmap query
+ *   reads only part of its index, so a warm index is never whole).
  * - A warm cell first reads its whole table with a serial seq scan and runs
  *   its query once, unrecorded, to fill the page cache.
  * - The plan's node types are checked: a cell whose plan lacks its scan node,
@@ -83,7 +85,7 @@ export interface RunRecord {
   readonly sharedHitBlocks: number;
   /** Shared buffer reads (all clients). */
   readonly sharedReadBlocks: number;
-  /** Fraction of the relation files resident in the page cache before the run (null: fincore unavailable). */
+  /** Fraction of the table's heap files resident in the page cache before the run (null: fincore unavailable). */
   readonly residentBefore: number | null;
   /** Parallel workers launched (all clients). */
   readonly workersLaunched: number;
@@ -649,10 +651,15 @@ async function runCells(
   out: { cell: Cell; runs: RunRecord[]; notes: string[] }[],
 ): Promise<void> {
   let ioMethod: string | null = null;
+  const heapPaths = new Map<string, string>();
+  for (const t of tables)
+    heapPaths.set(t.name, await cluster.psql(`SELECT pg_relation_filepath('${t.name}')`));
   for (const [i, cell] of cells.entries()) {
     if (stopped()) return;
     const table = tables.find((t) => t.name === cell.table)!;
     const files = await relationFiles(cluster, table.name);
+    // What the model scans is the heap: warm and cold are checked on its files (indexes are evicted too).
+    const heapFiles = segments(cluster.dataDir, heapPaths.get(table.name)!);
     const sql = `${sessionSettingsSql(cell)}\n${cellQuerySql(cell, table)}`;
     if (device.control !== null) {
       if (cell.readAheadKb === null) device.control.reset();
@@ -688,7 +695,7 @@ async function runCells(
           }
         }
       }
-      const residency = await measureResidency(files);
+      const residency = await measureResidency(heapFiles);
       const residentBefore = residency.known ? residency.fraction : null;
       if (residentBefore !== null) {
         if (cell.cache === "cold" && residentBefore > 0.01) {
