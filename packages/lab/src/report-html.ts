@@ -52,8 +52,12 @@ export function timeChartSvg(report: LabReport, size = 480): string {
       `<text x="${pad - 4}" y="${sy(d) + 4}" font-size="11" text-anchor="end">${d}</text>`,
     );
   }
-  const band = (f: number) =>
-    `<line x1="${sx(lo)}" y1="${sy(lo * f)}" x2="${sx(hi / f)}" y2="${sy(hi)}" stroke="#aac" stroke-dasharray="4 3"/>`;
+  // The line predicted = f x measured, clipped to the square: above the diagonal it leaves through the top,
+  // below it enters through the bottom.
+  const band = (f: number) => {
+    const [x1, y1, x2, y2] = f >= 1 ? [lo, lo * f, hi / f, hi] : [lo / f, lo, hi, hi * f];
+    return `<line x1="${sx(x1)}" y1="${sy(y1)}" x2="${sx(x2)}" y2="${sy(y2)}" stroke="#aac" stroke-dasharray="4 3"/>`;
+  };
   parts.push(
     `<line x1="${sx(lo)}" y1="${sy(lo)}" x2="${sx(hi)}" y2="${sy(hi)}" stroke="#446"/>`,
     band(1.2),
@@ -96,7 +100,7 @@ export function labReportHtml(report: LabReport): string {
     .join("");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>scanlab lab: measured vs predicted</title>
-<style>body{font:14px system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}td:first-child{text-align:left}tr.fit{color:#777}</style></head>
+<style>body{font:14px system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}td:first-child,th:first-child{text-align:left}tr.fit{color:#777}</style></head>
 <body>
 <h1>scanlab lab: measured vs predicted</h1>
 <p>${report.interrupted ? "<b>Interrupted: finished cells only.</b> " : ""}${report.quick ? "Quick cell set. " : ""}${report.runsPerCell} runs a cell, median kept. Time: ${esc(report.timeSource)}. Cold runs: ${esc(report.coldMethod)}. Device model: ${esc(report.machine.deviceLabel)}.</p>
