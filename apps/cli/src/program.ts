@@ -7,6 +7,7 @@ import { MEMORY_BUDGET_BYTES, WORK_BUDGET_STEPS } from "@scanlab/simulator";
 import { Command, Option } from "commander";
 import { adviseCommand } from "./commands/advise.js";
 import { calibrateCommand } from "./commands/calibrate.js";
+import { labCommand } from "./commands/lab.js";
 import { profilesCommand } from "./commands/profiles.js";
 import { reproduceCommand } from "./commands/reproduce.js";
 import { scanCommand } from "./commands/scan.js";
@@ -204,6 +205,39 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
       ]),
     )
     .action(async (path: string, opts) => done(await calibrateCommand(ctxFor(!!opts.json), path, opts)));
+
+  program
+    .command("lab")
+    .summary("run real PostgreSQL scans here and show them beside the simulator's prediction")
+    .description(
+      "Start a throwaway PostgreSQL cluster per version (as a non-root user, unix socket only), create the lab's tables, run each cell (seq scans serial and parallel, synchronized scans, read_ahead_kb, bitmap heap scans on the 2022 data sets at several eic, PG18 io_method and io_combine_limit) cold and warm at least 3 times, and print the medians beside the simulator's prediction of the same cell, with whether each comparison points the same way. Everything it made is removed at the end, also after Ctrl-C.",
+    )
+    .option("--pg <VERSIONS>", "PostgreSQL major(s), comma-separated: 11, 13-18 (default 15)")
+    .option("--quick", "the small cell set: small tables, a few cells per mechanism (minutes)")
+    .option("--runs <N>", "runs per cell, median kept (default 3, at least 3)")
+    .option(
+      "--profile <FILE>",
+      "device profile for the predictions (scanlab calibrate --out), else the simulate default",
+    )
+    .option(
+      "--work-dir <DIR>",
+      "directory the clusters are made in; its device is the one measured (default the temp dir)",
+    )
+    .option(
+      "--no-fit",
+      "predict with the simulator's default CPU costs instead of fitting them from the warm fit cells",
+    )
+    .option("--json [FILE]", "write the JSON document to FILE, or print it on stdout instead of the tables")
+    .option("--report <FILE>", "write a self-contained HTML page with a measured-vs-predicted chart")
+    .addHelpText(
+      "after",
+      examples([
+        "scanlab lab --pg 15 --quick",
+        "scanlab calibrate /data/big.file --out my-disk.json && scanlab lab --pg 17,18 --profile my-disk.json --report lab.html",
+        "scanlab lab --pg 15 --quick --json lab.json",
+      ]),
+    )
+    .action(async (opts) => done(await labCommand(ctxFor(opts.json === true), opts)));
 
   program
     .command("advise")

@@ -11,7 +11,8 @@ import { dirname, join, resolve } from "node:path";
 import { publishedPackages } from "@scanlab/release-checks/workspace";
 import { describe, expect, it } from "vitest";
 
-const NODE_ONLY = new Set(["@scanlab/file-scan", "@scanlab/host", "scanlab"]);
+// @scanlab/lab runs PostgreSQL servers and reads the device: Node-only like file-scan.
+const NODE_ONLY = new Set(["@scanlab/file-scan", "@scanlab/host", "@scanlab/lab", "scanlab"]);
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 
 /** All files reachable from an entry through relative imports (tsup splits chunks). */

@@ -20,6 +20,7 @@ describe("help and version", () => {
     ["sweep"],
     ["scan"],
     ["calibrate"],
+    ["lab"],
     ["advise"],
     ["profiles"],
     ["trace"],

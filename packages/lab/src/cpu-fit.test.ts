@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { assertFitDisjoint, fitCpuCosts } from "./cpu-fit.js";
+
+const PREAD = 1.0;
+const sample = (
+  cellId: string,
+  tuplesPerPage: number,
+  perPageUs: number,
+  perTupleUs: number,
+  blocks = 10_000,
+) => ({
+  cellId,
+  blocks,
+  tuplesPerPage,
+  timeUs: blocks * (PREAD + perPageUs + tuplesPerPage * perTupleUs),
+});
+
+describe("fitCpuCosts", () => {
+  it("recovers per-page and per-tuple costs from two tuple densities", () => {
+    const fit = fitCpuCosts([sample("narrow", 226, 0.8, 0.02), sample("wide", 27, 0.8, 0.02)], PREAD)!;
+    expect(fit.perPageUs).toBeCloseTo(0.8, 9);
+    expect(fit.perTupleUs).toBeCloseTo(0.02, 9);
+    expect(fit.fitCells).toEqual(["narrow", "wide"]);
+    for (const r of fit.residualsUs) expect(Math.abs(r)).toBeLessThan(1e-9);
+  });
+
+  it("puts everything on the page when only one density is known", () => {
+    const fit = fitCpuCosts([sample("narrow", 226, 0.8, 0.02)], PREAD)!;
+    expect(fit.perTupleUs).toBe(0);
+    expect(fit.perPageUs).toBeCloseTo(0.8 + 226 * 0.02, 9);
+  });
+
+  it("keeps both costs non-negative when noise makes the slope negative", () => {
+    // The denser table measured faster per block than the sparser one: noise, not a negative tuple cost.
+    const fit = fitCpuCosts(
+      [
+        { cellId: "a", blocks: 1000, tuplesPerPage: 226, timeUs: 1000 * 5 },
+        { cellId: "b", blocks: 1000, tuplesPerPage: 27, timeUs: 1000 * 6 },
+      ],
+      PREAD,
+    )!;
+    expect(fit.perTupleUs).toBe(0);
+    expect(fit.perPageUs).toBeCloseTo(4.5, 9);
+  });
+
+  it("keeps the page cost non-negative when the intercept would be negative", () => {
+    const fit = fitCpuCosts(
+      [
+        { cellId: "a", blocks: 1000, tuplesPerPage: 226, timeUs: 1000 * (PREAD + 226 * 0.03 - 0.5) },
+        { cellId: "b", blocks: 1000, tuplesPerPage: 27, timeUs: 1000 * (PREAD + 27 * 0.03 - 0.5) },
+      ],
+      PREAD,
+    )!;
+    expect(fit.perPageUs).toBe(0);
+    expect(fit.perTupleUs).toBeGreaterThan(0);
+  });
+
+  it("has nothing to fit without usable samples", () => {
+    expect(fitCpuCosts([], PREAD)).toBeNull();
+    expect(fitCpuCosts([{ cellId: "x", blocks: 0, tuplesPerPage: 226, timeUs: 5 }], PREAD)).toBeNull();
+  });
+});
+
+describe("assertFitDisjoint", () => {
+  it("refuses to predict a cell the fit used", () => {
+    expect(() => assertFitDisjoint(["a", "b"], ["c", "b"])).toThrow(/both fitted and predicted: b/);
+    expect(() => assertFitDisjoint(["a"], ["c"])).not.toThrow();
+  });
+});

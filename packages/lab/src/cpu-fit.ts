@@ -1,0 +1,101 @@
+/**
+ * Per-page and per-tuple CPU costs fitted from warm scans.
+ *
+ * Problem. The simulator's default CPU costs (perPageUs 1.0, perTupleUs 0.05:
+ * 13.3 us a block of 226 tuples with the 8 kB pread) are a guess; a real
+ * machine can spend half that, and every predicted time inherits the error.
+ *
+ * Insight. A warm serial sequential scan (table in the OS page cache, bigger
+ * than a quarter of shared_buffers so it goes through the ring) reads no
+ * device: its time per block is the pread from the page cache plus the page
+ * and tuple work, the simulator's own cost formula (pageWorkUs and preadUs in
+ * @scanlab/simulator's cpu-costs.ts). Two such scans of tables with different
+ * tuple densities give two equations in the two unknowns
+ *
+ *     timeUs / blocks - preadUs(8192) = perPageUs + tuplesPerPage x perTupleUs
+ *
+ * Choices.
+ * - Only cells planned with `role: "fit"` (cells.ts) are used, and
+ *   {@link assertFitDisjoint} refuses a prediction set that contains one: a
+ *   cell is never predicted from a fit of itself.
+ * - The pread cost (readSyscallUs + 8192 / copyBytesPerUs) keeps its
+ *   documented default: one warm scan cannot tell it from page work, and the
+ *   simulator uses them differently only for shared-buffer hits.
+ * - Least squares, with costs kept non-negative: when the unconstrained
+ *   solution makes one negative (noise with nearly equal densities), that cost
+ *   is 0 and the other is refitted alone.
+ * - One fit per PostgreSQL version: PG18's read stream spends differently
+ *   per block than PG15's ReadBuffer loop.
+ */
+
+/** The input of one fit cell: its median time and its table's shape. */
+export interface FitSample {
+  /** The fit cell's id. */
+  readonly cellId: string;
+  /** Median execution time, microseconds. */
+  readonly timeUs: number;
+  /** Heap pages scanned. */
+  readonly blocks: number;
+  /** Tuples a page. */
+  readonly tuplesPerPage: number;
+}
+
+/** A fitted per-page and per-tuple cost. */
+export interface CpuFit {
+  /** Page-level work per heap page, us. */
+  readonly perPageUs: number;
+  /** Work per tuple, us. */
+  readonly perTupleUs: number;
+  /** The cells the fit used (never predicted). */
+  readonly fitCells: readonly string[];
+  /** Fitted minus measured time per block, us, per fit cell. */
+  readonly residualsUs: readonly number[];
+}
+
+/** Fits `perPageUs` and `perTupleUs` to warm samples, given the pread cost of one 8 kB block (us). */
+export function fitCpuCosts(samples: readonly FitSample[], preadBlockUs: number): CpuFit | null {
+  const usable = samples.filter((s) => s.blocks > 0 && Number.isFinite(s.timeUs) && s.timeUs > 0);
+  if (usable.length === 0) return null;
+  const xs = usable.map((s) => s.tuplesPerPage);
+  const ys = usable.map((s) => s.timeUs / s.blocks - preadBlockUs);
+  const n = usable.length;
+  let perPageUs: number;
+  let perTupleUs: number;
+  const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+  const mx = mean(xs);
+  const sxx = xs.reduce((a, x) => a + (x - mx) ** 2, 0);
+  if (n >= 2 && sxx > 0) {
+    const my = mean(ys);
+    const sxy = xs.reduce((a, x, i) => a + (x - mx) * (ys[i]! - my), 0);
+    perTupleUs = sxy / sxx;
+    perPageUs = my - perTupleUs * mx;
+  } else {
+    // One density only: page and tuple work cannot be told apart; all of it goes to the page below.
+    perPageUs = 0;
+    perTupleUs = Number.NaN;
+  }
+  if (!(perTupleUs >= 0)) {
+    // No (or a negative) tuple term: everything is page work.
+    perTupleUs = 0;
+    perPageUs = Math.max(0, mean(ys));
+  } else if (perPageUs < 0) {
+    perPageUs = 0;
+    const sxx0 = xs.reduce((a, x) => a + x * x, 0);
+    perTupleUs = Math.max(0, xs.reduce((a, x, i) => a + x * ys[i]!, 0) / sxx0);
+  }
+  return {
+    perPageUs,
+    perTupleUs,
+    fitCells: usable.map((s) => s.cellId),
+    residualsUs: xs.map((x, i) => perPageUs + perTupleUs * x - ys[i]!),
+  };
+}
+
+/** Throws when a cell used for the fit is also among the cells to predict. */
+export function assertFitDisjoint(fitCells: readonly string[], predictedCells: readonly string[]): void {
+  const fit = new Set(fitCells);
+  const both = predictedCells.filter((id) => fit.has(id));
+  if (both.length > 0) {
+    throw new Error(`cells both fitted and predicted: ${both.join(", ")}`);
+  }
+}
