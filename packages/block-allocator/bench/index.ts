@@ -24,7 +24,7 @@ const POLICIES: [string, AllocatorPolicy][] = [
   ["munro2020 (<=64)", { kind: "munro2020" }],
   ["pg14 (chunks)", { kind: "pg14" }],
 ];
-/** Relation size per scan: 10 M blocks = 76 GiB, the postgres.md 1.6 example. */
+/** Relation size per scan: 10 M blocks = 76 GiB, the apps/docs/src/reference/parallel-block-allocation.md#worked-examples example. */
 const NBLOCKS = 10_000_000;
 /** Each single-thread measurement repeats whole scans for at least this long. */
 const MIN_MS = 300;
