@@ -64,7 +64,7 @@ describe("the linux model against Linux 6.18 (committed measurement)", () => {
 /**
  * A second measurement on the same kernel at the default read_ahead_kb 128,
  * on a loop device (ext4 in a 3 GiB image, direct I/O), so the 128 KiB
- * regime of readahead.md §5.1 is held to the real kernel too. Striding and
+ * regime of apps/docs/src/reference/readahead-predictions.md#linux-predictions is held to the real kernel too. Striding and
  * 16-block chunks do not agree there, and the kernel does not agree with
  * itself either (its three runs of stride 2 gave 11 261 to 18 965 requests):
  * with 128 KiB windows, which reader reaches which marker first is decided by
