@@ -3,7 +3,7 @@
  * Which pages to advise ahead in a bitmap heap scan: PostgreSQL 13-17
  * prefetching (serial and parallel), PostgreSQL 17/18/19 read streams (generic
  * over a block source, also used for sequential scans), an adaptive policy that
- * looks at the bitmap, and seed 004's bitmap data sets. Every model is a pure
+ * looks at the bitmap, and the bitmap data sets of Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”). Every model is a pure
  * state machine: the caller owns time, buffers, the page cache and the device.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Worked examples for seed 004's data sets (reference/targets.md T7 (c)); expected values by hand.
+ * Worked examples for the 2022 eic benchmark's data sets (apps/docs/src/reference/experiments.md#t7-c-synthetic-data-sets); expected values by hand.
  */
 import { describe, expect, it } from "vitest";
 import { bitmapStats } from "./bitmap-stats.js";
@@ -16,7 +16,7 @@ describe("sequential layout on a 1500-block table: value v on blocks floor(1.5 v
   });
 
   // A query of width w = 1000 f values starting at lo covers floor(1.5 lo) .. floor(1.5 lo + 1.5 w) - 1:
-  // exactly 1.5 w pages (1.5 w is an integer for every seed 004 width), in one run, 27 tuples each.
+  // exactly 1.5 w pages (1.5 w is an integer for every Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”) width), in one run, 27 tuples each.
   it("each selectivity is one run of 1.5 x 1000 f pages: 15, 75, 150, 375, 750", () => {
     for (const [i, f] of SEED004_SELECTIVITIES.entries()) {
       for (let seed = 0; seed < 20; seed++) {

@@ -14,7 +14,7 @@ const N = 131072;
 /** Binomial standard deviation of a matched fraction p over `trials` independent draws. */
 const sigma = (p: number, trials: number): number => Math.sqrt((p * (1 - p)) / trials);
 
-describe("seed 004's table t (a int, padding text), 27 rows per page, one value of a per page", () => {
+describe("the 2022 eic benchmark's table t (a int, padding text), 27 rows per page, one value of a per page", () => {
   it("random-8 and random-32: every aligned group of 8 / 32 pages shares one value", () => {
     for (const [layout, group] of [
       ["random-8", 8],
@@ -79,7 +79,7 @@ describe("seed 004's table t (a int, padding text), 27 rows per page, one value 
   });
 });
 
-describe("seed 004's queries: random ranges of a covering 1, 5, 10, 25 and 50 % of the table", () => {
+describe("the 2022 eic benchmark's queries: random ranges of a covering 1, 5, 10, 25 and 50 % of the table", () => {
   it("sequential layout: each query is one contiguous region of selectivity x table", () => {
     const t = seed004Table({ layout: "sequential", seed: 0, tableBlocks: N });
     for (const selectivity of SEED004_SELECTIVITIES) {
@@ -119,7 +119,7 @@ describe("seed 004's queries: random ranges of a covering 1, 5, 10, 25 and 50 % 
     }
   });
 
-  it("more sequential layouts have more sequential bitmaps (seed 004's second rule)", () => {
+  it("more sequential layouts have more sequential bitmaps (the 2022 eic benchmark's second rule)", () => {
     const seqs = SEED004_LAYOUTS.map((layout) => {
       const t = seed004Table({ layout, seed: 1, tableBlocks: N });
       return bitmapStats(seed004Query(t, { selectivity: 0.05, seed: 1 }).bitmap).sequentiality;

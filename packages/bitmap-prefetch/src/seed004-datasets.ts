@@ -1,14 +1,14 @@
 /**
- * Seed 004's synthetic tables and queries, regenerated from a seed.
+ * The 2022 eic benchmark's synthetic tables and queries, regenerated from a seed.
  *
- * Tomas Vondra's test (seed 004; reference/targets.md T7 (c)) used
+ * Tomas Vondra's test (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”; apps/docs/src/reference/experiments.md#t7-c-synthetic-data-sets) used
  * `CREATE TABLE t (a int, padding text)` where "each page contains 27 rows
  * with the same "a" value", `a` between 0 and 1000, in four layouts:
  *
  * - `random`: each page gets a random value;
  * - `random-8`: each sequence of 8 pages gets a random value;
  * - `random-32`: each sequence of 32 pages (the seed text says 8, a typo
- *   noted in targets.md T7);
+ *   noted in apps/docs/src/reference/experiments.md#t7-effective-io-concurrency-on-sata-ssds);
  * - `sequential`: "split into 1000 sequences, values 0, 1, 2, ...".
  *
  * and queries matching "a random subset of the table, with fractions 1 %,
@@ -35,22 +35,22 @@ import { BitmapPrefetchError } from "./errors.js";
 import { type HeapBitmap, HeapBitmapBuilder } from "./heap-bitmap.js";
 import { seededRandom } from "./prng.js";
 
-/** Rows per page in seed 004's table t (seed 004: "each page contains 27 rows with the same "a" value"). */
+/** Rows per page in the 2022 eic benchmark's table t (Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”): "each page contains 27 rows with the same "a" value"). */
 export const SEED004_ROWS_PER_PAGE = 27;
 
-/** Distinct values of `a` (0..999): seed 004's `sequential` layout is "1000 sequences". */
+/** Distinct values of `a` (0..999): the 2022 eic benchmark's `sequential` layout is "1000 sequences". */
 export const SEED004_DISTINCT_VALUES = 1000;
 
-/** Default table size in blocks: 1 GiB (our choice; seed 004 does not state the size). */
+/** Default table size in blocks: 1 GiB (our choice; Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”) does not state the size). */
 export const SEED004_DEFAULT_TABLE_BLOCKS = 131072;
 
-/** The selectivities seed 004 tested: 1, 5, 10, 25 and 50 % of the table. */
+/** The selectivities Vondra's 2022 benchmark tested: 1, 5, 10, 25 and 50 % of the table. */
 export const SEED004_SELECTIVITIES: readonly number[] = [0.01, 0.05, 0.1, 0.25, 0.5];
 
-/** Page layouts of seed 004's table. */
+/** Page layouts of the 2022 eic benchmark's table. */
 export type Seed004Layout = "random" | "random-8" | "random-32" | "sequential";
 
-/** The four layouts, in seed 004's order. */
+/** The four layouts, in the 2022 eic benchmark's order. */
 export const SEED004_LAYOUTS: readonly Seed004Layout[] = ["random", "random-8", "random-32", "sequential"];
 
 /** Options of {@link seed004Table}. */
@@ -91,7 +91,7 @@ function groupPages(layout: Seed004Layout): number {
 }
 
 /**
- * Generates seed 004's table `t` in the given layout.
+ * Generates the 2022 eic benchmark's table `t` in the given layout.
  *
  * @example
  * ```ts
@@ -143,7 +143,7 @@ export function seed004Table(options: Seed004TableOptions): Seed004Table {
 
 /** A query `a BETWEEN lowValue AND highValue` and its bitmap. */
 export interface Seed004Query {
-  /** Requested fraction of the value range (0.01 .. 0.5 in seed 004). */
+  /** Requested fraction of the value range (0.01 .. 0.5 in Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”)). */
   readonly selectivity: number;
   /** Lowest matching value of `a`. */
   readonly lowValue: number;
@@ -218,7 +218,7 @@ export function seed004Query(table: Seed004Table, options: Seed004QueryOptions):
 }
 
 /**
- * The whole seed 004 matrix for one table: one query per selectivity in
+ * The whole Vondra's 2022 benchmark matrix for one table: one query per selectivity in
  * {@link SEED004_SELECTIVITIES}, each with its own seed derived from `seed`.
  */
 export function seed004Queries(table: Seed004Table, seed: number): Seed004Query[] {
