@@ -46,10 +46,10 @@ export interface AdaptiveInputs {
   readaheadBlocks: number;
 }
 
-/** io_combine_limit's default (and io_max_combine_limit's, PG18+): 16 blocks = 128 kB (postgres.md 4.1; targets.md T12). */
+/** io_combine_limit's default (and io_max_combine_limit's, PG18+): 16 blocks = 128 kB (apps/docs/src/reference/read-streams.md#stream-parameters; apps/docs/src/reference/experiments.md#t12-constants-the-simulator-encodes). */
 export const DEFAULT_IO_COMBINE_LIMIT = 16;
 
-/** PostgreSQL's effective_io_concurrency default by version (postgres.md 3.1, 4.3). */
+/** PostgreSQL's effective_io_concurrency default by version (apps/docs/src/reference/bitmap-heap-scan-prefetch.md#prefetch-settings, apps/docs/src/reference/read-streams.md#pg18-defaults). */
 export function defaultEic(pg: QuerySpec["pg"]): number {
   return Number(pg) >= 18 ? 16 : 1;
 }
@@ -253,11 +253,11 @@ export function startProcesses(setup: RunSetup): RunProcesses {
 
 /**
  * MaxBackends + NUM_AUXILIARY_PROCS for max_connections = `maxConnections`,
- * which sizes the read stream's pin limit (postgres.md 2.7): everything but
+ * which sizes the read stream's pin limit (apps/docs/src/reference/buffer-ring.md#ring-size-with-pg18-defaults): everything but
  * the connections is fixed with default settings, so it is the version's
  * default count with 100 connections replaced.
  */
 function procsFor(pg: number, maxConnections: number): number {
-  // 100: max_connections' default, which DEFAULT_PROCS_PG17/18 assume (postgres.md 2.7: 100 connections -> 174).
+  // 100: max_connections' default, which DEFAULT_PROCS_PG17/18 assume (apps/docs/src/reference/buffer-ring.md#ring-size-with-pg18-defaults: 100 connections -> 174).
   return maxConnections - 100 + (pg >= 18 ? DEFAULT_PROCS_PG18 : DEFAULT_PROCS_PG17);
 }

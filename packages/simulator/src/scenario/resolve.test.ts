@@ -276,7 +276,7 @@ describe("PostgreSQL version parameters", () => {
   // `ring` blocks of the table, are found in shared buffers.
   // NBuffers 16,384; up to 17 the ring is 32 buffers (256 kB); PG18 wants
   // 32 + io_combine_limit 16 x eic 16 = 288 but is capped by the pin limit
-  // 16384 / (100 connections + 74 auxiliary) = 94 (postgres.md 2.7).
+  // 16384 / (100 connections + 74 auxiliary) = 94 (apps/docs/src/reference/buffer-ring.md#ring-size-with-pg18-defaults).
   const twoRuns = (pg: QueryIn["pg"]) =>
     run(scenario({ table: { cached: "os" }, query: { pg, runs: 2, synchronizeSeqscans: false } }));
 

@@ -16,7 +16,7 @@ import type { Query, Scenario, ScenarioInput } from "./types.js";
 /** The most blocks a table can have: MaxBlockNumber (0xFFFFFFFE, src/include/storage/block.h). */
 const MAX_TABLE_BLOCKS = 0xfffffffe;
 
-/** pgbench_accounts at seed 004's scale 3000 (targets.md T7 b). */
+/** pgbench_accounts at scale 3000, as in Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”) (apps/docs/src/reference/experiments.md#t7-b-pgbench-accounts-range). */
 const PGBENCH_SEED004_BLOCKS = pgbenchAccountsTableBlocks(3000);
 
 /** A validated scenario with every quantity in bytes, blocks or microseconds. */

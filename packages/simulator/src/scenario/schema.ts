@@ -83,9 +83,9 @@ const duration = (zero?: string) =>
 /** A string that is not empty. */
 const text = () => z.string().min(1, "must not be empty");
 
-/** PostgreSQL versions whose scan behaviour the simulator knows (postgres.md section 0). */
+/** PostgreSQL versions whose scan behaviour the simulator knows (apps/docs/src/reference/version-map.md#versions-scanlab-models). */
 export const PG_VERSIONS: readonly PgVersion[] = ["9.6", "11", "13", "14", "17", "18"];
-/** Operating systems and versions (readahead.md: Linux <=6.9 / >=6.10, FreeBSD <=12 / >=13, Windows). */
+/** Operating systems and versions (apps/docs/src/reference/linux-readahead.md#version-table: Linux <=6.9 / >=6.10, FreeBSD <=12 / >=13, Windows). */
 export const OS_NAMES: readonly OsName[] = [
   "linux-5.4",
   "linux-6.10",

@@ -10,10 +10,10 @@ import type { CpuCosts } from "../engine/cpu-costs.js";
 /** A size or duration: a number (bytes or seconds) or a string with a unit ("100GB", "8kB", "3h", "250ms"). */
 export type Quantity = number | string;
 
-/** PostgreSQL versions whose scan behaviour the simulator knows (postgres.md section 0). */
+/** PostgreSQL versions whose scan behaviour the simulator knows (apps/docs/src/reference/version-map.md#versions-scanlab-models). */
 export type PgVersion = "9.6" | "11" | "13" | "14" | "17" | "18";
 
-/** Operating systems and versions (readahead.md: Linux <=6.9 / >=6.10, FreeBSD <=12 / >=13, Windows, direct I/O). */
+/** Operating systems and versions (apps/docs/src/reference/linux-readahead.md#version-table: Linux <=6.9 / >=6.10, FreeBSD <=12 / >=13, Windows, direct I/O). */
 export type OsName = "linux-5.4" | "linux-6.10" | "freebsd-12" | "freebsd-13" | "windows" | "none";
 
 /**
@@ -27,7 +27,7 @@ export type AllocatorSpec = AllocatorPolicy;
 /** The bitmap a bitmap heap scan reads (@scanlab/bitmap-prefetch data sets). */
 export type BitmapSpec =
   | {
-      /** Seed 004's synthetic table layout: every page random, runs of 8 or 32 pages, or 1000 sequential runs. */
+      /** The synthetic table layout of Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”): every page random, runs of 8 or 32 pages, or 1000 sequential runs. */
       dataset: "random" | "random-8" | "random-32" | "sequential";
       /** Fraction of the table's pages the query matches (0..1]. */
       selectivity: number;
@@ -35,7 +35,7 @@ export type BitmapSpec =
       seed?: number;
     }
   | {
-      /** Seed 004's pgbench query on pgbench_accounts at scale 3000 right after pgbench -i. */
+      /** The pgbench query of Vondra's 2022 benchmark on pgbench_accounts at scale 3000 right after pgbench -i. */
       pgbench: "seed004";
     };
 
@@ -43,14 +43,14 @@ export type BitmapSpec =
 export interface OsOptions {
   /**
    * Linux read_ahead_kb (default: the device's; on linux-6.10 max(2 x io_opt, 128 kB), on linux-5.4
-   * 128 kB except an md RAID0's max(2 x io_opt, 128 kB); devices.md 2).
+   * 128 kB except an md RAID0's max(2 x io_opt, 128 kB); apps/docs/src/reference/storage-devices.md#six-drive-md-raid0).
    */
   readAheadKb?: number;
   /** Linux max_sectors_kb (default: the device's largest I/O). */
   maxSectorsKb?: number;
   /** A posix_fadvise PostgreSQL never issues on relation files, for what-if runs. */
   fadvise?: "normal" | "sequential" | "random";
-  /** FreeBSD UFS parameters (readahead.md 3.1). */
+  /** FreeBSD UFS parameters (apps/docs/src/reference/freebsd-ufs-clustering.md#ufs-parameters). */
   freebsd?: {
     /** File system block size (default 32 kB). */
     bsizeBytes?: number;
@@ -59,7 +59,7 @@ export interface OsOptions {
     /** vfs.read_max in blocks (default 64). */
     readMax?: number;
   };
-  /** The Windows cache-manager model's unknown sizes (readahead.md 4.2; low confidence). */
+  /** The Windows cache-manager model's unknown sizes (apps/docs/src/reference/windows-cache-manager.md#inferred-model; low confidence). */
   windows?: {
     /** Read-ahead granularity G (default 64 kB). */
     granularityBytes?: number;
