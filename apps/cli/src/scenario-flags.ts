@@ -300,7 +300,7 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
     apply: (d, v) =>
       forQueries(d, (q) => {
         requireBitmapWorkload(q, "dataset");
-        q.bitmap = v === "pgbench" ? { pgbench: "seed004" } : { ...bitmapOf(q), dataset: v };
+        q.bitmap = v === "pgbench" ? { pgbench: "bitmap-2022" } : { ...bitmapOf(q), dataset: v };
       }),
     format: str,
   },

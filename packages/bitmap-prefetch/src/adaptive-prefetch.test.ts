@@ -13,10 +13,10 @@ import {
   resolveCostParameters,
 } from "./adaptive-cost-model.js";
 import { AdaptiveBitmapPrefetcher, type PlannedRegion } from "./adaptive-prefetch.js";
+import { bitmap2022Query, bitmap2022Table } from "./bitmap-data-sets-2022.js";
 import type { AdviceCall, PrefetchEnv } from "./bitmap-scan-policy.js";
 import { BitmapPrefetchError } from "./errors.js";
 import { HeapBitmap, HeapBitmapBuilder } from "./heap-bitmap.js";
-import { seed004Query, seed004Table } from "./seed004-datasets.js";
 
 const nothingBuffered: PrefetchEnv = { isBuffered: () => false };
 
@@ -194,8 +194,8 @@ describe("AdaptiveBitmapPrefetcher", () => {
 
   it("Vondra's 2022 benchmark data sets: random gets per-page calls, random-32 whole runs, sequential readahead-sized chains", () => {
     const perLayout = (["random", "random-32", "sequential"] as const).map((layout) => {
-      const t = seed004Table({ layout, seed: 4, tableBlocks: 65536 });
-      const q = seed004Query(t, { selectivity: 0.05, seed: 4 });
+      const t = bitmap2022Table({ layout, seed: 4, tableBlocks: 65536 });
+      const q = bitmap2022Query(t, { selectivity: 0.05, seed: 4 });
       const r = run(q.bitmap, INTEL_320_LINUX_DEFAULTS);
       return r.scan.stats.adviceBlocks / r.scan.stats.adviceCalls;
     });

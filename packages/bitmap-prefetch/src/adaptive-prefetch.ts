@@ -102,7 +102,7 @@ interface Outstanding {
  *
  * @example
  * ```ts
- * const q = seed004Query(seed004Table({ layout: "random-8", seed: 1 }), { selectivity: 0.05, seed: 2 });
+ * const q = bitmap2022Query(bitmap2022Table({ layout: "random-8", seed: 1 }), { selectivity: 0.05, seed: 2 });
  * const scan = new AdaptiveBitmapPrefetcher(q.bitmap, {
  *   readLatencyUs: 100, bandwidthMBps: 270, saturatingQueueDepth: 4, readaheadBlocks: 16,
  * });

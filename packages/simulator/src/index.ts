@@ -99,6 +99,7 @@ export type {
   MachineInput,
   OsName,
   OsOptions,
+  PgbenchBitmap,
   PgVersion,
   Quantity,
   Query,

@@ -2,7 +2,7 @@
  * Bitmap heap scans the PostgreSQL 13-17 way (apps/docs/src/reference/bitmap-heap-scan-prefetch.md#pg13-to-17-prefetch): one 8 kB read
  * per bitmap page, posix_fadvise(WILLNEED) advice ahead of it up to
  * effective_io_concurrency pages, normal buffer replacement. Scenarios are
- * built the way T7 builds its synthetic rows (seed-004 data sets), on a
+ * built the way T7 builds its synthetic rows (the 2022 bitmap data sets), on a
  * 20,000-block table instead of 131,072. The OS port is wrapped to see every
  * read and every piece of advice the scan gives the OS.
  */

@@ -22,7 +22,7 @@
  *   calibrate (apps/docs/src/reference/experiments.md#how-targets-are-used: at most one, from the baseline row).
  * - fadviseUs 2.0: one posix_fadvise(WILLNEED) system call on an uncached
  *   8 kB block, which allocates the page and submits a bio in the caller's
- *   context [I]; the seed-004 regression (eic=1 slower than 0) is mostly not
+ *   context [I]; the regression of the 2022 eic benchmark (eic=1 slower than 0) is mostly not
  *   this cost but the loss of kernel readahead, which the OS model produces.
  * - jitter 0.3: per-block CPU time varies by +-30% (cpu-jitter.ts).
  * - workerForkUs 300 and workerInitUs 1500: launching a parallel worker

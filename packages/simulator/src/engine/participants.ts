@@ -13,6 +13,8 @@ import {
   AdaptiveBitmapPrefetcher,
   BitmapHeapScanPrefetcher,
   type BitmapScanPolicy,
+  bitmap2022Query,
+  bitmap2022Table,
   DEFAULT_PROCS_PG17,
   DEFAULT_PROCS_PG18,
   type HeapBitmap,
@@ -21,8 +23,6 @@ import {
   pgbenchAccountsBitmap,
   ReadStream,
   type ReadStreamVersion,
-  seed004Query,
-  seed004Table,
 } from "@scanlab/bitmap-prefetch";
 import { SYNC_SCAN_REPORT_INTERVAL_BLOCKS } from "@scanlab/syncscan";
 import { ScenarioError } from "../errors.js";
@@ -66,8 +66,8 @@ export function bitmapFor(spec: QuerySpec, nblocks: number): HeapBitmap {
       // resolveScenario has checked that the table is pgbench_accounts at scale 3000.
       bitmap = pgbenchAccountsBitmap({}).bitmap;
     } else {
-      const table = seed004Table({ layout: b.dataset, seed: b.seed ?? 4, tableBlocks: nblocks });
-      bitmap = seed004Query(table, { selectivity: b.selectivity, seed: (b.seed ?? 4) + 1 }).bitmap;
+      const table = bitmap2022Table({ layout: b.dataset, seed: b.seed ?? 4, tableBlocks: nblocks });
+      bitmap = bitmap2022Query(table, { selectivity: b.selectivity, seed: (b.seed ?? 4) + 1 }).bitmap;
     }
     // A memory bound of ours (a sweep rarely uses more than a few dozen bitmaps), not a model figure.
     if (bitmapCache.size > 64) bitmapCache.clear();

@@ -59,7 +59,7 @@ function pgbenchScenario(device: (typeof DEVICES)[number], eic: number, perTuple
         kind: "bitmap",
         pg: "13",
         effectiveIoConcurrency: eic,
-        bitmap: { pgbench: "seed004" },
+        bitmap: { pgbench: "bitmap-2022" },
       },
     ],
   };

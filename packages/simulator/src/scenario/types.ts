@@ -24,6 +24,12 @@ export type OsName = "linux-5.4" | "linux-6.10" | "freebsd-12" | "freebsd-13" | 
  */
 export type AllocatorSpec = AllocatorPolicy;
 
+/**
+ * The pgbench bitmap: the pgbench_accounts query of the 2022 eic benchmark.
+ * `"seed004"` is its deprecated name, still accepted so existing scenario files keep working.
+ */
+export type PgbenchBitmap = "bitmap-2022" | "seed004";
+
 /** The bitmap a bitmap heap scan reads (@scanlab/bitmap-prefetch data sets). */
 export type BitmapSpec =
   | {
@@ -36,7 +42,7 @@ export type BitmapSpec =
     }
   | {
       /** The pgbench query of Vondra's 2022 benchmark on pgbench_accounts at scale 3000 right after pgbench -i. */
-      pgbench: "seed004";
+      pgbench: PgbenchBitmap;
     };
 
 /** What the OS model is told beyond its version. */
