@@ -3,7 +3,7 @@
  * (`npm run bench`): run level (nextRun, what the simulator uses) and per
  * block (nextBlock, what PostgreSQL's callers see), in one thread on the
  * in-process backing and on the shared backing, and with 2 worker threads on
- * one shared allocator. Goal (issue 2): >= 100 M blocks/s run level, one thread.
+ * one shared allocator. Goal: >= 100 M blocks/s run level, one thread.
  *
  * Numbers are blocks handed out per second of wall time, in millions. The
  * machine is shared: read the ratios, not the absolute values.

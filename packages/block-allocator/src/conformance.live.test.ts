@@ -1,5 +1,5 @@
 /**
- * Conformance with real PostgreSQL 15 (issue 2; method in test/pg-conformance.ts).
+ * Conformance with real PostgreSQL 15 (method in test/pg-conformance.ts).
  *
  * Offline, always: the traces captured on a real server (fixtures/*.json,
  * each process's reads compressed to runs of blocks) are replayed through the

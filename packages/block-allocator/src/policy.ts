@@ -13,7 +13,7 @@
  *   CAKJS1f-XhfQ2-=85wgYo5b3WtEs=ys=2Rsq=NuvnmaV4ZsM1XQ): still the spinlock,
  *   but "instead of allocating 1 block at a time, the batching patch allocated
  *   a range of 10 blocks for the worker to process". It was never committed;
- *   its exact code is not in the seeds, and its author says it "still needed
+ *   its exact code was not posted, and its author says it "still needed
  *   a bit of work around reporting sync-scan locations". We therefore model it
  *   as a counter under the lock (one lock per claim of n counter values) with
  *   the PG11 end-of-scan rule, which is what the atomics patch that replaced
@@ -23,7 +23,7 @@
  *   (counter + start) mod nblocks. No lock per block any more.
  * - **munro2020** (May 2020, Thomas Munro's "quick and dirty" patch, postgr.es/m/CA+hUKGJ_EErDv41YycXcbMbCBkztA34+z1ts9VQH+ACRuvpxig@mail.gmail.com):
  *   "allocate ranges of up 64 blocks at a time, ramping up incrementally, and
- *   ramping down at the end". The patch text is not in the seeds (and
+ *   ramping down at the end". The patch text was not posted (and
  *   56788d2156's message remembers it as "a fixed 64-block chunk with a simple
  *   ramp-down"), so the exact ramp is our choice, documented in
  *   {@link munroClaimBlocks}.
@@ -61,7 +61,7 @@ export const MUNRO2020_MAX_CHUNK_BLOCKS = 64;
  * (blocks left after the participant's position) / 64, rounded down to a power
  * of two. 64 is the value the same thread later committed as
  * PARALLEL_SEQSCAN_RAMPDOWN_CHUNKS (56788d2156), i.e. each size lasts about 64
- * claims; the 2020 patch's own value is not in the seeds.
+ * claims; the 2020 patch's own value was not posted.
  */
 export const MUNRO2020_RAMPDOWN_CHUNKS = 64;
 

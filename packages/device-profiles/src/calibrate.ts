@@ -52,7 +52,7 @@ export interface CalibrateOptions {
   readonly queueDepths?: readonly number[];
   /** Duration of each phase in milliseconds (default 2000 with fio, 1000 with Node). */
   readonly phaseMs?: number;
-  /** Random read size (default 4 KiB with fio, 8 KiB with Node, as the issue specifies). */
+  /** Random read size (default 4 KiB with fio, 8 KiB with Node: one PostgreSQL block). */
   readonly randomReadBytes?: number;
   /** Profile name (default `calibrated-<file name>`). */
   readonly name?: string;

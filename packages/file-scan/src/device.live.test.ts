@@ -106,7 +106,7 @@ describe("this machine's device counters", () => {
     expect(warmBytes).toBeLessThanOrEqual(0.1 * FILE_BYTES);
   });
 
-  it("Munro's 2020 FreeBSD report on this machine: striding (pg11) vs 64-block ranges (munro2020), 2 workers, cold — reported", async () => {
+  it("the 2020 FreeBSD experiment on the local disk: striding (pg11) vs 64-block ranges (munro2020), 2 workers, cold — reported", async () => {
     const reason = skipReason();
     if (reason !== null) {
       skip(reason);

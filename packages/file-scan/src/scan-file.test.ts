@@ -159,7 +159,7 @@ describe("per-worker runs follow the policy", () => {
         if (w.runs.lengths![i] === 1) single++;
       }
     }
-    // "Mostly": at low load we saw 94-98% of runs be single blocks; on this shared 2-core machine under
+    // "Mostly": at low load we saw 94-98% of runs be single blocks; on a shared 2-core machine under
     // load, timer-slack wake-ups and descheduling sometimes hand one worker adjacent counters (seen: 76-97%).
     expect(single / runs).toBeGreaterThan(0.5);
     expect(r.blocks / runs).toBeLessThan(2);

@@ -1,6 +1,6 @@
 /**
  * The Linux model against a measurement of the real kernel, committed as a
- * fixture: Linux 6.18.44 on the 2-core VM this package was built on, ext4 on
+ * fixture: Linux 6.18.44 on a 2-core VM, ext4 on
  * a virtio disk with read_ahead_kb 8192, max_sectors_kb 4096, max_segments
  * 254 (see the README, "Measured on the real kernel"). The fixture holds what
  * the kernel did (fincore after each read of two cold ramps; median request

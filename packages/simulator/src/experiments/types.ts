@@ -61,7 +61,7 @@ export interface ExperimentRow {
   metric?: keyof PublishedFigures;
 }
 
-/** A ratio between two rows that the bars of issue 7 name, e.g. T1 "striding/serial speed 0.53". */
+/** A ratio between two rows that the project's ratio bars (checks.ts) name, e.g. T1 "striding/serial speed 0.53". */
 export interface RatioCheck {
   /** Stable id. */
   id: string;
