@@ -124,7 +124,7 @@ const raid0S3600: DeviceProfileInput = {
     "IDENTITY UNCERTAIN: Intel made no SATA 'DC S3600'. Members are modelled as the DC S3700 100 GB, because its " +
     "100 GB model is confirmed by a vendor document, while the DC S3610's 100 GB model is only recalled; the " +
     "figures differ by about 10 % (500 vs 550 MB/s, 75 000 vs 84 000 IOPS), and the S3610 member is available " +
-    "as 'intel-dc-s3610-100gb'. The seed says only 'in RAID0': Linux md with mdadm's default 512 KiB chunk is " +
+    "as 'intel-dc-s3610-100gb'. The message says only 'in RAID0': Linux md with mdadm's default 512 KiB chunk is " +
     "assumed (older mdadm used 64 KiB). Not modelled: the host-side ceiling (the i5-2500K's 6-series PCH has only " +
     "2 SATA 6 Gb/s ports and a ~2 GB/s DMI uplink; the controller used is unknown), which could cap the array " +
     "below the drives' 6 x 500 = 3.0 GB/s.",
