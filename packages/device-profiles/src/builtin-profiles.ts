@@ -3,8 +3,8 @@
  *
  * Every figure below is a row of `apps/docs/src/reference/storage-devices.md` (cited in `sources` as
  * "apps/docs/src/reference/storage-devices.md <section>: <row> [tag] <document>"), or an assumption written in
- * the profile's `note`. None is fitted to a benchmark result: if a simulated
- * seed experiment misses its published numbers with these profiles, the gap is
+ * the profile's `note`. None is fitted to a benchmark result: if the simulation
+ * of a published experiment misses its numbers with these profiles, the gap is
  * reported, not hidden (apps/docs/src/reference/design.md#fidelity-rules).
  *
  * Assumptions shared by all the profiles (not in apps/docs/src/reference/storage-devices.md):
