@@ -133,7 +133,7 @@ describe("AdaptiveBitmapPrefetcher", () => {
     expect(r.maxRangesAhead).toBe(4);
   });
 
-  it("runs of 8 (Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”) random-8): each run is one 8-block call instead of 8 calls", () => {
+  it("runs of 8 (the random-8 layout of Vondra's 2022 benchmark, pgsql-hackers “Re: effective_io_concurrency and NVMe devices”): each run is one 8-block call instead of 8 calls", () => {
     const b = new HeapBitmapBuilder(100_000);
     for (let i = 0; i < 100; i++) b.addRun(i * 800, 8, { tuples: 27 });
     const r = run(b.build(), INTEL_320_LINUX_DEFAULTS);

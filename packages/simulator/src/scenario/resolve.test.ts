@@ -445,10 +445,9 @@ describe("bad scenarios name the field", () => {
     old.queries[0] = { name: "q", table: "t", kind: "bitmap", pg: "13", bitmap: { pgbench: "seed004" } };
     const a = resolveScenario(renamed as unknown as ScenarioInput);
     const b = resolveScenario(old as unknown as ScenarioInput);
-    expect(b.tables).toEqual(a.tables);
-    expect(b.queries.map((q) => ({ ...q, bitmap: undefined }))).toEqual(
-      a.queries.map((q) => ({ ...q, bitmap: undefined })),
-    );
+    // Everything resolves alike; only the name as written differs (the engine looks for a pgbench bitmap, not its name).
+    expect(JSON.stringify(b).replaceAll('"seed004"', '"bitmap-2022"')).toBe(JSON.stringify(a));
+    expect(JSON.stringify(b)).toContain('"seed004"');
     const wrong = ok();
     wrong.tables[0]!.blocks = 4_918_033;
     wrong.queries[0] = { name: "q", table: "t", kind: "bitmap", pg: "13", bitmap: { pgbench: "seed005" } };
