@@ -2,9 +2,9 @@
 // Print PostgreSQL 14+'s parallel seq scan chunk plan for a table size, using
 // the built @scanlab/block-allocator package (`npm run build` first).
 //
-//   node scripts/chunk-plan.mjs                  the examples of reference/postgres.md 1.6
+//   node scripts/chunk-plan.mjs                  the examples of apps/docs/src/reference/parallel-block-allocation.md#worked-examples
 //                                                (100,000 and 10,000,000 blocks) and the 800 GB
-//                                                table of targets.md T3, capped and uncapped
+//                                                table of apps/docs/src/reference/experiments.md#t3-synchronized-scans-on-an-800-gb-table, capped and uncapped
 //   node scripts/chunk-plan.mjs 100GB 5000       any sizes: a block count or B/kB/MB/GB/TB (powers of 1024)
 //   options: --max-chunk-blocks=N|none  --nchunks=N  --rampdown-chunks=N
 //
@@ -12,12 +12,21 @@
 import { BLOCK_BYTES, blocksFromSize, pg14ChunkPlan, pg14ChunkSize } from "@scanlab/block-allocator";
 
 const DEFAULT_SIZES = [
-  { size: "100000", note: "postgres.md 1.6, first example" },
-  { size: "10000000", note: "postgres.md 1.6, second example" },
-  { size: "800GB", note: "targets.md T3, capped as in PG14+" },
+  {
+    size: "100000",
+    note: "apps/docs/src/reference/parallel-block-allocation.md#worked-examples, first example",
+  },
+  {
+    size: "10000000",
+    note: "apps/docs/src/reference/parallel-block-allocation.md#worked-examples, second example",
+  },
   {
     size: "800GB",
-    note: "targets.md T3, the uncapped v2 patch (65,536-block chunks)",
+    note: "apps/docs/src/reference/experiments.md#t3-synchronized-scans-on-an-800-gb-table, capped as in PG14+",
+  },
+  {
+    size: "800GB",
+    note: "apps/docs/src/reference/experiments.md#t3-synchronized-scans-on-an-800-gb-table, the uncapped v2 patch (65,536-block chunks)",
     options: { maxChunkBlocks: null },
   },
 ];
@@ -94,7 +103,7 @@ try {
   // check every size and option before printing anything
   for (const s of sizes) pg14ChunkSize(blocksFromSize(s.size), s.options);
   console.log(
-    "PostgreSQL 14+ parallel seq scan: chunk sizes one participant claims (reference/postgres.md 1.4, 1.6).\n" +
+    "PostgreSQL 14+ parallel seq scan: chunk sizes one participant claims (apps/docs/src/reference/parallel-block-allocation.md#chunked-allocation, apps/docs/src/reference/parallel-block-allocation.md#worked-examples).\n" +
       "Counter value c is block (c + start block) mod nblocks; the counter value nblocks means done.",
   );
   for (const s of sizes) printPlan(s);

@@ -4,7 +4,7 @@
  *
  * - `pg96`: 9.6-10, one block per call under a spinlock (ee7ca559fc);
  * - `pg11`: 11-13, one block per atomic fetch-add (3cda10f41b);
- * - `batch` or `batch:N`: the 2017 batching patch, N blocks per grab (default 10, targets.md T4);
+ * - `batch` or `batch:N`: the 2017 batching patch, N blocks per grab (default 10, apps/docs/src/reference/experiments.md#t4-allocator-lock-contention-at-72-processes);
  * - `munro2020` or `munro2020:N`: Thomas Munro's 2020 prototype, ranges up to N blocks (default 64, T1);
  * - `pg14`, `pg14:CAP` or `pg14:none`: 14+, chunks of nblocks/2048 rounded up to a
  *   power of two, capped at CAP blocks (default 8192; `none` = the uncapped v2 patch of T2/T3).

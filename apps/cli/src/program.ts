@@ -54,7 +54,7 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
 
   program
     .command("reproduce")
-    .summary("run the built-in reproductions of the published experiments (targets.md)")
+    .summary("run the built-in reproductions of the published experiments")
     .description(
       'Run the built-in reproduction targets: per target its assumptions, the calibration of its one unknown, published vs simulated figures with the ratio, the ratio checks and the "must reproduce" statements.',
     )
@@ -116,7 +116,7 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
   addScenarioFlags(
     program
       .command("sweep")
-      .summary("simulate a scenario over one or two varied settings (seed 004's table)")
+      .summary("simulate a scenario over one or two varied settings (the 2022 eic benchmark's table)")
       .description(
         "Simulate a scenario at every value of one or two settings, in parallel worker threads, and print time and % of a baseline column (the first value, or --baseline); --report adds a chart. NAME is any scenario flag of `scanlab simulate` (without the dashes).",
       )
@@ -137,7 +137,7 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
     .addHelpText(
       "after",
       examples([
-        "# seed 004 (b): eic on a single SSD and on a RAID0, nearly sequential bitmap pages",
+        "# the 2022 eic benchmark (T7 b): eic on a single SSD and on a RAID0, nearly sequential bitmap pages",
         "scanlab sweep --workload bitmap --dataset sequential --selectivity 17% --table-size 4GB --ram 1GB --vary effective-io-concurrency=0,1,2,4,8,16,32,64 --vary device=intel-ssd-320-120gb,raid0-6x-intel-s3600-100gb",
         "scanlab sweep --table-size 20GB --vary workers=0,1,2,4,8 --vary allocator=pg11,pg14 --report out/",
         "scanlab sweep t.json --vary read-ahead-kb=128,512,2048 --json",
@@ -174,7 +174,7 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
       "after",
       examples([
         "scanlab scan /data/big.file --workers 4 --cold",
-        "# seed 001 on your own disk: striding (pg11) vs 64-block ranges vs PG14 chunks",
+        "# the 2020 FreeBSD experiment (T1) on your own disk: striding (pg11) vs 64-block ranges vs PG14 chunks",
         "scanlab scan /data/big.file --workers 2 --cold --compare pg11,munro2020,pg14 --device my-disk.json",
         "scanlab scan /var/lib/postgresql/15/main/base/5/16384 --workers 3 --json",
       ]),

@@ -23,7 +23,7 @@ describe("scenario flags", () => {
       "read-ahead-kb": "512",
     });
     const r = resolveScenario(s);
-    // 100 GB of 8 kB blocks (binary units, as PostgreSQL's own settings): 13,107,200 blocks (targets.md T2).
+    // 100 GB of 8 kB blocks (binary units, as PostgreSQL's own settings): 13,107,200 blocks (apps/docs/src/reference/experiments.md#t2-chunk-size-cap-sweep).
     expect(r.tables[0]!.nblocks).toBe(13_107_200);
     expect(r.queries[0]!.spec).toMatchObject({
       workers: 4,
@@ -82,7 +82,7 @@ describe("--allocator", () => {
   it.each([
     ["pg96", { kind: "pg96" }],
     ["pg11", { kind: "pg11" }],
-    // targets.md T4: the 2017 batching patch grabbed 10 blocks.
+    // apps/docs/src/reference/experiments.md#t4-allocator-lock-contention-at-72-processes: the 2017 batching patch grabbed 10 blocks.
     ["batch", { kind: "batch", blocksPerClaim: 10 }],
     ["batch:32", { kind: "batch", blocksPerClaim: 32 }],
     ["munro2020", { kind: "munro2020" }],

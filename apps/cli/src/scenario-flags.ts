@@ -11,7 +11,7 @@
  *
  * Defaults of a scenario built from flags alone ({@link DEFAULT_SCENARIO}):
  * a 1 GB table of 226 int rows per page (the single-int-column table of
- * targets.md T1), PostgreSQL 14, 2 workers (PostgreSQL's default
+ * apps/docs/src/reference/experiments.md#t1-freebsd-ufs-striding-and-64-block-chunks), PostgreSQL 14, 2 workers (PostgreSQL's default
  * max_parallel_workers_per_gather), shared_buffers 128MB (PostgreSQL's
  * default), Linux 5.4 with its default 128 kB readahead, an 8-core 16 GB
  * machine with a Samsung 990 PRO (a current NVMe drive from the built-in
@@ -92,7 +92,7 @@ const sizeIn = (raw: string, flag: string, r: ScenarioRange, minBytes = r.min) =
   parseSizeFlag(raw, flag, minBytes, { bytes: r.max, why: r.source });
   return raw.trim();
 };
-/** Bitmap defaults when only part of a bitmap is given: scattered pages, 5% of the table (targets.md T7 c's range is 1-50%). */
+/** Bitmap defaults when only part of a bitmap is given: scattered pages, 5% of the table (apps/docs/src/reference/experiments.md#t7-c-synthetic-data-sets ranges over 1-50%). */
 const DEFAULT_DATASET = "random";
 const DEFAULT_SELECTIVITY = 0.05;
 
@@ -308,13 +308,13 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
   {
     name: "dataset",
     arg: "NAME",
-    help: "bitmap heap scan pages: random, random-8, random-32, sequential (targets.md T7 c) or pgbench (T7 b)",
+    help: "bitmap heap scan pages: random, random-8, random-32, sequential (apps/docs/src/reference/experiments.md#t7-c-synthetic-data-sets) or pgbench (T7 b)",
     parse: (raw) =>
       parseChoice(raw, "dataset", ["random", "random-8", "random-32", "sequential", "pgbench"] as const),
     apply: (d, v) =>
       forQueries(d, (q) => {
         requireBitmapWorkload(q, "dataset");
-        q.bitmap = v === "pgbench" ? { pgbench: "seed004" } : { ...bitmapOf(q), dataset: v };
+        q.bitmap = v === "pgbench" ? { pgbench: "bitmap-2022" } : { ...bitmapOf(q), dataset: v };
       }),
     format: str,
   },

@@ -34,7 +34,7 @@ const work = mkdtempSync(join(tmpdir(), "scanlab-trace-"));
 await withCluster(
   { pgMajor: 15, settings: { shared_buffers: "16MB", synchronize_seqscans: false } },
   async (pg) => {
-    // 226 int rows per page (targets.md T1): 4,520,000 rows = 20,000 blocks.
+    // 226 int rows per page (apps/docs/src/reference/experiments.md#t1-freebsd-ufs-striding-and-64-block-chunks): 4,520,000 rows = 20,000 blocks.
     await pg.psql(
       "create table t as select g::int as i from generate_series(1, 4520000) g; vacuum analyze t; checkpoint;",
     );

@@ -25,8 +25,8 @@ const {
   INVALID_BLOCK_NUMBER,
   pgbenchAccountsBitmap,
   ReadStream,
-  seed004Query,
-  seed004Table,
+  bitmap2022Query,
+  bitmap2022Table,
 } = lib;
 
 function time(fn: () => number, minMs = 300): { opsPerSec: number; ops: number } {
@@ -56,9 +56,9 @@ function row(name: string, opsPerSec: number, note = ""): void {
 
 // Data: a 1 M-block table, random layout, 50 % (many short runs) and the pgbench sixth (one long run).
 const t0 = performance.now();
-const table = seed004Table({ layout: "random", seed: 1, tableBlocks: 1 << 20 });
-const random50 = seed004Query(table, { selectivity: 0.5, seed: 1 }).bitmap;
-const random10 = seed004Query(table, { selectivity: 0.1, seed: 2 }).bitmap;
+const table = bitmap2022Table({ layout: "random", seed: 1, tableBlocks: 1 << 20 });
+const random50 = bitmap2022Query(table, { selectivity: 0.5, seed: 1 }).bitmap;
+const random10 = bitmap2022Query(table, { selectivity: 0.1, seed: 2 }).bitmap;
 const genMs = performance.now() - t0;
 const pgbench = pgbenchAccountsBitmap().bitmap;
 
@@ -166,7 +166,7 @@ for (const kind of ["cached", "sequential", "random"] as const) {
 }
 
 console.log(
-  `@scanlab/bitmap-prefetch bench (seed004 1 M-block table + two queries generated in ${genMs.toFixed(0)} ms)`,
+  `@scanlab/bitmap-prefetch bench (2022 data set, 1 M-block table + two queries generated in ${genMs.toFixed(0)} ms)`,
 );
 const w0 = Math.max(...rows.map((r) => r[0].length));
 const w1 = Math.max(...rows.map((r) => r[1].length));

@@ -13,16 +13,16 @@ import {
   resolveCostParameters,
 } from "./adaptive-cost-model.js";
 import { AdaptiveBitmapPrefetcher, type PlannedRegion } from "./adaptive-prefetch.js";
+import { bitmap2022Query, bitmap2022Table } from "./bitmap-data-sets-2022.js";
 import type { AdviceCall, PrefetchEnv } from "./bitmap-scan-policy.js";
 import { BitmapPrefetchError } from "./errors.js";
 import { HeapBitmap, HeapBitmapBuilder } from "./heap-bitmap.js";
-import { seed004Query, seed004Table } from "./seed004-datasets.js";
 
 const nothingBuffered: PrefetchEnv = { isBuffered: () => false };
 
-/** Intel 320 with Linux's 128 kB readahead, as in devices.md 1 (the policy's defaults). */
+/** Intel 320 with Linux's 128 kB readahead, as in apps/docs/src/reference/storage-devices.md#intel-ssd-320 (the policy's defaults). */
 const ssd = resolveCostParameters(INTEL_320_LINUX_DEFAULTS);
-/** A fast NVMe-class device (devices.md 3: ~50 us QD1, 7450 MB/s, ~60 reads in flight at saturation). */
+/** A fast NVMe-class device (apps/docs/src/reference/storage-devices.md#samsung-990-pro: ~50 us QD1, 7450 MB/s, ~60 reads in flight at saturation). */
 const nvme: AdaptiveCostParameters = {
   readLatencyUs: 50,
   bandwidthMBps: 7450,
@@ -59,7 +59,7 @@ function run(bitmap: HeapBitmap, params: AdaptiveCostParameters, env = nothingBu
   return { pages, advice, maxRangesAhead, regions, scan };
 }
 
-describe("the cost model's Linux readahead (reference/readahead.md 2.4, 2.9)", () => {
+describe("the cost model's Linux readahead (apps/docs/src/reference/linux-readahead.md#sizing-functions, apps/docs/src/reference/linux-readahead.md#worked-traces)", () => {
   it("init() with max 32 pages: req 1-2 -> 4, 3-4 -> 8, 5-8 -> 16, > 8 -> 32", () => {
     expect([1, 2, 3, 4, 5, 8, 9, 32].map((r) => linuxInitWindowPages(r, 32))).toEqual([
       4, 4, 8, 8, 16, 16, 32, 32,
@@ -133,7 +133,7 @@ describe("AdaptiveBitmapPrefetcher", () => {
     expect(r.maxRangesAhead).toBe(4);
   });
 
-  it("runs of 8 (seed 004 random-8): each run is one 8-block call instead of 8 calls", () => {
+  it("runs of 8 (the random-8 layout of Vondra's 2022 benchmark, pgsql-hackers “Re: effective_io_concurrency and NVMe devices”): each run is one 8-block call instead of 8 calls", () => {
     const b = new HeapBitmapBuilder(100_000);
     for (let i = 0; i < 100; i++) b.addRun(i * 800, 8, { tuples: 27 });
     const r = run(b.build(), INTEL_320_LINUX_DEFAULTS);
@@ -192,10 +192,10 @@ describe("AdaptiveBitmapPrefetcher", () => {
     expect(r.scan.stats.gapBlocksAdvised).toBe(7);
   });
 
-  it("seed 004 data sets: random gets per-page calls, random-32 whole runs, sequential readahead-sized chains", () => {
+  it("Vondra's 2022 benchmark data sets: random gets per-page calls, random-32 whole runs, sequential readahead-sized chains", () => {
     const perLayout = (["random", "random-32", "sequential"] as const).map((layout) => {
-      const t = seed004Table({ layout, seed: 4, tableBlocks: 65536 });
-      const q = seed004Query(t, { selectivity: 0.05, seed: 4 });
+      const t = bitmap2022Table({ layout, seed: 4, tableBlocks: 65536 });
+      const q = bitmap2022Query(t, { selectivity: 0.05, seed: 4 });
       const r = run(q.bitmap, INTEL_320_LINUX_DEFAULTS);
       return r.scan.stats.adviceBlocks / r.scan.stats.adviceCalls;
     });

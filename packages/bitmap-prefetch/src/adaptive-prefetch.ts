@@ -1,9 +1,9 @@
 /**
- * An adaptive bitmap heap scan prefetcher: the heuristic seed 004 asks for.
+ * An adaptive bitmap heap scan prefetcher: the heuristic Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”) asks for.
  *
  * No PostgreSQL version has this. PG13-17 advise one 8 kB block per bitmap
  * page, up to effective_io_concurrency pages ahead, whatever the bitmap looks
- * like; seed 004 measured that this loses to no prefetching at all as soon as
+ * like; Vondra's 2022 benchmark measured that this loses to no prefetching at all as soon as
  * the bitmap is dense or sequential, because kernel readahead (and the SSD)
  * already handle sequential runs with large reads, and per-page advice turns
  * them into many small ones. This policy looks at the bitmap first.
@@ -97,12 +97,12 @@ interface Outstanding {
 /**
  * The adaptive policy for a serial bitmap heap scan. Parameters are physical
  * (device latency, bandwidth and saturating queue depth, OS readahead window,
- * optional CPU costs); defaults describe seed 004's Intel 320 with Linux's
+ * optional CPU costs); defaults describe the 2022 eic benchmark's Intel 320 with Linux's
  * 128 kB readahead.
  *
  * @example
  * ```ts
- * const q = seed004Query(seed004Table({ layout: "random-8", seed: 1 }), { selectivity: 0.05, seed: 2 });
+ * const q = bitmap2022Query(bitmap2022Table({ layout: "random-8", seed: 1 }), { selectivity: 0.05, seed: 2 });
  * const scan = new AdaptiveBitmapPrefetcher(q.bitmap, {
  *   readLatencyUs: 100, bandwidthMBps: 270, saturatingQueueDepth: 4, readaheadBlocks: 16,
  * });

@@ -4,7 +4,7 @@
  * Up to PostgreSQL 17 a bitmap heap scan reads each heap page with an
  * ordinary synchronous 8 kB read and, around those reads, tells the kernel
  * about pages it will need soon with posix_fadvise(POSIX_FADV_WILLNEED)
- * (reference/postgres.md 3.2). A policy here decides only *which* blocks to
+ * (apps/docs/src/reference/bitmap-heap-scan-prefetch.md#pg13-to-17-prefetch). A policy here decides only *which* blocks to
  * advise and *when* in the page's processing; the caller (the simulator, or a
  * unit test) owns time, shared buffers, the OS page cache and the device, and
  * executes what the policy returns.

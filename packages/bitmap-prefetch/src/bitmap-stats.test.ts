@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { bitmapStats } from "./bitmap-stats.js";
 import { HeapBitmap, HeapBitmapBuilder } from "./heap-bitmap.js";
 
-describe("bitmapStats: fraction, run lengths and sequentiality of a bitmap (seed 004's two measures)", () => {
+describe("bitmapStats: fraction, run lengths and sequentiality of a bitmap (the two measures of Vondra's 2022 benchmark)", () => {
   it("pages 1, 2, 3 and 10 of 100: two runs, 2 of 3 steps sequential, a gap of 6 blocks", () => {
     const s = bitmapStats(HeapBitmap.fromPages(100, [1, 2, 3, 10]));
     expect(s.pages).toBe(4);

@@ -5,7 +5,7 @@
  * either the exact set of matching tuple offsets ("exact" page) or just the
  * fact that some tuple on the page may match ("lossy" page, recheck every
  * tuple). tbm_iterate merges the two kinds and always yields pages in
- * ascending block order (reference/postgres.md 3.2, "Bitmap iteration always
+ * ascending block order (apps/docs/src/reference/bitmap-heap-scan-prefetch.md#prefetch-state, "Bitmap iteration always
  * yields pages in ascending block order (exact and lossy entries merged)").
  *
  * What a prefetch model needs from that is small: which pages, in order,
@@ -14,9 +14,9 @@
  * reference 3.2 step 2). So a {@link HeapBitmap} stores sorted, non-overlapping
  * runs of consecutive pages that share the same flags, three 32-bit words per
  * run in one Uint32Array: start block, length in pages, and
- * `tuples << 1 | lossy`. A seed 004 table of a million pages at 50 %
+ * `tuples << 1 | lossy`. A Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”) table of a million pages at 50 %
  * selectivity in `random` layout is ~250 000 runs (3 MB); the pgbench
- * query of seed 004 is a single run. Iteration is a cursor over that array
+ * query of Vondra's 2022 benchmark is a single run. Iteration is a cursor over that array
  * with no allocation per page.
  *
  * `tuples` is the number of tuples the heap scan iterates on the page: for an

@@ -3,7 +3,7 @@
  * Which pages to advise ahead in a bitmap heap scan: PostgreSQL 13-17
  * prefetching (serial and parallel), PostgreSQL 17/18/19 read streams (generic
  * over a block source, also used for sequential scans), an adaptive policy that
- * looks at the bitmap, and seed 004's bitmap data sets. Every model is a pure
+ * looks at the bitmap, and the bitmap data sets of Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”). Every model is a pure
  * state machine: the caller owns time, buffers, the page cache and the device.
  */
 
@@ -33,6 +33,21 @@ export {
   type AdaptivePrefetchStats,
   type PlannedRegion,
 } from "./adaptive-prefetch.js";
+export {
+  BITMAP_2022_DEFAULT_TABLE_BLOCKS,
+  BITMAP_2022_DISTINCT_VALUES,
+  BITMAP_2022_LAYOUTS,
+  BITMAP_2022_ROWS_PER_PAGE,
+  BITMAP_2022_SELECTIVITIES,
+  type Bitmap2022Layout,
+  type Bitmap2022Query,
+  type Bitmap2022QueryOptions,
+  type Bitmap2022Table,
+  type Bitmap2022TableOptions,
+  bitmap2022Queries,
+  bitmap2022Query,
+  bitmap2022Table,
+} from "./bitmap-data-sets-2022.js";
 export type {
   AdviceCall,
   BitmapHeapPage,
@@ -111,18 +126,3 @@ export {
   REFCOUNT_ARRAY_ENTRIES,
   type ReadStreamVersion,
 } from "./read-stream-limits.js";
-export {
-  SEED004_DEFAULT_TABLE_BLOCKS,
-  SEED004_DISTINCT_VALUES,
-  SEED004_LAYOUTS,
-  SEED004_ROWS_PER_PAGE,
-  SEED004_SELECTIVITIES,
-  type Seed004Layout,
-  type Seed004Query,
-  type Seed004QueryOptions,
-  type Seed004Table,
-  type Seed004TableOptions,
-  seed004Queries,
-  seed004Query,
-  seed004Table,
-} from "./seed004-datasets.js";

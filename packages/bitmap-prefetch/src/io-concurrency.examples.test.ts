@@ -12,7 +12,7 @@ describe("8.4-12 spindle formula rint(n H(n)) by hand (reference 3.1)", () => {
     expect([5, 6, 8, 16, 32].map((n) => prefetchMaximum(n, "pg84"))).toEqual([11, 15, 22, 54, 130]);
   });
 
-  // T7 (b)'s settings read as 8.4-12 spindles (the same query on 9.3 behaved alike, targets.md T7):
+  // T7 (b)'s settings read as 8.4-12 spindles (the same query on 9.3 behaved alike, apps/docs/src/reference/experiments.md#t7-effective-io-concurrency-on-sata-ssds):
   // 1 -> 1, 2 -> 3, 4 -> 8.33 -> 8, 64 -> 64 x H(64) = 64 x 4.7439 = 303.6 -> 304.
   it("T7 settings as spindles: 1 -> 1, 2 -> 3, 4 -> 8, 64 -> 304", () => {
     expect([1, 2, 4, 64].map(spindlesToPrefetchPages)).toEqual([1, 3, 8, 304]);

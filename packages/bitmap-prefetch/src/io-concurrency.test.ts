@@ -7,7 +7,7 @@ import {
   validateEffectiveIoConcurrency,
 } from "./io-concurrency.js";
 
-describe("effective_io_concurrency before and after PostgreSQL 13 (reference/postgres.md 3.1)", () => {
+describe("effective_io_concurrency before and after PostgreSQL 13 (apps/docs/src/reference/bitmap-heap-scan-prefetch.md#spindle-formula)", () => {
   it("8.4-12 spindle formula: 1 -> 1, 2 -> 3, 3 -> 6 (5.5 rounded by rint), 4 -> 8, 10 -> 29", () => {
     expect([1, 2, 3, 4, 10].map(spindlesToPrefetchPages)).toEqual([1, 3, 6, 8, 29]);
     expect(prefetchMaximum(10, "pg84")).toBe(29);

@@ -1,8 +1,8 @@
 /**
  * effective_io_concurrency: what the setting means to each PostgreSQL version.
  *
- * The GUC accepts 0..1000 in every version covered here (reference/postgres.md
- * 3.1: "13-17: 0..1000 ..."; the same range since 9.6's per-tablespace
+ * The GUC accepts 0..1000 in every version covered here (apps/docs/src/reference/bitmap-heap-scan-prefetch.md#prefetch-settings
+ * : "13-17: 0..1000 ..."; the same range since 9.6's per-tablespace
  * option, 1aba62ec63). What the bitmap heap scan does with it changed in 13:
  *
  * - 8.4-12 (b7b8f0b609, Greg Stark): the value n is a number of "spindles",
@@ -18,7 +18,7 @@
  */
 import { BitmapPrefetchError } from "./errors.js";
 
-/** Upper bound of effective_io_concurrency (MAX_IO_CONCURRENCY = 1000, reference/postgres.md 3.1). */
+/** Upper bound of effective_io_concurrency (MAX_IO_CONCURRENCY = 1000, apps/docs/src/reference/bitmap-heap-scan-prefetch.md#prefetch-settings). */
 export const MAX_IO_CONCURRENCY = 1000;
 
 /** How effective_io_concurrency becomes a prefetch distance: `"pg13"` (13+, the value itself) or `"pg84"` (8.4-12 spindle formula). */

@@ -1,6 +1,6 @@
 /**
  * Worked examples for the PG13-17 prefetcher, expected values derived by hand
- * from reference/postgres.md 3.1-3.3 (not from the code's output).
+ * from apps/docs/src/reference/bitmap-heap-scan-prefetch.md (not from the code's output).
  */
 import { describe, expect, it } from "vitest";
 import type { PrefetchEnv } from "./bitmap-scan-policy.js";

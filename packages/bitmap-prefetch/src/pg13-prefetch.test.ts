@@ -28,7 +28,7 @@ function advisedPerPage(scan: BitmapHeapScanPrefetcher, n: number, env = nothing
 const range = (from: number, to: number): number[] =>
   Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-describe("PG13-17 bitmap heap scan prefetch: reference/postgres.md 3.2 worked example", () => {
+describe("PG13-17 bitmap heap scan prefetch: the worked example of apps/docs/src/reference/bitmap-heap-scan-prefetch.md#worked-example", () => {
   it("max 16, one tuple per page: prefetch 1; 2-4; 5-9; 10-18; 19-20; then one per page", () => {
     const scan = new BitmapHeapScanPrefetcher(pages(100, 1), { effectiveIoConcurrency: 16 });
     const advice = advisedPerPage(scan, 9);

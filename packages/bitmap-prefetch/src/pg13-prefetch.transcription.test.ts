@@ -1,6 +1,6 @@
 /**
  * The PG13-17 prefetcher against a literal transcription of the main loop of
- * reference/postgres.md 3.2 (serial) and 3.3 (parallel), written from the
+ * apps/docs/src/reference/bitmap-heap-scan-prefetch.md#pg13-to-17-prefetch (serial) and 3.3 (parallel), written from the
  * reference text independently of pg13-prefetch.ts. Random bitmaps, settings,
  * buffer contents and (for parallel scans) random interleavings of the
  * participants' steps must give the same pages, the same advice in the same

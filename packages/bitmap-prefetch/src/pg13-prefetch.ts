@@ -2,7 +2,7 @@
  * PostgreSQL 13-17 bitmap heap scan prefetching (nodeBitmapHeapscan.c),
  * serial and parallel.
  *
- * The story (reference/postgres.md 3.2, 3.3). A bitmap heap scan walks the
+ * The story (apps/docs/src/reference/bitmap-heap-scan-prefetch.md#pg13-to-17-prefetch, apps/docs/src/reference/bitmap-heap-scan-prefetch.md#parallel-bitmap-heap-scans). A bitmap heap scan walks the
  * bitmap with a main iterator and reads each page synchronously. To hide the
  * latency of those reads it keeps a second, *prefetch* iterator running up to
  * `prefetch_target` pages ahead, and for every page that iterator passes it

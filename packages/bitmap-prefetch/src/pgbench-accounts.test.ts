@@ -3,14 +3,14 @@ import { bitmapStats } from "./bitmap-stats.js";
 import { BitmapPrefetchError } from "./errors.js";
 import { PGBENCH_ACCOUNTS_ROWS_PER_PAGE, pgbenchAccountsBitmap } from "./pgbench-accounts.js";
 
-describe("seed 004's pgbench query right after pgbench -i (targets.md T7 (b))", () => {
+describe("the 2022 eic benchmark's pgbench query right after pgbench -i (apps/docs/src/reference/experiments.md#t7-b-pgbench-accounts-range)", () => {
   it("61 rows per page: 8168 usable bytes / (24 + 97 bytes MAXALIGNed to 128, plus a 4-byte line pointer)", () => {
     const tuple = Math.ceil((24 + 97) / 8) * 8 + 4;
     expect(tuple).toBe(132);
     expect(PGBENCH_ACCOUNTS_ROWS_PER_PAGE).toBe(Math.floor((8192 - 24) / tuple));
   });
 
-  it("scale 3000: 300 M rows in 4 918 033 pages (~37.5 GiB; targets.md says about 38 GB)", () => {
+  it("scale 3000: 300 M rows in 4 918 033 pages (~37.5 GiB; apps/docs/src/reference/experiments.md#t7-b-pgbench-accounts-range says about 38 GB)", () => {
     const q = pgbenchAccountsBitmap();
     expect(q.rows).toBe(300_000_000);
     expect(q.tableBlocks).toBe(Math.ceil(300_000_000 / 61));

@@ -1,7 +1,7 @@
 /**
- * The pgbench query of seed 004, as the bitmap it produces.
+ * The pgbench query of Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”), as the bitmap it produces.
  *
- * Seed 004 (reference/targets.md T7 (b)) runs
+ * Vondra's 2022 benchmark (apps/docs/src/reference/experiments.md#t7-b-pgbench-accounts-range) runs
  * `select * from pgbench_accounts where aid between 1000 and 50000000 and
  * abalance != 0` at pgbench scale 3000, "right after initialization [when]
  * the accounts will be almost perfectly sequential. So the query will match a
@@ -15,7 +15,7 @@
  * 8192 - 24 (page header) = 8168 usable bytes, and 8168 / 132 = 61.9, so
  * 61 rows per page at fillfactor 100 (pgbench -i's default). That gives
  * 100 000 x 3000 = 300 M rows in ceil(300 M / 61) = 4 918 033 pages
- * (37.5 GiB; targets.md says "about 38 GB").
+ * (37.5 GiB; apps/docs/src/reference/experiments.md#t7-b-pgbench-accounts-range says "about 38 GB").
  *
  * `pgbench -i` loads aid 1, 2, 3, ... in order with COPY, so aid k sits on
  * page floor((k - 1) / 61). The bitmap index scan on pgbench_accounts_pkey
@@ -23,7 +23,7 @@
  * 819 672 (819 657 pages, 16.67 % = one sixth of the table): perfectly
  * sequential right after `pgbench -i`; later UPDATEs (which cannot stay on a
  * full page at fillfactor 100) would scatter new versions to other pages,
- * which is the "almost" in seed 004 and is not modelled here. The
+ * which is the "almost" in Vondra's 2022 benchmark and is not modelled here. The
  * `abalance != 0` filter is checked on the heap tuple (there is no index on
  * abalance) and rejects every row right after `pgbench -i` (all balances are
  * 0); the heap scan still iterates all 61 tuples of each page, which is what
@@ -43,11 +43,11 @@ export const PGBENCH_ACCOUNTS_PER_SCALE = 100000;
 
 /** Options of {@link pgbenchAccountsBitmap}. */
 export interface PgbenchAccountsOptions {
-  /** pgbench scale factor (default 3000, seed 004). */
+  /** pgbench scale factor (default 3000, Vondra's 2022 benchmark). */
   readonly scale?: number;
-  /** Lowest aid matched (default 1000, seed 004). */
+  /** Lowest aid matched (default 1000, Vondra's 2022 benchmark). */
   readonly aidFrom?: number;
-  /** Highest aid matched (default 50 000 000, seed 004). */
+  /** Highest aid matched (default 50 000 000, Vondra's 2022 benchmark). */
   readonly aidTo?: number;
   /** Mark the pages lossy (every tuple on the page is iterated). Default false. */
   readonly lossy?: boolean;

@@ -2,7 +2,7 @@
  * How many buffers a PostgreSQL read stream may pin, per version.
  *
  * A read stream's look-ahead is bounded by `max_pinned_buffers`, fixed when
- * the stream is created (reference/postgres.md 4.1):
+ * the stream is created (apps/docs/src/reference/read-streams.md#stream-parameters):
  *
  * - PG17: max(4 x max_ios, io_combine_limit), then at most the buffer access
  *   strategy's pin limit, then at most the backend's remaining fair share of
@@ -41,7 +41,7 @@ export const DEFAULT_NBUFFERS = 16384;
 
 /**
  * Default MaxBackends + NUM_AUXILIARY_PROCS for PG18+ with default settings
- * (reference/postgres.md 2.7: 100 connections, 16 autovacuum slots, 8 worker
+ * (apps/docs/src/reference/buffer-ring.md#ring-size-with-pg18-defaults: 100 connections, 16 autovacuum slots, 8 worker
  * processes, 10 WAL senders, 2 special workers, 38 auxiliary slots = 174).
  */
 export const DEFAULT_PROCS_PG18 = 174;

@@ -1,6 +1,6 @@
 /**
  * Worked read-stream traces, expected values derived by hand from
- * reference/postgres.md 4.1-4.3 (not from the code's output).
+ * apps/docs/src/reference/read-streams.md (not from the code's output).
  */
 import { describe, expect, it } from "vitest";
 import { ReadStream, type ReadStreamEnv, type ReadStreamIo, readStreamConfig } from "./read-stream.js";

@@ -1,6 +1,6 @@
 /**
  * PG17 and PG18 (io_method=sync) read streams against a literal transcription
- * of reference/postgres.md 4.2 and 4.3, written from the reference text
+ * of apps/docs/src/reference/read-streams.md#pg17-look-ahead, apps/docs/src/reference/read-streams.md#pg18-changes, written from the reference text
  * independently of read-stream.ts. With per-buffer data (a bitmap heap scan's
  * stream) there is no all-cached fast path, and the default buffer pool is
  * large enough that no pin limit cuts a read, so the transcription needs only

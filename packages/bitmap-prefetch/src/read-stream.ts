@@ -2,7 +2,7 @@
  * PostgreSQL's read stream (src/backend/storage/aio/read_stream.c) in its
  * PG17, PG18 and PG19 forms, generic over a block source.
  *
- * The story (reference/postgres.md 4.1-4.4). A read stream sits between a
+ * The story (apps/docs/src/reference/read-streams.md). A read stream sits between a
  * consumer that wants buffers in a fixed order (a sequential scan, a PG18+
  * bitmap heap scan, ANALYZE, ...) and the buffer manager. A callback (here
  * the *block source*) says which block comes next. The stream looks ahead:

@@ -3,7 +3,7 @@
  * (`npm run bench`): run level (nextRun, what the simulator uses) and per
  * block (nextBlock, what PostgreSQL's callers see), in one thread on the
  * in-process backing and on the shared backing, and with 2 worker threads on
- * one shared allocator. Goal (issue 2): >= 100 M blocks/s run level, one thread.
+ * one shared allocator. Goal: >= 100 M blocks/s run level, one thread.
  *
  * Numbers are blocks handed out per second of wall time, in millions. The
  * machine is shared: read the ratios, not the absolute values.
@@ -24,7 +24,7 @@ const POLICIES: [string, AllocatorPolicy][] = [
   ["munro2020 (<=64)", { kind: "munro2020" }],
   ["pg14 (chunks)", { kind: "pg14" }],
 ];
-/** Relation size per scan: 10 M blocks = 76 GiB, the postgres.md 1.6 example. */
+/** Relation size per scan: 10 M blocks = 76 GiB, the apps/docs/src/reference/parallel-block-allocation.md#worked-examples example. */
 const NBLOCKS = 10_000_000;
 /** Each single-thread measurement repeats whole scans for at least this long. */
 const MIN_MS = 300;

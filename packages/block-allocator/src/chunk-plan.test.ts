@@ -1,5 +1,5 @@
 /**
- * The worked examples of reference/postgres.md 1.6, one participant alone
+ * The worked examples of apps/docs/src/reference/parallel-block-allocation.md#worked-examples, one participant alone
  * (values are counter values; the block is (counter + start) mod nblocks).
  * Expected values are copied from the reference's table, or derived by hand
  * from the rules of 1.4 where the reference gives only the shape.
@@ -19,7 +19,7 @@ const row = (chunkBlocks: number, firstCounter: number, chunks: number) => ({
   chunks,
 });
 
-describe("postgres.md 1.6: nblocks = 100,000", () => {
+describe("apps/docs/src/reference/parallel-block-allocation.md#worked-examples: nblocks = 100,000", () => {
   it("starts with 64-block chunks: 100000 div 2048 = 48, next power of two 64, under the cap", () => {
     expect(pg14ChunkSize(100_000)).toBe(64);
   });
@@ -58,7 +58,7 @@ describe("postgres.md 1.6: nblocks = 100,000", () => {
   });
 });
 
-describe("postgres.md 1.6: nblocks = 10,000,000", () => {
+describe("apps/docs/src/reference/parallel-block-allocation.md#worked-examples: nblocks = 10,000,000", () => {
   it("starts with 8192-block chunks: 10,000,000 div 2048 = 4882, next power of two 8192, equal to the cap", () => {
     expect(pg14ChunkSize(10_000_000)).toBe(8192);
   });
@@ -83,7 +83,7 @@ describe("postgres.md 1.6: nblocks = 10,000,000", () => {
   });
 });
 
-describe("postgres.md 1.6: smaller relations", () => {
+describe("apps/docs/src/reference/parallel-block-allocation.md#smaller-relations: smaller relations", () => {
   it("1,000 blocks: size 1 throughout (1000 div 2048 = 0 -> max(0, 1) = 1, the pre-14 behaviour)", () => {
     expect(pg14ChunkPlan(1_000)).toEqual([row(1, 0, 1_000)]);
   });
@@ -108,12 +108,12 @@ describe("postgres.md 1.6: smaller relations", () => {
     ]);
   });
 
-  it("a relation of 4,095 blocks still gets size 1, and 4,096 gets 2 (postgres.md 1.4: under 4096 blocks, chunk size 1)", () => {
+  it("a relation of 4,095 blocks still gets size 1, and 4,096 gets 2 (apps/docs/src/reference/parallel-block-allocation.md#start-up: under 4096 blocks, chunk size 1)", () => {
     expect(pg14ChunkSize(4_095)).toBe(1);
     expect(pg14ChunkSize(4_096)).toBe(2);
   });
 
-  it("reaches the cap at 8,390,656 blocks and starts to bind at 16,779,264 (postgres.md 1.4)", () => {
+  it("reaches the cap at 8,390,656 blocks and starts to bind at 16,779,264 (apps/docs/src/reference/parallel-block-allocation.md#start-up)", () => {
     expect(pg14ChunkSize(8_390_655)).toBe(4096);
     expect(pg14ChunkSize(8_390_656)).toBe(8192);
     expect(pg14ChunkSize(16_779_263, { maxChunkBlocks: null })).toBe(8192);
@@ -122,7 +122,7 @@ describe("postgres.md 1.6: smaller relations", () => {
   });
 });
 
-describe("postgres.md 1.6: four participants taking turns block by block", () => {
+describe("apps/docs/src/reference/parallel-block-allocation.md#four-participants: four participants taking turns block by block", () => {
   const claims = allocateRoundRobin({ kind: "pg14" }, { nblocks: 100_000, participants: 4 });
   const levels = summarizeChunkLevels(claims);
 
@@ -145,7 +145,7 @@ describe("postgres.md 1.6: four participants taking turns block by block", () =>
   });
 });
 
-describe("targets.md T2 / T3: the cap as an option", () => {
+describe("apps/docs/src/reference/experiments.md#t2-chunk-size-cap-sweep, apps/docs/src/reference/experiments.md#t3-synchronized-scans-on-an-800-gb-table: the cap as an option", () => {
   it("a 100 GB table (13,107,200 blocks) gets 8192 uncapped, and each cap of the 256..8192 sweep when capped", () => {
     expect(pg14ChunkSize(13_107_200, { maxChunkBlocks: null })).toBe(8192);
     for (const cap of [256, 512, 1024, 2048, 4096, 8192])

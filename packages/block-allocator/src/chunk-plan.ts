@@ -4,10 +4,10 @@
  * code the simulator and the workers run), so the tables in the README and the
  * CLI are produced by the mechanism itself, not by a second formula.
  *
- * - {@link pg14ChunkPlan}: one participant alone, the table of postgres.md 1.6
+ * - {@link pg14ChunkPlan}: one participant alone, the table of apps/docs/src/reference/parallel-block-allocation.md#chunk-table
  *   (chunk size, first counter value at that size, chunks at that size).
  * - {@link allocateRoundRobin}: several participants taking turns block by
- *   block (the "4 participants" observation of postgres.md 1.6), returning
+ *   block (the "4 participants" observation of apps/docs/src/reference/parallel-block-allocation.md#four-participants), returning
  *   every claim in allocation order.
  * - {@link summarizeChunkLevels}: claims -> the same table.
  */
@@ -114,7 +114,7 @@ export function allocateRoundRobin(policy: AllocatorPolicy, options: RoundRobinO
 }
 
 /**
- * The PG14+ chunk plan of one participant scanning alone (postgres.md 1.6):
+ * The PG14+ chunk plan of one participant scanning alone (apps/docs/src/reference/parallel-block-allocation.md#chunk-table):
  * every chunk size it uses, the first counter value at that size and the
  * number of chunks of that size. Produced by running the `pg14` allocator.
  *

@@ -1,5 +1,5 @@
 /**
- * Conformance with real PostgreSQL 15 (issue 2; method in test/pg-conformance.ts).
+ * Conformance with real PostgreSQL 15 (method in test/pg-conformance.ts).
  *
  * Offline, always: the traces captured on a real server (fixtures/*.json,
  * each process's reads compressed to runs of blocks) are replayed through the
@@ -66,7 +66,7 @@ function checkCapture(c: ScanCapture, nblocks: number): string {
     // observation alone: where the reading process changes, in the first half, is a multiple of the first chunk size
     expect(r.observedFirstChunk).toBe(pg14ChunkSize(nblocks));
   } else {
-    // one process: its claims are the single-participant plan of postgres.md 1.6
+    // one process: its claims are the single-participant plan of apps/docs/src/reference/parallel-block-allocation.md#chunk-table
     expect(r.levels).toEqual(pg14ChunkPlan(nblocks));
   }
   const levels = r.levels.map((l) => `${l.chunkBlocks}@${l.firstCounter}x${l.chunks}`).join(" ");

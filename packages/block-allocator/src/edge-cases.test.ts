@@ -1,5 +1,5 @@
 /**
- * Edge cases of the allocator worked by hand from reference/postgres.md 1.2-1.4:
+ * Edge cases of the allocator worked by hand from apps/docs/src/reference/parallel-block-allocation.md:
  * chunk sizes around powers of two, tables smaller than the number of
  * participants, a late participant whose full-size first chunk straddles the
  * end (with the start block near the end, so the blocks wrap), the 64-bit
@@ -29,7 +29,7 @@ const backings: [string, (p: AllocatorPolicy, o: ParallelScanOptions) => Paralle
   ["SharedArrayBuffer", createSharedParallelScan],
 ];
 
-describe("pg14 chunk size at and around powers of two (postgres.md 1.4 start-up step 2)", () => {
+describe("pg14 chunk size at and around powers of two (apps/docs/src/reference/parallel-block-allocation.md#start-up start-up step 2)", () => {
   // size = smallest power of two >= max(nblocks div 2048, 1); a power of two is returned unchanged.
   const cases: [number, number, string][] = [
     [0, 1, "0 div 2048 = 0 -> max(0, 1) = 1"],
@@ -58,7 +58,7 @@ describe("pg14 chunk size at and around powers of two (postgres.md 1.4 start-up 
   });
 });
 
-describe("tables with fewer blocks than participants (postgres.md 1.2, 1.3)", () => {
+describe("tables with fewer blocks than participants (apps/docs/src/reference/parallel-block-allocation.md#spinlock-allocator, apps/docs/src/reference/parallel-block-allocation.md#atomic-counter)", () => {
   for (const [backing, create] of backings) {
     it(`${backing}: pg11 over 2 blocks with 4 participants: counters 0..5, the third caller reports`, () => {
       const ends: number[] = [];
@@ -116,7 +116,7 @@ describe("tables with fewer blocks than participants (postgres.md 1.2, 1.3)", ()
   }
 });
 
-describe("pg14: a late participant's full first chunk straddles the end (postgres.md 1.4 consequences)", () => {
+describe("pg14: a late participant's full first chunk straddles the end (apps/docs/src/reference/parallel-block-allocation.md#consequences-of-chunking consequences)", () => {
   for (const [backing, create] of backings) {
     it(`${backing}: 4,096 blocks starting at block 4,090, three participants`, () => {
       const ends: number[] = [];
@@ -151,7 +151,7 @@ describe("pg14: a late participant's full first chunk straddles the end (postgre
   }
 });
 
-describe("pg14 ramp-down uses the participant's own position, one halving per claim (postgres.md 1.4 step 2a)", () => {
+describe("pg14 ramp-down uses the participant's own position, one halving per claim (apps/docs/src/reference/parallel-block-allocation.md#block-requests step 2a)", () => {
   it("100,000 blocks: A's position stays low while B drains, so A then claims 64, 32, 16 and straddles the end", () => {
     const ends: number[] = [];
     const scan = createParallelScan(
@@ -182,7 +182,7 @@ describe("pg14 ramp-down uses the participant's own position, one halving per cl
   });
 });
 
-describe("fastForward next to the wrap (pg96, postgres.md 1.2 cursor)", () => {
+describe("fastForward next to the wrap (pg96, apps/docs/src/reference/parallel-block-allocation.md#spinlock-allocator cursor)", () => {
   it("10 blocks from block 6: skips 7-8, then 0-2 after the wrap, and refuses to skip onto the start block", () => {
     const ends: number[] = [];
     const scan = createParallelScan(

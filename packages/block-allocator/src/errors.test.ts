@@ -1,7 +1,7 @@
 /**
  * Bad input a user can give (a relation size, a policy option, a participant
  * count, a buffer) gets an AllocatorError with a stable code and one sentence
- * naming what was wrong (DESIGN.md, "Conventions").
+ * naming what was wrong (apps/docs/src/reference/design.md#conventions).
  */
 import { describe, expect, it } from "vitest";
 import {

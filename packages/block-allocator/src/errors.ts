@@ -2,7 +2,7 @@
  * Errors a user of this package can cause: a relation size that is not a
  * block count, a policy option out of range, a participant count of zero, a
  * buffer that is not a shared allocator. They follow the scanlab convention
- * (DESIGN.md, "Conventions"): one clear sentence naming what was wrong,
+ * (apps/docs/src/reference/design.md#conventions): one clear sentence naming what was wrong,
  * `name` set to the class name, `userError = true` and a stable `code`, so the
  * CLI can recognise them without importing this package. Programming errors
  * throw plain `Error`s.

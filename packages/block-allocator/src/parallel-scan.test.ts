@@ -1,5 +1,5 @@
 /**
- * Small worked examples of the allocator's mechanism (postgres.md 1.2-1.4):
+ * Small worked examples of the allocator's mechanism (apps/docs/src/reference/parallel-block-allocation.md):
  * start block and wrap-around, who reports the end of the scan, the syncscan
  * start-up protocol, rescan, and what each allocation costs.
  */
@@ -26,7 +26,7 @@ function drain(next: () => number): number[] {
   return out;
 }
 
-describe("pg14 (postgres.md 1.4)", () => {
+describe("pg14 (apps/docs/src/reference/parallel-block-allocation.md#chunked-allocation)", () => {
   it("gives two participants consecutive 64-block chunks of a 100,000-block table, one atomic add each", () => {
     const scan = createParallelScan({ kind: "pg14" }, { nblocks: 100_000 });
     const leader = scan.join();
@@ -83,7 +83,7 @@ describe("pg14 (postgres.md 1.4)", () => {
   });
 });
 
-describe("pg11 (postgres.md 1.3)", () => {
+describe("pg11 (apps/docs/src/reference/parallel-block-allocation.md#atomic-counter)", () => {
   it("hands out one block per atomic add; the caller that draws counter nblocks reports, the next one does not", () => {
     const { calls, hooks } = recorder();
     const scan = createParallelScan({ kind: "pg11" }, { nblocks: 3, hooks });
@@ -101,7 +101,7 @@ describe("pg11 (postgres.md 1.3)", () => {
   });
 });
 
-describe("pg96 (postgres.md 1.2)", () => {
+describe("pg96 (apps/docs/src/reference/parallel-block-allocation.md#spinlock-allocator)", () => {
   it("walks phs_cblock from the syncscan location (fetched once, lock released), wraps to 0, and the taker of the last block reports the start block", () => {
     const calls: string[] = [];
     const scan = createParallelScan(
@@ -143,7 +143,7 @@ describe("pg96 (postgres.md 1.2)", () => {
   });
 });
 
-describe("start block and syncscan start-up (postgres.md 1.2 step 2, 1.5)", () => {
+describe("start block and syncscan start-up (apps/docs/src/reference/parallel-block-allocation.md#spinlock-allocator step 2, apps/docs/src/reference/parallel-block-allocation.md#pg19-start-block-and-block-limit)", () => {
   it("rejects a syncscan location outside the relation with a typed error", () => {
     const { hooks } = recorder(); // returns 7
     const scan = createParallelScan({ kind: "pg14" }, { nblocks: 6, syncscan: true, hooks });
@@ -217,7 +217,7 @@ describe("rescan (table_block_parallelscan_reinitialize)", () => {
   });
 });
 
-describe("batch (2017 patch, seed 002)", () => {
+describe("batch (2017 patch, Rowley's 2017 72-process benchmark (postgr.es/m/CAKJS1f9tgsPhqBcoPjv9_KUPZvTLCZ4jy=B=bhqgaKn7cYzm-w@mail.gmail.com))", () => {
   it("claims 10 blocks per lock and hands them out without further shared operations", () => {
     const scan = createParallelScan({ kind: "batch", blocksPerClaim: 10 }, { nblocks: 25 });
     const p = scan.join();
@@ -230,7 +230,7 @@ describe("batch (2017 patch, seed 002)", () => {
   });
 });
 
-describe("munro2020 (seed 001, our documented ramp)", () => {
+describe("munro2020 (Munro's 2020 FreeBSD report (postgr.es/m/CA+hUKGJ_EErDv41YycXcbMbCBkztA34+z1ts9VQH+ACRuvpxig@mail.gmail.com), our documented ramp)", () => {
   it("doubles 1, 2, 4 ... up to 64, then ramps down as the relation runs out", () => {
     const scan = createParallelScan({ kind: "munro2020" }, { nblocks: 100_000 });
     const p = scan.join();

@@ -6,7 +6,7 @@
  * off, and each worker). This file is the participant side, written once for
  * every policy (policy.ts) and every backing (in-process or SharedArrayBuffer).
  *
- * **Start-up** (postgres.md 1.2 step 2 and 1.4 start-up). A participant runs
+ * **Start-up** (apps/docs/src/reference/parallel-block-allocation.md#spinlock-allocator step 2 and apps/docs/src/reference/parallel-block-allocation.md#start-up). A participant runs
  * it on its first request after the scan starts or is rescanned. It zeroes its
  * private record and picks its first chunk size; then, under the scan's lock,
  * if nobody has set the start block yet it sets it: to the block the caller
@@ -48,7 +48,7 @@
  * "none" for blocks taken from a claim already held. `opsPerformed` counts
  * every lock acquisition (including start-up's, and the retry of the syncscan
  * protocol) and every atomic add (including the final one that finds the scan
- * exhausted), the per-allocation critical sections targets.md T4 is about.
+ * exhausted), the per-allocation critical sections apps/docs/src/reference/experiments.md#t4-allocator-lock-contention-at-72-processes is about.
  */
 import { AllocatorError } from "./errors.js";
 import {
@@ -98,7 +98,7 @@ export interface ScanHooks {
    * ss_get_location: where the scan should start. Called only when the scan
    * has syncscan on and no start block was requested, by a participant whose
    * start-up finds the start block unset, with the scan's lock released
-   * (postgres.md 1.2 step 2). In-process that is at most once per scan (and
+   * (apps/docs/src/reference/parallel-block-allocation.md#spinlock-allocator step 2). In-process that is at most once per scan (and
    * per rescan only if the start block was never set); on the shared backing
    * two workers starting together may both call it, as in PostgreSQL, and the
    * first value stored wins. Must return an integer block below `nblocks`.
@@ -314,7 +314,7 @@ abstract class ParticipantBase {
   }
 
   /**
-   * The start-block protocol (postgres.md 1.2 step 2, 1.4 start-up): takes the
+   * The start-block protocol (apps/docs/src/reference/parallel-block-allocation.md#spinlock-allocator step 2, apps/docs/src/reference/parallel-block-allocation.md#start-up): takes the
    * lock and, if nobody has set phs_startblock yet, sets it (pg96: and points
    * the cursor at it), fetching the syncscan location with the lock released
    * and retrying when needed. Returns the start block with the lock still held.
@@ -365,7 +365,7 @@ abstract class ParticipantBase {
   }
 }
 
-/** pg96: heap_parallelscan_nextpage of 9.6-10 (postgres.md 1.2), one block under the lock, phs_cblock semantics. */
+/** pg96: heap_parallelscan_nextpage of 9.6-10 (apps/docs/src/reference/parallel-block-allocation.md#spinlock-allocator), one block under the lock, phs_cblock semantics. */
 class CursorParticipant extends ParticipantBase implements Participant {
   nextBlock(): number {
     if (this.scanEpoch !== this.state.epoch() && !this.resetPrivate(1)) return INVALID_BLOCK;
@@ -406,8 +406,8 @@ class CursorParticipant extends ParticipantBase implements Participant {
 }
 
 /**
- * pg11, batch, munro2020, pg14: claims of counter values (postgres.md 1.3,
- * 1.4), by atomic fetch-and-add (batch: under the lock), sized by the policy.
+ * pg11, batch, munro2020, pg14: claims of counter values (apps/docs/src/reference/parallel-block-allocation.md#atomic-counter, apps/docs/src/reference/parallel-block-allocation.md#chunked-allocation
+ * ), by atomic fetch-and-add (batch: under the lock), sized by the policy.
  */
 class CounterParticipant extends ParticipantBase implements Participant {
   /** phsw_nallocated: this participant's last counter value (0 before its first claim). */
@@ -516,7 +516,7 @@ class CounterParticipant extends ParticipantBase implements Participant {
     }
   }
 
-  /** table_block_parallelscan_startblock_init (postgres.md 1.4 start-up; 1.3 for pg11). */
+  /** table_block_parallelscan_startblock_init (apps/docs/src/reference/parallel-block-allocation.md#start-up; apps/docs/src/reference/parallel-block-allocation.md#atomic-counter for pg11). */
   private startUp(): void {
     const p = this.policy;
     const initial =

@@ -2,18 +2,18 @@
  * Allocation policies: the five ways PostgreSQL (and two patches on the way)
  * decided how many blocks a parallel seq scan participant takes at a time.
  *
- * The story, in the order it happened (reference/postgres.md sections 1.2-1.4,
- * seeds 001 and 002, targets.md T1-T4):
+ * The story, in the order it happened (apps/docs/src/reference/parallel-block-allocation.md,
+ * Munro's 2020 FreeBSD report (postgr.es/m/CA+hUKGJ_EErDv41YycXcbMbCBkztA34+z1ts9VQH+ACRuvpxig@mail.gmail.com) and Rowley's 2017 72-process benchmark (postgr.es/m/CAKJS1f9tgsPhqBcoPjv9_KUPZvTLCZ4jy=B=bhqgaKn7cYzm-w@mail.gmail.com), apps/docs/src/reference/experiments.md):
  *
  * - **pg96** (9.6 and 10, ee7ca559fc): one block per call, under the scan's
  *   spinlock, from a "current block" cursor `phs_cblock` that starts at the
  *   start block, wraps from nblocks-1 to 0, and becomes invalid when it comes
  *   back to the start block.
- * - **batch** (May 2017, David Rowley's first patch, seed 002, message
+ * - **batch** (May 2017, David Rowley's first patch, postgr.es/m/CAKJS1f9tgsPhqBcoPjv9_KUPZvTLCZ4jy=B=bhqgaKn7cYzm-w@mail.gmail.com, message
  *   CAKJS1f-XhfQ2-=85wgYo5b3WtEs=ys=2Rsq=NuvnmaV4ZsM1XQ): still the spinlock,
  *   but "instead of allocating 1 block at a time, the batching patch allocated
  *   a range of 10 blocks for the worker to process". It was never committed;
- *   its exact code is not in the seeds, and its author says it "still needed
+ *   its exact code was not posted, and its author says it "still needed
  *   a bit of work around reporting sync-scan locations". We therefore model it
  *   as a counter under the lock (one lock per claim of n counter values) with
  *   the PG11 end-of-scan rule, which is what the atomics patch that replaced
@@ -21,9 +21,9 @@
  * - **pg11** (11 to 13, 3cda10f41b): the cursor becomes a 64-bit counter of
  *   blocks handed out, advanced by an atomic fetch-and-add of 1; the block is
  *   (counter + start) mod nblocks. No lock per block any more.
- * - **munro2020** (May 2020, Thomas Munro's "quick and dirty" patch, seed 001):
+ * - **munro2020** (May 2020, Thomas Munro's "quick and dirty" patch, postgr.es/m/CA+hUKGJ_EErDv41YycXcbMbCBkztA34+z1ts9VQH+ACRuvpxig@mail.gmail.com):
  *   "allocate ranges of up 64 blocks at a time, ramping up incrementally, and
- *   ramping down at the end". The patch text is not in the seeds (and
+ *   ramping down at the end". The patch text was not posted (and
  *   56788d2156's message remembers it as "a fixed 64-block chunk with a simple
  *   ramp-down"), so the exact ramp is our choice, documented in
  *   {@link munroClaimBlocks}.
@@ -46,22 +46,22 @@ export const INVALID_BLOCK = 0xffffffff;
  */
 export const MAX_NBLOCKS = 0xffffffff;
 
-/** PARALLEL_SEQSCAN_NCHUNKS = 2048: target number of chunks per scan (56788d2156; postgres.md 1.4). */
+/** PARALLEL_SEQSCAN_NCHUNKS = 2048: target number of chunks per scan (56788d2156; apps/docs/src/reference/parallel-block-allocation.md#chunk-constants). */
 export const PG14_NCHUNKS = 2048;
-/** PARALLEL_SEQSCAN_RAMPDOWN_CHUNKS = 64: halve when fewer than this many chunks of the current size remain (56788d2156; postgres.md 1.4). */
+/** PARALLEL_SEQSCAN_RAMPDOWN_CHUNKS = 64: halve when fewer than this many chunks of the current size remain (56788d2156; apps/docs/src/reference/parallel-block-allocation.md#block-requests). */
 export const PG14_RAMPDOWN_CHUNKS = 64;
-/** PARALLEL_SEQSCAN_MAX_CHUNK_SIZE = 8192 blocks (64 MB at 8 kB): cap on the chunk size (56788d2156; postgres.md 1.4). */
+/** PARALLEL_SEQSCAN_MAX_CHUNK_SIZE = 8192 blocks (64 MB at 8 kB): cap on the chunk size (56788d2156; apps/docs/src/reference/parallel-block-allocation.md#chunk-constants). */
 export const PG14_MAX_CHUNK_BLOCKS = 8192;
-/** Blocks per claim in David Rowley's 2017 batching patch: "a range of 10 blocks" (seed 002; targets.md T4). */
+/** Blocks per claim in David Rowley's 2017 batching patch: "a range of 10 blocks" (postgr.es/m/CAKJS1f9tgsPhqBcoPjv9_KUPZvTLCZ4jy=B=bhqgaKn7cYzm-w@mail.gmail.com; apps/docs/src/reference/experiments.md#t4-allocator-lock-contention-at-72-processes). */
 export const BATCH_2017_BLOCKS_PER_CLAIM = 10;
-/** Largest range in Thomas Munro's 2020 prototype: "ranges of up 64 blocks at a time" (seed 001; targets.md T1). */
+/** Largest range in Thomas Munro's 2020 prototype: "ranges of up 64 blocks at a time" (postgr.es/m/CA+hUKGJ_EErDv41YycXcbMbCBkztA34+z1ts9VQH+ACRuvpxig@mail.gmail.com; apps/docs/src/reference/experiments.md#t1-freebsd-ufs-striding-and-64-block-chunks). */
 export const MUNRO2020_MAX_CHUNK_BLOCKS = 64;
 /**
  * Ramp-down divisor of our munro2020 model: near the end a claim is at most
  * (blocks left after the participant's position) / 64, rounded down to a power
  * of two. 64 is the value the same thread later committed as
  * PARALLEL_SEQSCAN_RAMPDOWN_CHUNKS (56788d2156), i.e. each size lasts about 64
- * claims; the 2020 patch's own value is not in the seeds.
+ * claims; the 2020 patch's own value was not posted.
  */
 export const MUNRO2020_RAMPDOWN_CHUNKS = 64;
 
@@ -71,7 +71,7 @@ export const MUNRO2020_RAMPDOWN_CHUNKS = 64;
  *
  * - `{ kind: "pg96" }`: 9.6-10, spinlock and `phs_cblock`, one block per call.
  * - `{ kind: "pg11" }`: 11-13, atomic fetch-add of a 64-bit counter, one block per call.
- * - `{ kind: "batch", blocksPerClaim }`: the 2017 batching patch (10 in targets.md T4), one lock per claim.
+ * - `{ kind: "batch", blocksPerClaim }`: the 2017 batching patch (10 in apps/docs/src/reference/experiments.md#t4-allocator-lock-contention-at-72-processes), one lock per claim.
  * - `{ kind: "munro2020", maxChunkBlocks? }`: the 2020 prototype, ramp up and down, at most 64 blocks.
  * - `{ kind: "pg14", nchunks?, rampdownChunks?, maxChunkBlocks? }`: 14 and later; defaults 2048 / 64 / 8192,
  *   `maxChunkBlocks: null` means uncapped.
@@ -92,13 +92,13 @@ export type AllocatorPolicy =
       kind: "pg11";
     }
   | {
-      /** The 2017 batching patch (seed 002): a claim of blocksPerClaim counter values under the spinlock. */
+      /** The 2017 batching patch (Rowley's 2017 72-process benchmark): a claim of blocksPerClaim counter values under the spinlock. */
       kind: "batch";
-      /** Blocks per claim, a positive integer (10 in targets.md T4). */
+      /** Blocks per claim, a positive integer (10 in apps/docs/src/reference/experiments.md#t4-allocator-lock-contention-at-72-processes). */
       blocksPerClaim: number;
     }
   | {
-      /** Thomas Munro's 2020 prototype (seed 001): ranges ramping up to 64 blocks and down at the end. */
+      /** Thomas Munro's 2020 prototype (postgr.es/m/CA+hUKGJ_EErDv41YycXcbMbCBkztA34+z1ts9VQH+ACRuvpxig@mail.gmail.com): ranges ramping up to 64 blocks and down at the end. */
       kind: "munro2020";
       /** Largest range in blocks, default 64. */
       maxChunkBlocks?: number;
@@ -270,7 +270,7 @@ export function nextPowerOfTwo(value: number): number {
 
 /**
  * The chunk size a PG14+ participant starts with
- * (table_block_parallelscan_startblock_init, postgres.md 1.4 start-up step 2):
+ * (table_block_parallelscan_startblock_init, apps/docs/src/reference/parallel-block-allocation.md#start-up start-up step 2):
  * the smallest power of two >= max(nblocks div nchunks, 1), then at most the cap.
  *
  * @param nblocks relation size in blocks (phs_nblocks).
@@ -280,7 +280,7 @@ export function nextPowerOfTwo(value: number): number {
  * @example
  * ```ts
  * import { pg14ChunkSize } from "@scanlab/block-allocator";
- * pg14ChunkSize(100_000); // 64    (postgres.md 1.6: 100000 div 2048 = 48 -> 64)
+ * pg14ChunkSize(100_000); // 64    (apps/docs/src/reference/parallel-block-allocation.md#worked-examples: 100000 div 2048 = 48 -> 64)
  * pg14ChunkSize(10_000_000); // 8192 (4882 -> 8192, equal to the cap)
  * pg14ChunkSize(104_857_600, { maxChunkBlocks: null }); // 65536 (T3's uncapped 800 GB table)
  * ```
@@ -304,7 +304,7 @@ export function pg14InitialChunk(nblocks: number, nchunks: number, maxChunkBlock
 }
 
 /**
- * The PG14+ ramp-down rule (table_block_parallelscan_nextpage, postgres.md 1.4
+ * The PG14+ ramp-down rule (table_block_parallelscan_nextpage, apps/docs/src/reference/parallel-block-allocation.md#block-requests
  * request step 2a): before claiming a chunk, a participant whose own position
  * (its last counter value, 0 before its first chunk) is past
  * nblocks - chunkBlocks * rampdownChunks halves its chunk size (at most once per
@@ -329,7 +329,7 @@ export function pg14RampDown(
 }
 
 /**
- * Our exact ramp for Thomas Munro's 2020 prototype (seed 001 gives only "ranges
+ * Our exact ramp for Thomas Munro's 2020 prototype (postgr.es/m/CA+hUKGJ_EErDv41YycXcbMbCBkztA34+z1ts9VQH+ACRuvpxig@mail.gmail.com gives only "ranges
  * of up 64 blocks at a time, ramping up incrementally, and ramping down at the
  * end"). A participant's k-th claim (k = 0, 1, ...) takes
  *

@@ -1,13 +1,13 @@
 /**
  * Properties every policy must keep under any interleaving of participants
- * (issue 2, "Tests that must pass"; postgres.md 1.2-1.4):
+ * (issue 2, "Tests that must pass"; apps/docs/src/reference/parallel-block-allocation.md):
  * - every block of [0, nblocks) handed out exactly once, for any size from 0 to
  *   2^32 - 1 (runs for large sizes), any start block, 1 to 128 participants;
  * - chunk sizes never increase within a participant (pg14, pg11, batch, pg96),
  *   and rise then fall for munro2020;
  * - exactly one end-of-scan report, with the start block, for a non-empty relation;
  * - the per-block behaviour is identical to a literal transcription of
- *   PostgreSQL's C functions (written below from postgres.md 1.2 and 1.4).
+ *   PostgreSQL's C functions (written below from apps/docs/src/reference/parallel-block-allocation.md#spinlock-allocator, apps/docs/src/reference/parallel-block-allocation.md#chunked-allocation).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -234,7 +234,7 @@ describe("exact cover, relations up to 2^32 - 1 blocks (run level)", () => {
 
 /**
  * Literal transcriptions of PostgreSQL's per-block functions, statement by
- * statement, as described in postgres.md 1.2 (heap_parallelscan_nextpage,
+ * statement, as described in apps/docs/src/reference/parallel-block-allocation.md#spinlock-allocator (heap_parallelscan_nextpage,
  * 9.6-10) and 1.4 (table_block_parallelscan_startblock_init / _nextpage,
  * 14+), without syncscan. Used as an oracle for the run-level engine.
  */
@@ -305,7 +305,7 @@ class Pg96Reference {
   }
 }
 
-describe("per-block behaviour equals PostgreSQL's C code (postgres.md 1.2, 1.4)", () => {
+describe("per-block behaviour equals PostgreSQL's C code (apps/docs/src/reference/parallel-block-allocation.md#spinlock-allocator, apps/docs/src/reference/parallel-block-allocation.md#chunked-allocation)", () => {
   const interleaving = fc.record({
     nblocks: fc.oneof(fc.integer({ min: 1, max: 300 }), fc.integer({ min: 3_000, max: 40_000 })),
     startFraction: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),

@@ -2,14 +2,14 @@
  * Relation sizes as people write them ("800GB", "100 GB", "10000000") turned
  * into block counts. Units follow PostgreSQL's own (guc.c memory units: B, kB,
  * MB, GB, TB are powers of 1024), so "800GB" is 800 x 2^30 bytes =
- * 104,857,600 blocks of 8 kB, the figure targets.md T3 uses. A bare number is
+ * 104,857,600 blocks of 8 kB, the figure apps/docs/src/reference/experiments.md#t3-synchronized-scans-on-an-800-gb-table uses. A bare number is
  * a block count. A size that is not a whole number of blocks is rounded up (a
  * relation is always whole blocks).
  */
 import { AllocatorError } from "./errors.js";
 import { MAX_NBLOCKS } from "./policy.js";
 
-/** BLCKSZ: PostgreSQL's default block size in bytes (pg_config.h), assumed throughout postgres.md. */
+/** BLCKSZ: PostgreSQL's default block size in bytes (pg_config.h), assumed throughout apps/docs/src/reference/index.md#block-size-and-units. */
 export const BLOCK_BYTES = 8192;
 
 const UNIT_BYTES: Record<string, number> = {

@@ -1,5 +1,5 @@
 /**
- * The shared part of a parallel scan (postgres.md 1.1, ParallelBlockTableScanDescData),
+ * The shared part of a parallel scan (apps/docs/src/reference/parallel-block-allocation.md#shared-scan-state, ParallelBlockTableScanDescData),
  * behind one small interface so that the allocator's policy code exists once
  * and runs over two backings:
  *

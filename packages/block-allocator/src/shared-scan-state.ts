@@ -1,5 +1,5 @@
 /**
- * The shared backing: the parallel scan's shared state (postgres.md 1.1) in a
+ * The shared backing: the parallel scan's shared state (apps/docs/src/reference/parallel-block-allocation.md#shared-scan-state) in a
  * SharedArrayBuffer, so that worker_threads (or browser workers) run the very
  * same policy code as the simulator against one allocator, as PostgreSQL's
  * workers do against dynamic shared memory.

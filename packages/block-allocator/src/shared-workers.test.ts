@@ -1,7 +1,7 @@
 /**
  * The shared backing for real: 4 worker_threads share one SharedArrayBuffer
  * allocator over 10 million blocks, for every policy, and every block must be
- * handed out exactly once (issue 2, "Real threads"). The workers run the built
+ * handed out exactly once. The workers run the built
  * package (dist/), as the file-scan package's workers will.
  */
 import { describe, expect, it } from "vitest";

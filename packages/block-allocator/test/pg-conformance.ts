@@ -69,7 +69,7 @@ export interface ConformanceFixture {
  * Settings of the capture cluster. shared_buffers 16 MB (2048 buffers) is far
  * below both tables, and the cluster is restarted before each scan anyway.
  * synchronize_seqscans off makes the start block 0 (it would be off anyway only
- * for tables <= NBuffers/4 = 512 blocks, postgres.md 1.1). Parallel costs are
+ * for tables <= NBuffers/4 = 512 blocks, apps/docs/src/reference/parallel-block-allocation.md#shared-scan-state). Parallel costs are
  * zeroed and seq_page_cost is 0 so the planner always prefers the parallel
  * plan: with one row per page the I/O cost dominates and a 4-worker plan would
  * otherwise be within the planner's 1% fuzz of the serial one and lose.

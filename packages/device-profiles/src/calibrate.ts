@@ -39,7 +39,7 @@ import { KiB, MiB } from "./units.js";
 
 /**
  * Queue depths of the random-read phases: QD1 for the profile's latency, then
- * factors of 4 up to 64, past the QD32-64 at which devices.md's datasheets
+ * factors of 4 up to 64, past the QD32-64 at which the datasheets of apps/docs/src/reference/storage-devices.md
  * quote random IOPS (our choice of steps).
  */
 const DEFAULT_QUEUE_DEPTHS: readonly number[] = [1, 4, 16, 64];
@@ -52,7 +52,7 @@ export interface CalibrateOptions {
   readonly queueDepths?: readonly number[];
   /** Duration of each phase in milliseconds (default 2000 with fio, 1000 with Node). */
   readonly phaseMs?: number;
-  /** Random read size (default 4 KiB with fio, 8 KiB with Node, as the issue specifies). */
+  /** Random read size (default 4 KiB with fio, 8 KiB with Node: one PostgreSQL block). */
   readonly randomReadBytes?: number;
   /** Profile name (default `calibrated-<file name>`). */
   readonly name?: string;

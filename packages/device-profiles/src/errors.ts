@@ -1,8 +1,8 @@
 /**
  * Errors a user of this package can cause: a bad profile file, an unknown
  * built-in name, a fio JSON file that holds no read results, a file that
- * cannot be calibrated. They follow the scanlab convention (DESIGN.md,
- * "Conventions"): one clear sentence naming what was wrong (for a profile
+ * cannot be calibrated. They follow the scanlab convention (apps/docs/src/reference/design.md#conventions
+ * ): one clear sentence naming what was wrong (for a profile
  * file: the field and the file), `name` set to the class name,
  * `userError = true` and a stable `code`, so the CLI recognises them without
  * importing this package. Programming errors (a negative byte count passed to

@@ -4,8 +4,8 @@
  * device model, fio import and calibration.
  *
  * - {@link parseDeviceProfile} reads a profile file (units in every field name);
- * - {@link builtinProfiles} / {@link getBuiltinProfile}: devices of the seed
- *   experiments, built from `reference/devices.md` only, each with its sources;
+ * - {@link builtinProfiles} / {@link getBuiltinProfile}: devices of the published
+ *   experiments, built from `apps/docs/src/reference/storage-devices.md` only, each with its sources;
  * - {@link createDeviceModel}: `submit(offsetBytes, bytes, nowUs)` returns the
  *   completion time; flash queue, disk mechanics, md RAID0, cloud budgets;
  * - {@link throughputAt}: the model's IOPS and bandwidth at a queue depth;

@@ -1,5 +1,5 @@
 /**
- * file-scan's performance bar (issue 3), measured in one run, side by side:
+ * file-scan's performance bar, measured in one run, side by side:
  *
  * 1. Warm cache, one worker, no per-block work: scanFile's throughput against
  *    `dd if=FILE of=/dev/null bs=8k` on the same file. Bar: >= 0.9x. Both

@@ -2,7 +2,7 @@
  * Per-block work: what a scan does with each block after reading it.
  *
  * A PostgreSQL sequential scan does CPU work per page (visibility checks,
- * deforming tuples, the count(*) of seed 001), and that work decides how
+ * deforming tuples, the count(*) of Munro's 2020 FreeBSD report (postgr.es/m/CA+hUKGJ_EErDv41YycXcbMbCBkztA34+z1ts9VQH+ACRuvpxig@mail.gmail.com)), and that work decides how
  * much time the process spends away from read(), which is what a
  * readahead heuristic sees. The built-in kinds are:
  *

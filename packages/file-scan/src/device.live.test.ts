@@ -5,12 +5,12 @@
  * What is asserted is what must hold on any Linux machine where the
  * counters and eviction work: a cold scan sends at least (nearly) the whole
  * file to the device, a warm scan right after sends (nearly) nothing, and the
- * average request size is at least one block. Then seed 001's comparison
- * (targets.md T1) is run and *reported*: one block per claim (pg11, the
+ * average request size is at least one block. Then the 2020 FreeBSD report's comparison
+ * (apps/docs/src/reference/experiments.md#t1-freebsd-ufs-striding-and-64-block-chunks) is run and *reported*: one block per claim (pg11, the
  * 2020 master) against 64-block ranges (munro2020, the prototype), 2
  * workers, cold. On FreeBSD UFS the striding scan's requests shrank to the
  * 32 kB file-system block; Linux's readahead recognises each worker's
- * interleaved stream ("Linux does", seed 001 slides), and with this
+ * interleaved stream ("Linux does", Munro's 2020 FreeBSD report (postgr.es/m/CA+hUKGJ_EErDv41YycXcbMbCBkztA34+z1ts9VQH+ACRuvpxig@mail.gmail.com) slides), and with this
  * machine's read_ahead_kb of 8192 the two sizes may well be equal. We print
  * what the device did rather than assert a direction the kernel does not
  * promise.
@@ -106,7 +106,7 @@ describe("this machine's device counters", () => {
     expect(warmBytes).toBeLessThanOrEqual(0.1 * FILE_BYTES);
   });
 
-  it("seed 001 on this machine: striding (pg11) vs 64-block ranges (munro2020), 2 workers, cold — reported", async () => {
+  it("the 2020 FreeBSD experiment on the local disk: striding (pg11) vs 64-block ranges (munro2020), 2 workers, cold — reported", async () => {
     const reason = skipReason();
     if (reason !== null) {
       skip(reason);

@@ -116,7 +116,7 @@ describe("diskstats deltas", () => {
     });
   });
 
-  it("seed 001's iostat arithmetic: 3 reads of 256 sectors each are 128 kB requests", () => {
+  it("the iostat arithmetic of Munro's 2020 FreeBSD report: 3 reads of 256 sectors each are 128 kB requests", () => {
     const p = join(tmp.dir, "diskstats-lvm");
     const dev = (253n << 8n) | 0n;
     writeFileSync(

@@ -1,7 +1,7 @@
 /**
  * Device truth: what the block device did while the scan ran, from the
- * kernel's own counters, the way `iostat` reported seed 001's experiment
- * (targets.md T1: "~128 kB" average reads serial, "~32 kB" striding).
+ * kernel's own counters, the way `iostat` reported the experiment of Munro's 2020 FreeBSD report (postgr.es/m/CA+hUKGJ_EErDv41YycXcbMbCBkztA34+z1ts9VQH+ACRuvpxig@mail.gmail.com)
+ * (apps/docs/src/reference/experiments.md#t1-freebsd-ufs-striding-and-64-block-chunks: "~128 kB" average reads serial, "~32 kB" striding).
  *
  * The story. A read the page cache cannot satisfy becomes a bio; the block
  * layer merges adjacent bios into requests and sends them to the device.

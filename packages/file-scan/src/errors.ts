@@ -2,7 +2,7 @@
  * Errors a user of this package can cause: a path that does not exist or is a
  * directory, an empty file, a file they may not read, an option out of range,
  * a per-block work module that does not load, a read the device refused.
- * They follow the scanlab convention (DESIGN.md, "Conventions"): one clear
+ * They follow the scanlab convention (apps/docs/src/reference/design.md#conventions): one clear
  * sentence naming what was wrong, `name` set to the class name,
  * `userError = true` and a stable `code`, so the CLI can recognise them
  * without importing this package. Programming errors throw plain `Error`s.

@@ -3,8 +3,8 @@
  * empty it without root.
  *
  * A scan of a file that is already in the page cache never touches the
- * device: it measures memory copies, not I/O. Seed 001's numbers (targets.md
- * T1) are cold-cache numbers: the table was far bigger than what had been read
+ * device: it measures memory copies, not I/O. The numbers of Munro's 2020 FreeBSD report (postgr.es/m/CA+hUKGJ_EErDv41YycXcbMbCBkztA34+z1ts9VQH+ACRuvpxig@mail.gmail.com) (apps/docs/src/reference/experiments.md#t1-freebsd-ufs-striding-and-64-block-chunks
+ * ) are cold-cache numbers: the table was far bigger than what had been read
  * recently. So every result states what the cache held, *measured*, before and
  * after the scan, and classifies the scan from the before-measurement:
  *

@@ -99,13 +99,13 @@ describe("exact cover by content: every policy, 1-4 workers, 312 MiB file", () =
 });
 
 describe("per-worker runs follow the policy", () => {
-  // 100,000 blocks is postgres.md 1.6's worked example; 512-byte blocks keep the file at 49 MiB.
+  // 100,000 blocks is the worked example of apps/docs/src/reference/parallel-block-allocation.md#worked-examples; 512-byte blocks keep the file at 49 MiB.
   const small = 512;
   const N = 100_000;
   const file = join(tmp.dir, "worked-example.dat");
   beforeAll(() => writeBlockFile(file, N * small, small, 7));
 
-  it("pg14, 1 worker: 1941 claims (postgres.md 1.6: 1499 x 64, 64 x 32, 63 each of 16, 8, 4, 2, 126 x 1), one run", async () => {
+  it("pg14, 1 worker: 1941 claims (apps/docs/src/reference/parallel-block-allocation.md#chunk-table: 1499 x 64, 64 x 32, 63 each of 16, 8, 4, 2, 126 x 1), one run", async () => {
     const r = await scanFile(file, { workers: 1, blockBytes: small });
     expect(r.perWorker[0]!.claims).toBe(1499 + 64 + 63 * 4 + 126);
     expect(r.perWorker[0]!.runs.count).toBe(1);
@@ -120,7 +120,7 @@ describe("per-worker runs follow the policy", () => {
     const chunk = pg14ChunkSize(N);
     expect(chunk).toBe(64);
     // A claim that starts at counter n <= N - 64 x 64 - 64 was made by a worker whose position was
-    // below the first halving threshold N - 64 x 64 (postgres.md 1.4 step 2a), so it is a full chunk.
+    // below the first halving threshold N - 64 x 64 (apps/docs/src/reference/parallel-block-allocation.md#block-requests step 2a), so it is a full chunk.
     const fullUntil = N - 64 * chunk - chunk;
     const r = await scanFile(file, { workers: 3, blockBytes: small, work: { module: nap } });
     let checkedRuns = 0;
@@ -140,7 +140,7 @@ describe("per-worker runs follow the policy", () => {
     expect(r.cover.exact).toBe(true);
   });
 
-  it("pg11, 4 workers waiting ~100 us per block: runs are mostly single blocks (the striding of seed 001)", async () => {
+  it("pg11, 4 workers waiting ~100 us per block: runs are mostly single blocks (the striding of Munro's 2020 FreeBSD report (postgr.es/m/CA+hUKGJ_EErDv41YycXcbMbCBkztA34+z1ts9VQH+ACRuvpxig@mail.gmail.com))", async () => {
     const f = join(tmp.dir, "stride.dat");
     writeBlockFile(f, 3000 * small, small, 9);
     const r = await scanFile(f, {
@@ -159,7 +159,7 @@ describe("per-worker runs follow the policy", () => {
         if (w.runs.lengths![i] === 1) single++;
       }
     }
-    // "Mostly": at low load we saw 94-98% of runs be single blocks; on this shared 2-core machine under
+    // "Mostly": at low load we saw 94-98% of runs be single blocks; on a shared 2-core machine under
     // load, timer-slack wake-ups and descheduling sometimes hand one worker adjacent counters (seen: 76-97%).
     expect(single / runs).toBeGreaterThan(0.5);
     expect(r.blocks / runs).toBeLessThan(2);
@@ -253,7 +253,7 @@ describe("abort, progress and syncscan", () => {
     expect(calls.at(-1)!.reduce((a, b) => a + b, 0)).toBe(NBLOCKS);
   });
 
-  it("syncscan: a scan starts where the tracker says, and a complete scan leaves its own start block (postgres.md 2.5)", async () => {
+  it("syncscan: a scan starts where the tracker says, and a complete scan leaves its own start block (apps/docs/src/reference/synchronized-scans.md#parallel-scans)", async () => {
     const tracker = SharedSyncScanTracker.create();
     const key = fileIdentityKeyOf(big);
     tracker.reportLocation(key, 4096);
@@ -263,7 +263,7 @@ describe("abort, progress and syncscan", () => {
     expect(r.work).toEqual({ kind: "checksum", checksum: expectedChecksum });
     // With two workers the end-of-scan report of the start block comes from whichever
     // worker first finds nothing left; the other may still report blocks of its last
-    // chunk after it (postgres.md 2.5: the location "can move back and forth").
+    // chunk after it (apps/docs/src/reference/synchronized-scans.md#parallel-scans: the location "can move back and forth").
     // A lone participant makes the end report last, so its scan leaves its start block.
     expect(tracker.getLocation(key, NBLOCKS) % 16).toBe(0);
     tracker.reportLocation(key, 4096);

@@ -5,7 +5,7 @@
  *
  * 1. **Target.** The path is resolved to one file or a relation's segment
  *    files (target.ts); its size is sampled once, as PostgreSQL's leader
- *    samples phs_nblocks (postgres.md 1.1).
+ *    samples phs_nblocks (apps/docs/src/reference/parallel-block-allocation.md#shared-scan-state).
  * 2. **Cache.** If asked, the files are evicted from the page cache
  *    (page-cache.ts); then `fincore` measures what is resident. That
  *    measurement, not the option, decides whether the scan is called cold,
@@ -79,7 +79,7 @@ import {
   type WorkerTotals,
 } from "./worker-protocol.js";
 
-/** BLCKSZ, PostgreSQL's default block size (pg_config.h; postgres.md assumes it throughout). */
+/** BLCKSZ, PostgreSQL's default block size (pg_config.h; apps/docs/src/reference/index.md#block-size-and-units assumes it throughout). */
 export const DEFAULT_BLOCK_BYTES = 8192;
 /** Largest block size accepted: 64 MiB (scanlab's bound; PostgreSQL's BLCKSZ goes up to 32 kB). */
 export const MAX_BLOCK_BYTES = 64 * 1024 * 1024;

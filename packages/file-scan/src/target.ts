@@ -16,7 +16,7 @@
  * reported as an error rather than guessed at (a server built with another
  * `--with-segsize` needs the `segmentBlocks` option).
  *
- * Like PostgreSQL's phs_nblocks (postgres.md 1.1), the size is sampled once,
+ * Like PostgreSQL's phs_nblocks (apps/docs/src/reference/parallel-block-allocation.md#shared-scan-state), the size is sampled once,
  * here, before the scan: a file that grows during the scan is scanned up to
  * its old size, one that shrinks produces short reads (scan-file.ts).
  *
@@ -35,7 +35,7 @@ import { clause, errnoCode, FileScanError } from "./errors.js";
 /** RELSEG_SIZE: blocks per relation segment file, 131072 x 8 kB = 1 GB (pg_config.h, configure --with-segsize=1 default). */
 export const RELSEG_BLOCKS = 131072;
 
-/** The largest number of blocks a scan can address: block numbers are uint32 and 0xFFFFFFFF is InvalidBlockNumber (postgres.md 1.1). */
+/** The largest number of blocks a scan can address: block numbers are uint32 and 0xFFFFFFFF is InvalidBlockNumber (apps/docs/src/reference/parallel-block-allocation.md#shared-scan-state). */
 export const MAX_SCAN_BLOCKS = 0xffffffff;
 
 /** One file of the target (a plain file is a target of one segment). */

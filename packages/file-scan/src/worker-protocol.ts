@@ -5,7 +5,7 @@
  * A PostgreSQL parallel scan coordinates its processes through dynamic shared
  * memory, not messages: the block counter, the start block and the syncscan
  * list live in shared memory and every process reads blocks on its own
- * (postgres.md 1.1). file-scan does the same with SharedArrayBuffers:
+ * (apps/docs/src/reference/parallel-block-allocation.md#shared-scan-state). file-scan does the same with SharedArrayBuffers:
  *
  * - the allocator's shared state (`@scanlab/block-allocator`,
  *   createSharedParallelScan), from which each worker claims blocks;

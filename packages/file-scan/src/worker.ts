@@ -4,7 +4,7 @@
  * A parallel seq scan participant in PostgreSQL opens the relation's segment
  * files itself (md.c, one file descriptor per segment per backend), asks the
  * shared allocator for its next block (table_block_parallelscan_nextpage,
- * postgres.md 1.3-1.4), reads that one block with a synchronous positioned
+ * apps/docs/src/reference/parallel-block-allocation.md#atomic-counter, apps/docs/src/reference/parallel-block-allocation.md#chunked-allocation), reads that one block with a synchronous positioned
  * read into a buffer (pread(2) of BLCKSZ bytes, FileRead in fd.c, before
  * PG17's read streams combined reads), processes it, and asks again. Which
  * blocks each process reads, in what order and with what gaps, is exactly
@@ -17,7 +17,7 @@
  *   promise per block: the loop below is the measurement);
  * - blocks from the shared allocator, claimed as runs (`nextRun`), reported to
  *   the syncscan tracker as PostgreSQL's participants report what they are
- *   handed (postgres.md 2.5);
+ *   handed (apps/docs/src/reference/synchronized-scans.md#parallel-scans);
  * - after each read: the cover counter of the block (Atomics.add, so a block
  *   read twice at the same moment by two workers still counts 2), the
  *   progress word (a plain store: aligned 32-bit stores to shared memory
@@ -202,7 +202,7 @@ async function main(): Promise<void> {
       const run = me.nextRun();
       if (run === null) break;
       claims++;
-      // pg96: the call that made the end-of-scan report does not report its own block (postgres.md 1.2 step 5).
+      // pg96: the call that made the end-of-scan report does not report its own block (apps/docs/src/reference/parallel-block-allocation.md#spinlock-allocator step 5).
       if (onRun !== null && !(data.pg96 && me.endedScan)) onRun(run.startBlock, run.blocks);
       block = run.startBlock;
       const end = block + run.blocks;

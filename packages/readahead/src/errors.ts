@@ -1,7 +1,7 @@
 /**
  * Errors a user of this package can cause: a negative size, an unknown
  * version string, an unknown model name, a file the kernel measurement tool
- * cannot use. They follow the scanlab convention (DESIGN.md, "Conventions"):
+ * cannot use. They follow the scanlab convention (apps/docs/src/reference/design.md#conventions):
  * one clear sentence naming what was wrong, `name` set to the class name,
  * `userError = true` and a stable `code`, so the CLI recognises them without
  * importing this package. Programming errors (reading past a file's end,

@@ -1,4 +1,4 @@
-/** The FreeBSD UFS model against readahead.md §3 (heuristic, cluster_read, the §3.7 collapse). */
+/** The FreeBSD UFS model against apps/docs/src/reference/freebsd-ufs-clustering.md (heuristic, cluster_read, the apps/docs/src/reference/freebsd-ufs-clustering.md#why-striding-collapses-to-32-kb collapse). */
 import { describe, expect, it } from "vitest";
 import { ReadaheadError } from "./errors.js";
 import { type FreeBsdUfsOptions, freebsdUfsReadahead } from "./freebsd-ufs.js";
@@ -14,7 +14,7 @@ function setup(opts: FreeBsdUfsOptions = BSD12, openers = 1, sizePages = 1 << 20
   return { cache, model, ofs, dev: new TestDevice() };
 }
 
-describe("sequential_heuristic (readahead.md §3.3)", () => {
+describe("sequential_heuristic (apps/docs/src/reference/freebsd-ufs-clustering.md#sequential-heuristic)", () => {
   it("adds one per 8 kB sequential read, draws down to 1 then 0 on jumps", () => {
     const { model, ofs, dev } = setup();
     const of = ofs[0]!;
@@ -49,7 +49,7 @@ describe("one sequential reader", () => {
   });
 });
 
-describe("two striding readers collapse to 32 KiB synchronous reads (readahead.md §3.7)", () => {
+describe("two striding readers collapse to 32 KiB synchronous reads (apps/docs/src/reference/freebsd-ufs-clustering.md#why-striding-collapses-to-32-kb)", () => {
   for (const version of ["<=12", ">=13"] as const) {
     it(`FreeBSD ${version}`, () => {
       const { model, ofs, dev } = setup({ version }, 2);
@@ -68,7 +68,7 @@ describe("two striding readers collapse to 32 KiB synchronous reads (readahead.m
     });
   }
 
-  it("F_READAHEAD on each descriptor bypasses the gate (readahead.md §3.7 [I])", () => {
+  it("F_READAHEAD on each descriptor bypasses the gate (apps/docs/src/reference/freebsd-ufs-clustering.md#why-striding-collapses-to-32-kb [I])", () => {
     const cache = new PageCache();
     const model = freebsdUfsReadahead(cache, BSD12);
     const ofs = [model.open(1, { readaheadSeqcount: 16 }), model.open(1, { readaheadSeqcount: 16 })];
@@ -83,7 +83,7 @@ describe("two striding readers collapse to 32 KiB synchronous reads (readahead.m
   });
 });
 
-describe("FreeBSD 13 page-cache fast path (readahead.md §3.8)", () => {
+describe("FreeBSD 13 page-cache fast path (apps/docs/src/reference/freebsd-ufs-clustering.md#version-notes)", () => {
   it("a resident, valid read does not run the heuristic; FreeBSD 12 does", () => {
     for (const [version, expected] of [
       [">=13", 1],

@@ -2,7 +2,7 @@
  * FreeBSD UFS/FFS read clustering (`sys/kern/vfs_cluster.c`,
  * `sys/kern/vfs_vnops.c`, `sys/ufs/ffs/ffs_vnops.c`).
  *
- * The story (readahead.md §3, rule by rule from the source text it cites):
+ * The story (apps/docs/src/reference/freebsd-ufs-clustering.md, rule by rule from the source text it cites):
  *
  * FreeBSD does not look at the page cache to guess a stream. Each open file
  * (`struct file`) keeps a *sequentiality counter* `f_seqcount` and the offset
@@ -11,10 +11,10 @@
  * previous one ended (or at offset 0 while the counter is positive) adds one
  * per 16 KiB read to the counter (capped at `IO_SEQMAX` = 127) and passes it
  * down; any other read draws the counter down to 1, then 0, and **gets no
- * readahead at all** (§3.3).
+ * readahead at all** (apps/docs/src/reference/freebsd-ufs-clustering.md#sequential-heuristic).
  *
  * `ffs_read()` hands each file-system block (`bsize`, 32 KiB by default) the
- * read touches to `cluster_read()` (§3.4, §3.5). If the block is cached, the
+ * read touches to `cluster_read()` (apps/docs/src/reference/freebsd-ufs-clustering.md#ffs-read, apps/docs/src/reference/freebsd-ufs-clustering.md#cluster-read). If the block is cached, the
  * reader waits for it if it is still being read, then looks at its `B_RAM`
  * ("read-ahead mark") flag: with a positive counter and a mark, it clears the
  * mark, walks the cached blocks ahead (re-marking every `racluster`-th and the
@@ -22,22 +22,22 @@
  * `maxra = min(seqcount, read_max)` blocks, reads ahead from there. If the
  * block is not cached, it is read **synchronously**, alone for an 8 kB read
  * (one 32 KiB I/O, marked), then readahead runs if the counter allows.
- * Readahead builds clusters with `cluster_rbuild()` (§3.6): runs of absent
+ * Readahead builds clusters with `cluster_rbuild()` (apps/docs/src/reference/freebsd-ufs-clustering.md#cluster-rbuild): runs of absent
  * blocks up to `mnt_iosize_max` (128 KiB up to FreeBSD 12, up to 1 MiB from
  * 13), one device I/O each, the first and last blocks marked.
  *
  * Everything is gated on *this open file's* counter. Two processes striding
  * through a file each see their reads jump (`off != f_nextoff`): the counter
  * falls to 0, every miss is a lone synchronous 32 KiB read, and marks are
- * ignored (§3.7, "a strict next-block system"). That is the 32 kB collapse
+ * ignored (apps/docs/src/reference/freebsd-ufs-clustering.md#why-striding-collapses-to-32-kb, "a strict next-block system"). That is the 32 kB collapse
  * Thomas Munro measured in 2020.
  *
  * FreeBSD 13 added a page-cache fast path (`VOP_READ_PGCACHE`,
- * `vn_read_from_obj()`, §3.8): a read of at most 16 pages that is entirely
+ * `vn_read_from_obj()`, apps/docs/src/reference/freebsd-ufs-clustering.md#version-notes): a read of at most 16 pages that is entirely
  * resident and valid is copied without `sequential_heuristic()` or
  * `cluster_read()`; only `f_nextoff` moves. So with `version: ">=13"` the
  * counter grows only on slow-path reads and marks on resident blocks go
- * unseen (readahead.md marks this consequence [I]).
+ * unseen (apps/docs/src/reference/freebsd-ufs-clustering.md#version-notes marks this consequence [I]).
  *
  * Simplifications (all [I]): files are contiguous on disk (every
  * `VOP_BMAP` run is maximal, no holes); `nbuf / 8` does not limit `maxra`;
@@ -74,11 +74,11 @@ export type FreeBsdVersion = "<=12" | ">=13";
 export interface FreeBsdUfsOptions {
   /** Version line. Default ">=13". */
   version?: FreeBsdVersion;
-  /** UFS block size `bsize` in bytes. Default 32768 (newfs default, readahead.md §3.1). */
+  /** UFS block size `bsize` in bytes. Default 32768 (newfs default, apps/docs/src/reference/freebsd-ufs-clustering.md#ufs-parameters). */
   bsizeBytes?: number;
   /**
    * MAXPHYS / `kern.maxphys`: 131072 up to FreeBSD 12, 1048576 from 13 on
-   * 64-bit (readahead.md §3.1). Default by version.
+   * 64-bit (apps/docs/src/reference/freebsd-ufs-clustering.md#ufs-parameters). Default by version.
    */
   maxphysBytes?: number;
   /**
@@ -86,9 +86,9 @@ export interface FreeBsdUfsOptions {
    * capped at MAXPHYS. Default: as large as MAXPHYS (the device allows it).
    */
   deviceMaxIoBytes?: number;
-  /** `vfs.read_max`: most blocks read ahead of the reader. Default 64 (readahead.md §3.1). */
+  /** `vfs.read_max`: most blocks read ahead of the reader. Default 64 (apps/docs/src/reference/freebsd-ufs-clustering.md#ufs-parameters). */
   readMax?: number;
-  /** `vfs.read_min`: fewest blocks a synchronous miss reads. Default 1 (readahead.md §3.1). */
+  /** `vfs.read_min`: fewest blocks a synchronous miss reads. Default 1 (apps/docs/src/reference/freebsd-ufs-clustering.md#ufs-parameters). */
   readMin?: number;
 }
 
@@ -119,16 +119,16 @@ export class FreeBsdOpenFile implements OpenFile {
 export interface FreeBsdOpenOptions extends OpenOptions {
   /**
    * `fcntl(F_READAHEAD)`: fix the counter handed to `cluster_read` (sets
-   * FRDAHEAD, which skips detection, readahead.md §3.3). Default: none.
+   * FRDAHEAD, which skips detection, apps/docs/src/reference/freebsd-ufs-clustering.md#sequential-heuristic). Default: none.
    */
   readaheadSeqcount?: number;
 }
 
-/** `IO_SEQMAX` (sys/sys/vnode.h, 0x7F; readahead.md §3.1): the counter's cap. */
+/** `IO_SEQMAX` (sys/sys/vnode.h, 0x7F; apps/docs/src/reference/freebsd-ufs-clustering.md#ufs-parameters): the counter's cap. */
 const IO_SEQMAX = 127;
-/** Sequentiality unit of `sequential_heuristic()` (vfs_vnops.c; readahead.md §3.1, §3.3): 16384 bytes = 4 pages. */
+/** Sequentiality unit of `sequential_heuristic()` (vfs_vnops.c; apps/docs/src/reference/freebsd-ufs-clustering.md#ufs-parameters, apps/docs/src/reference/freebsd-ufs-clustering.md#sequential-heuristic): 16384 bytes = 4 pages. */
 const SEQ_UNIT_PAGES = 16384 / PAGE_BYTES;
-/** Largest read the page-cache fast path takes (`io_hold_cnt` = 16 pages, vfs_vnops.c; readahead.md §3.8). */
+/** Largest read the page-cache fast path takes (`io_hold_cnt` = 16 pages, vfs_vnops.c; apps/docs/src/reference/freebsd-ufs-clustering.md#version-notes). */
 const PGCACHE_MAX_PAGES = 16;
 
 class FreeBsdPending implements PendingRead {
@@ -203,7 +203,7 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
       );
     }
     this.version = version;
-    // Defaults (readahead.md §3.1): bsize 32 KiB (newfs); MAXPHYS 128 KiB up to 12, kern.maxphys 1 MiB
+    // Defaults (apps/docs/src/reference/freebsd-ufs-clustering.md#ufs-parameters): bsize 32 KiB (newfs); MAXPHYS 128 KiB up to 12, kern.maxphys 1 MiB
     // from 13 (64-bit); DFLTPHYS 64 KiB when the device gives no si_iosize_max; read_max 64, read_min 1.
     const bsize = checkNumber("FreeBSD bsizeBytes", options.bsizeBytes ?? 32768, {
       min: PAGE_BYTES,
@@ -257,7 +257,7 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
     return Math.floor(of.sizePages / this.blockPages);
   }
 
-  /** `sequential_heuristic()` (readahead.md §3.3): updates the counter, returns what the read gets. */
+  /** `sequential_heuristic()` (apps/docs/src/reference/freebsd-ufs-clustering.md#sequential-heuristic): updates the counter, returns what the read gets. */
   private heuristic(of: FreeBsdOpenFile, page: number, pages: number): number {
     if (of.random) return 0;
     if (of.fixedSeqcount !== null) return of.fixedSeqcount;
@@ -425,7 +425,7 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
     return maxra;
   }
 
-  /** cluster_read, block present and valid, counter positive, B_RAM set (§3.5 A). */
+  /** cluster_read, block present and valid, counter positive, B_RAM set (apps/docs/src/reference/freebsd-ufs-clustering.md#block-present). */
   private markedHit(
     r: FreeBsdPending,
     lbn: number,
@@ -472,7 +472,7 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
     return this.readaheadLoop(r, nowUs, submit, tally);
   }
 
-  /** cluster_read, block absent (§3.5 B), then the readahead loop. */
+  /** cluster_read, block absent (apps/docs/src/reference/freebsd-ufs-clustering.md#block-absent), then the readahead loop. */
   private missPath(
     r: FreeBsdPending,
     lbn: number,
@@ -508,7 +508,7 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
   }
 
   /**
-   * The readahead loop of cluster_read (§3.5 C). getblk() on a buffer under
+   * The readahead loop of cluster_read (apps/docs/src/reference/freebsd-ufs-clustering.md#readahead-loop). getblk() on a buffer under
    * I/O sleeps until it completes: the loop then returns the time to resume at.
    */
   private readaheadLoop(r: FreeBsdPending, nowUs: number, submit: SubmitIo, tally: IoTally): number | null {
@@ -516,7 +516,7 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
     while (r.raNext < r.raLimit) {
       const st = this.blockState(of, r.raNext, nowUs);
       if (st.state === "in-flight") return st.readyAtUs;
-      // cluster_rbuild() on a present first block: no I/O, it consumes 1 block (§3.6).
+      // cluster_rbuild() on a present first block: no I/O, it consumes 1 block (apps/docs/src/reference/freebsd-ufs-clustering.md#cluster-rbuild).
       r.raNext +=
         st.state === "absent" ? this.rbuild(of, r.raNext, this.racluster, false, nowUs, submit, tally) : 1;
     }
@@ -526,7 +526,7 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
   }
 
   /**
-   * `cluster_rbuild()` (§3.6): one device I/O of the absent blocks from
+   * `cluster_rbuild()` (apps/docs/src/reference/freebsd-ufs-clustering.md#cluster-rbuild): one device I/O of the absent blocks from
    * `first` (absent: the caller checked), stopping at a present block or
    * `mnt_iosize_max`. Returns blocks consumed.
    */
@@ -578,7 +578,7 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
         break;
       case "normal":
       case "sequential":
-        of.random = false; // SEQUENTIAL/NOREUSE behave like NORMAL (§3.3)
+        of.random = false; // SEQUENTIAL/NOREUSE behave like NORMAL (apps/docs/src/reference/freebsd-ufs-clustering.md#sequential-heuristic)
         break;
       case "willneed":
         break; // vop_stdadvise: "do nothing for now"
@@ -699,7 +699,7 @@ export class FreeBsdUfsReadahead implements ReadaheadModel<FreeBsdOpenFile> {
  * const sizes: number[] = [];
  * const submit = (io: { pages: number }) => { sizes.push(io.pages * 4); return 0; };
  * for (let block = 0; block < 64; block++) ufs.read(block % 2 ? b : a, 2 * block, 2, 0, submit);
- * console.log(sizes.slice(2)); // all 32 (KiB): striding collapses to lone 32 KiB reads (§3.7)
+ * console.log(sizes.slice(2)); // all 32 (KiB): striding collapses to lone 32 KiB reads (apps/docs/src/reference/freebsd-ufs-clustering.md#why-striding-collapses-to-32-kb)
  * ```
  */
 export function freebsdUfsReadahead(cache: PageCache, options: FreeBsdUfsOptions = {}): FreeBsdUfsReadahead {

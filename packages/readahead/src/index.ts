@@ -4,7 +4,7 @@
  * device reads happen: Linux (≤6.9 and ≥6.10 rules), FreeBSD UFS (≤12 and
  * ≥13), the Windows Cache Manager (low confidence) and direct I/O. Plus the
  * small scan harness that reproduces the prediction tables of
- * readahead.md §5. Node-only tools that hold the Linux model against the
+ * apps/docs/src/reference/readahead-predictions.md#simulation-assumptions. Node-only tools that hold the Linux model against the
  * real kernel live in `@scanlab/readahead/node`.
  *
  * @packageDocumentation

@@ -2,7 +2,7 @@
  * Linux page-cache readahead (`mm/readahead.c`, `mm/filemap.c`).
  *
  * The story, as the kernel's own DOC block tells it and as this model plays
- * it (rule by rule from readahead.md §2, which cites the source text):
+ * it (rule by rule from apps/docs/src/reference/linux-readahead.md, which cites the source text):
  *
  * Every open file has a `file_ra_state`: the last readahead *window*
  * `[start, start + size)` and its `async_size`, the tail of the window that
@@ -11,14 +11,14 @@
  * ended. `ra_pages` is copied from the device's `read_ahead_kb` when the
  * file is opened.
  *
- * A read() walks its pages in order (§2.3). A page that is not cached is a
+ * A read() walks its pages in order (apps/docs/src/reference/linux-readahead.md#how-a-read-drives-readahead). A page that is not cached is a
  * *miss*: the **sync path** sizes a window around it and reads it at once,
  * and the reader waits. A page that carries the marker is a *hit on the
  * marker*: the **async path** pushes the next window out, and nobody waits
  * for it yet. A page that is cached but still under I/O makes the reader
  * wait. Readahead code treats pages in flight as present.
  *
- * Sync path (§2.5). A read at the start of the file, a read bigger than the
+ * Sync path (apps/docs/src/reference/linux-readahead.md#sync-path). A read at the start of the file, a read bigger than the
  * window, or one that starts where the previous read of this open file ended
  * (`index - prev_index <= 1`) begins a stream: INITIAL window `init(req)`
  * (16 KiB for one 8 kB block with the default 128 KiB). Otherwise the page
@@ -30,20 +30,20 @@
  * also continues the stream (CONTINUE), and a window whose marker would be
  * hit at once is grown (READIT).
  *
- * Async path (§2.6). If the marker sits where this open file's own state
+ * Async path (apps/docs/src/reference/linux-readahead.md#async-path). If the marker sits where this open file's own state
  * expected it, the window moves forward and grows (`next()`: x4 while small,
  * then x2, up to `ra_pages`). Otherwise (MARKER: someone else's window) the
  * cache is asked how much is already read ahead, and the next window is sized
  * from that. A marker set by *any* process fires in whichever process
  * touches it first, sized from that process's state.
  *
- * Submission (§2.7). The window's absent pages are allocated (they become
+ * Submission (apps/docs/src/reference/linux-readahead.md#submission). The window's absent pages are allocated (they become
  * in flight) and each maximal run of them is one read request, split at
  * `max_sectors_kb`. The marker is set only if its page was newly allocated:
  * a window that is already cached leaves no marker, which is how a stream's
- * chain of markers can break (the ≤6.9 striding pitfall of §2.6).
+ * chain of markers can break (the ≤6.9 striding pitfall of apps/docs/src/reference/linux-readahead.md#the-striding-pitfall).
  *
- * Version lines (the `version` option, §2.10):
+ * Version lines (the `version` option, apps/docs/src/reference/linux-readahead.md#version-table):
  * - `"<=6.9"`: `ondemand_readahead()` (v4.20 - v6.9), order-0 pages.
  * - `">=6.10"`: Jan Kara's 2024 split of `page_cache_sync_ra()` /
  *   `page_cache_async_ra()` as in mainline 6.16+ (`ra->order`, +2 per async
@@ -93,9 +93,9 @@ import {
 import type { Extent, PageCache } from "./page-cache.js";
 import { fadviseRange, openSizePages, unknownAdvice, validPagesAt } from "./per-open.js";
 
-/** Linux readahead rule sets (readahead.md §2.5, §2.6, §2.10). */
+/** Linux readahead rule sets (apps/docs/src/reference/linux-readahead.md). */
 export type LinuxVersion = "<=6.9" | ">=6.10";
-/** Read loop of `mm/filemap.c`: 5.4 `do_generic_file_read` or 5.12+ `filemap_read` (readahead.md §2.3). */
+/** Read loop of `mm/filemap.c`: 5.4 `do_generic_file_read` or 5.12+ `filemap_read` (apps/docs/src/reference/linux-readahead.md#how-a-read-drives-readahead). */
 export type LinuxReadLoop = "5.4" | "5.12";
 
 /** One readahead decision, as reported to {@link LinuxOptions.onDecision}. */
@@ -136,7 +136,7 @@ export interface LinuxOptions {
   readLoop?: LinuxReadLoop;
   /**
    * The device's `read_ahead_kb` (copied into each file at open).
-   * Default 128 (`VM_READAHEAD_PAGES`, include/linux/pagemap.h, readahead.md §2.1).
+   * Default 128 (`VM_READAHEAD_PAGES`, include/linux/pagemap.h, apps/docs/src/reference/linux-readahead.md#readahead-parameters).
    */
   readAheadKb?: number;
   /**
@@ -160,8 +160,8 @@ export interface LinuxOptions {
   largeFolios?: boolean;
   /**
    * Trim each async window's end to the folio order (`ra->order`, mainline
-   * ≈6.15+, readahead.md §2.6, §2.10). Default true for ">=6.10" (the 6.18
-   * kernel measured here does it); false gives 6.10-6.14 and the §5
+   * ≈6.15+, apps/docs/src/reference/linux-readahead.md#async-path-from-6-10, apps/docs/src/reference/linux-readahead.md#version-table). Default true for ">=6.10" (the 6.18
+   * kernel measured here does it); false gives 6.10-6.14 and the apps/docs/src/reference/readahead-predictions.md#simulation-assumptions
    * reference simulation, which had "no folio order or alignment".
    */
   alignWindows?: boolean;
@@ -228,7 +228,7 @@ class LinuxPending implements PendingRead {
   }
 }
 
-/** `get_init_ra_size()` (readahead.md §2.4). */
+/** `get_init_ra_size()` (apps/docs/src/reference/linux-readahead.md#sizing-functions). */
 export function linuxInitRaSize(req: number, max: number): number {
   let n = 1;
   while (n < req) n *= 2;
@@ -237,7 +237,7 @@ export function linuxInitRaSize(req: number, max: number): number {
   return max;
 }
 
-/** `get_next_ra_size()` (readahead.md §2.4). */
+/** `get_next_ra_size()` (apps/docs/src/reference/linux-readahead.md#sizing-functions). */
 export function linuxNextRaSize(cur: number, max: number): number {
   if (cur < max / 16) return 4 * cur;
   if (cur <= max / 2) return 2 * cur;
@@ -361,7 +361,7 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
   }
 
   /**
-   * The read loop (readahead.md §2.3). Both loops visit pages in order: an
+   * The read loop (apps/docs/src/reference/linux-readahead.md#how-a-read-drives-readahead). Both loops visit pages in order: an
    * absent page takes the sync path, a marked page the async path, a page in
    * flight makes the reader wait. They differ only in `prev_pos`.
    */
@@ -444,7 +444,7 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
     this.cache.touch(r.of.file, r.startPage, r.end - r.startPage, nowUs);
   }
 
-  /** `prev_pos >> PAGE_SHIFT` after a read ending at page `end` (readahead.md §2.3): 5.4 leaves it on the last page. */
+  /** `prev_pos >> PAGE_SHIFT` after a read ending at page `end` (apps/docs/src/reference/linux-readahead.md#how-a-read-drives-readahead): 5.4 leaves it on the last page. */
   private prevIndexAfter(end: number): number {
     return this.readLoop === "5.4" ? end - 1 : end;
   }
@@ -546,15 +546,15 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
       this.doPageCacheRa(of, index, req, 0, true, nowUs, submit, tally);
       return false;
     }
-    if (h >= index) h *= 2; // cached from the start of the file: a long stream (§2.5 CONTEXT)
+    if (h >= index) h *= 2; // cached from the start of the file: a long stream (apps/docs/src/reference/linux-readahead.md#sync-path-up-to-6-9 CONTEXT)
     of.start = index;
     of.size = Math.min(h + req, max);
-    of.asyncSize = 1; // marker on the window's last page (§2.5 CONTEXT)
+    of.asyncSize = 1; // marker on the window's last page (apps/docs/src/reference/linux-readahead.md#sync-path-up-to-6-9 CONTEXT)
     return true;
   }
 
   /**
-   * INITIAL (readahead.md §2.5): a window of `init(req)` at `index`; its async
+   * INITIAL (apps/docs/src/reference/linux-readahead.md#sync-path-up-to-6-9): a window of `init(req)` at `index`; its async
    * part is what the read does not ask for, or (when the read asks for all of
    * it) the whole window up to 6.9, half of it from 6.10 (INITIAL′).
    */
@@ -565,19 +565,19 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
     else of.asyncSize = this.version === "<=6.9" ? of.size : Math.floor(of.size / 2);
   }
 
-  /** ≤6.9 CONTINUE test: a miss or marker at the expected place of this open file's next window (§2.5, §2.6). */
+  /** ≤6.9 CONTINUE test: a miss or marker at the expected place of this open file's next window (apps/docs/src/reference/linux-readahead.md#sync-path-up-to-6-9, apps/docs/src/reference/linux-readahead.md#async-path). */
   private continues(of: LinuxOpenFile, index: number): boolean {
     return index === of.start + of.size - of.asyncSize || index === of.start + of.size;
   }
 
-  /** The next window of this open file's stream: `start += size; size = max(size, next(size))` (§2.5, §2.6). */
+  /** The next window of this open file's stream: `start += size; size = max(size, next(size))` (apps/docs/src/reference/linux-readahead.md#sync-path, apps/docs/src/reference/linux-readahead.md#async-path). */
   private advance(of: LinuxOpenFile, max: number): void {
     of.start += of.size;
     of.size = Math.max(of.size, linuxNextRaSize(of.size, max));
   }
 
   /**
-   * MARKER (§2.6): someone else's window. The next window starts at the
+   * MARKER (apps/docs/src/reference/linux-readahead.md#async-path-up-to-6-9): someone else's window. The next window starts at the
    * first absent page after `index` and is sized from the distance; false
    * (nothing to read) if every page up to `index + max` is present.
    */
@@ -601,7 +601,7 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
         of.size += add;
       } else {
         of.size = max;
-        of.asyncSize = Math.floor(max / 2); // `async = max/2` (§2.5 READIT)
+        of.asyncSize = Math.floor(max / 2); // `async = max/2` (apps/docs/src/reference/linux-readahead.md#sync-path-up-to-6-9 READIT)
       }
     }
   }
@@ -649,7 +649,7 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
       if (!this.markerWindow(of, index, req, max)) return;
       rule = "marker";
     }
-    of.order += 2; // ra->order grows by 2 per async window (page_cache_async_ra(), readahead.md §2.6)
+    of.order += 2; // ra->order grows by 2 per async window (page_cache_async_ra(), apps/docs/src/reference/linux-readahead.md#async-path-from-6-10)
     if (this.alignWindows) {
       const align = 2 ** Math.min(of.order, ctz(max));
       const end = of.start + of.size;
@@ -907,7 +907,7 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
         of.random = false;
         break;
       case "sequential":
-        of.raPages = 2 * this.bdiRaPages; // `2 × bdi ra_pages` (mm/fadvise.c, readahead.md §2.7)
+        of.raPages = 2 * this.bdiRaPages; // `2 × bdi ra_pages` (mm/fadvise.c, apps/docs/src/reference/linux-readahead.md#fadvise-and-modes)
         of.random = false;
         break;
       case "random":
@@ -958,7 +958,7 @@ function roundDown(x: number, unit: number): number {
  * const log: number[] = [];
  * const submit = (io: { pages: number }) => { log.push(io.pages * 4); return 0; };
  * for (let block = 0; block < 40; block++) linux.read(of, 2 * block, 2, 0, submit);
- * console.log(log); // [16, 32, 64, 128, 128, 128] KiB: the ramp of readahead.md §2.9
+ * console.log(log); // [16, 32, 64, 128, 128, 128] KiB: the ramp of apps/docs/src/reference/linux-readahead.md#one-reader-from-block-0
  * ```
  */
 export function linuxReadahead(cache: PageCache, options: LinuxOptions = {}): LinuxReadahead {

@@ -1,12 +1,12 @@
 /**
- * The prediction tables of readahead.md §5.1 (Linux) and §5.2 (FreeBSD UFS),
+ * The prediction tables of apps/docs/src/reference/readahead-predictions.md#linux-predictions (Linux) and apps/docs/src/reference/readahead-predictions.md#freebsd-ufs-predictions (FreeBSD UFS),
  * as data, and a function that replays each row through the models with the
- * harness of §5 (15 µs CPU per block ±30%, device 100 µs + 1 µs/KiB with an
+ * harness of apps/docs/src/reference/readahead-predictions.md#simulation-assumptions (15 µs CPU per block ±30%, device 100 µs + 1 µs/KiB with an
  * unlimited queue and a 1.5 GB/s cap, 200 000 blocks, a shared counter in
  * time order) so the docs can print the reference number beside ours.
  *
  * The reference numbers are themselves [M]: the output of a throwaway
- * simulation, not measurements. §5's own simulation had "no folio order or
+ * simulation, not measurements. The simulation behind apps/docs/src/reference/readahead-predictions.md#simulation-assumptions had "no folio order or
  * alignment", so the ≥6.10 rows use `largeFolios: false, alignWindows: false`
  * (which is also what 6.10-6.14 do on a file system without large folios).
  *
@@ -51,7 +51,7 @@ const MODELS: Record<string, (cache: PageCache) => ReadaheadModel> = {
   "linux <=6.9": (c) => linuxReadahead(c, { version: "<=6.9", readAheadKb: 128 }),
   "linux >=6.10": (c) =>
     linuxReadahead(c, { version: ">=6.10", readAheadKb: 128, largeFolios: false, alignWindows: false }),
-  // §5.2: bsize 32 KiB, MAXPHYS 128 KiB -> racluster 4, read_max 64, classic path (≤12).
+  // apps/docs/src/reference/readahead-predictions.md#freebsd-ufs-predictions: bsize 32 KiB, MAXPHYS 128 KiB -> racluster 4, read_max 64, classic path (≤12).
   "freebsd-ufs <=12": (c) =>
     freebsdUfsReadahead(c, { version: "<=12", bsizeBytes: 32768, maxphysBytes: 131072 }),
 };
@@ -60,7 +60,7 @@ function cells(): TableCell[] {
   const out: TableCell[] = [];
   const add = (table: "5.1" | "5.2", model: string, pattern: string, scan: ScanPattern, kib: number) =>
     out.push({ table, model, pattern, scan, expectedKiB: kib });
-  // §5.1, column "avg I/O KiB ≤6.9 [M]" and "≥6.10 [M]".
+  // apps/docs/src/reference/readahead-predictions.md#linux-predictions, column "avg I/O KiB ≤6.9 [M]" and "≥6.10 [M]".
   const l69: [string, ScanPattern, number, number][] = [
     ["1 sequential reader", { kind: "sequential" }, 128, 128],
     ["stride N=2", { kind: "stride", processes: 2 }, 128, 128],
@@ -96,7 +96,7 @@ function cells(): TableCell[] {
       add("5.1", "linux >=6.10", `chunk ${c} N=${n}`, scan, chunkLinux[c]![1][i]!);
     });
   }
-  // §5.2 (FreeBSD UFS, classic path).
+  // apps/docs/src/reference/readahead-predictions.md#freebsd-ufs-predictions (FreeBSD UFS, classic path).
   add("5.2", "freebsd-ufs <=12", "1 sequential reader", { kind: "sequential" }, 128);
   for (const n of [2, 4, 8])
     add("5.2", "freebsd-ufs <=12", `stride N=${n}`, { kind: "stride", processes: n }, 32);
@@ -135,12 +135,12 @@ export interface KnownDivergence {
 }
 
 /**
- * Cells of §5 that our models do not reproduce within 10%, with the reason.
- * FreeBSD chunk 16, N=4: §5.2 says 107 KiB, we get 85. The difference is
+ * Cells of apps/docs/src/reference/readahead-predictions.md#simulation-assumptions that our models do not reproduce within 10%, with the reason.
+ * FreeBSD chunk 16, N=4: apps/docs/src/reference/readahead-predictions.md#freebsd-ufs-predictions says 107 KiB, we get 85. The difference is
  * entirely whether `cluster_read()` looks at the B_RAM mark of a block that is
  * still being read *before* or *after* waiting for it. `getblkx()` sleeps on
  * the busy buffer's lock and only then tests B_CACHE and B_RAM (vfs_cluster.c,
- * and readahead.md §3.5 A itself: "wait if it is in flight"), which is what
+ * and apps/docs/src/reference/freebsd-ufs-clustering.md#block-present itself: "wait if it is in flight"), which is what
  * the model does. Deciding on arrival instead gives exactly 107 and changes no
  * other cell (we tried it), so the reference simulation took that shortcut. With
  * 4 readers the previous chunk owner's fifth read then spills its readahead
@@ -158,12 +158,12 @@ export const KNOWN_DIVERGENCES: readonly KnownDivergence[] = [
   },
 ];
 
-/** The reference cells of §5.1 and §5.2 (expected average I/O size per model and pattern). */
+/** The reference cells of apps/docs/src/reference/readahead-predictions.md#linux-predictions, apps/docs/src/reference/readahead-predictions.md#freebsd-ufs-predictions (expected average I/O size per model and pattern). */
 export const PREDICTION_TABLES: readonly Omit<PredictionRow, "simulatedKiB" | "gap" | "syncFraction">[] =
   cells();
 
 /**
- * Replays the rows of §5.1 and §5.2 through the models.
+ * Replays the rows of apps/docs/src/reference/readahead-predictions.md#linux-predictions, apps/docs/src/reference/readahead-predictions.md#freebsd-ufs-predictions through the models.
  *
  * @example
  * ```ts

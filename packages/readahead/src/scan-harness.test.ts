@@ -1,6 +1,6 @@
 /**
- * The §5 harness: deterministic, its fast path changes nothing, and it
- * reproduces the prediction tables of readahead.md §5.1 (Linux) and §5.2
+ * The apps/docs/src/reference/readahead-predictions.md#simulation-assumptions harness: deterministic, its fast path changes nothing, and it
+ * reproduces the prediction tables of apps/docs/src/reference/readahead-predictions.md#linux-predictions (Linux) and apps/docs/src/reference/readahead-predictions.md#freebsd-ufs-predictions
  * (FreeBSD UFS) within 10%, except the one cell where the reference
  * simulation departed from its own rule (KNOWN_DIVERGENCES says why).
  */
@@ -43,10 +43,10 @@ describe("scan harness", () => {
   });
 });
 
-describe("readahead.md §5 prediction tables", () => {
+describe("apps/docs/src/reference/readahead-predictions.md#simulation-assumptions prediction tables", () => {
   const rows = reproducePredictionTables();
 
-  it("covers every cell of §5.1 and §5.2", () => {
+  it("covers every cell of apps/docs/src/reference/readahead-predictions.md#linux-predictions, apps/docs/src/reference/readahead-predictions.md#freebsd-ufs-predictions", () => {
     expect(rows.length).toBe(PREDICTION_TABLES.length);
     expect(rows.filter((r) => r.table === "5.1").length).toBe(32); // 16 patterns x 2 kernel lines
     expect(rows.filter((r) => r.table === "5.2").length).toBe(16);
@@ -75,7 +75,7 @@ describe("readahead.md §5 prediction tables", () => {
   it("sync shares: Linux <=6.9 striding pays some synchronous misses, >=6.10 none; FreeBSD striding is all synchronous", () => {
     const get = (model: string, pattern: string) =>
       rows.find((r) => r.model === model && r.pattern === pattern)!;
-    // §5.1: 12%, 11%, 9% sync on <=6.9 and 0% on >=6.10; §5.2: 100% sync.
+    // apps/docs/src/reference/readahead-predictions.md#linux-predictions: 12%, 11%, 9% sync on <=6.9 and 0% on >=6.10; apps/docs/src/reference/readahead-predictions.md#freebsd-ufs-predictions: 100% sync.
     for (const n of [2, 4, 8]) {
       const old = get("linux <=6.9", `stride N=${n}`).syncFraction;
       expect(old).toBeGreaterThan(0.05);

@@ -1,6 +1,6 @@
 /**
- * A small, self-contained scan simulator: the frame of readahead.md §5, used
- * to reproduce its prediction tables (§5.1 Linux, §5.2 FreeBSD) and, with a
+ * A small, self-contained scan simulator: the frame of apps/docs/src/reference/readahead-predictions.md#simulation-assumptions, used
+ * to reproduce its prediction tables (apps/docs/src/reference/readahead-predictions.md#linux-predictions Linux, apps/docs/src/reference/readahead-predictions.md#freebsd-ufs-predictions FreeBSD) and, with a
  * machine's own parameters, to put the Linux model beside the real kernel
  * (`measureKernelReadahead` in the `./node` entry).
  *
@@ -11,7 +11,7 @@
  * chunks; one process alone is the plain sequential scan). Reading a block is
  * one `read()` of its pages through the model; once the data is valid the
  * process spends `cpuUsPerBlock` (±`cpuJitter`, drawn from a per-process
- * seeded PRNG) and claims again. The device of §5: `baseUs` + `usPerKiB` per
+ * seeded PRNG) and claims again. The device of apps/docs/src/reference/readahead-predictions.md#simulation-assumptions: `baseUs` + `usPerKiB` per
  * I/O, unlimited queue, aggregate throughput capped at `maxBytesPerUs`.
  *
  * The harness is a discrete-event loop with one event per process step, and
@@ -53,7 +53,7 @@ export type ScanPattern =
       seed?: number;
     };
 
-/** The device of readahead.md §5 (or a measured one). */
+/** The device of apps/docs/src/reference/readahead-predictions.md#simulation-assumptions (or a measured one). */
 export interface HarnessDevice {
   /** Fixed cost per I/O (µs). Default 100. */
   baseUs?: number;
@@ -67,19 +67,19 @@ export interface HarnessDevice {
 export interface ScanHarnessOptions {
   /** Builds the model over the harness's fresh page cache. */
   model: (cache: PageCache) => ReadaheadModel;
-  /** File size in PostgreSQL blocks. Default 200 000 (readahead.md §5). */
+  /** File size in PostgreSQL blocks. Default 200 000 (apps/docs/src/reference/readahead-predictions.md#simulation-assumptions). */
   blocks?: number;
   /** Pages per block. Default 2 (8 kB blocks, 4 kB pages). */
   blockPages?: number;
   /** Blocks per read() (PG17 read streams combine up to 16). Default 1. */
   blocksPerRead?: number;
-  /** CPU per block (µs). Default 15 (readahead.md §5). */
+  /** CPU per block (µs). Default 15 (apps/docs/src/reference/readahead-predictions.md#simulation-assumptions). */
   cpuUsPerBlock?: number;
-  /** Relative jitter of the CPU time (uniform ±). Default 0.3 (readahead.md §5). */
+  /** Relative jitter of the CPU time (uniform ±). Default 0.3 (apps/docs/src/reference/readahead-predictions.md#simulation-assumptions). */
   cpuJitter?: number;
   /** Seed of the jitter PRNG. Default 1. */
   seed?: number;
-  /** Device. Default: readahead.md §5. */
+  /** Device. Default: apps/docs/src/reference/readahead-predictions.md#simulation-assumptions. */
   device?: HarnessDevice;
   /** All processes share one open file (one `struct file`). Default false. */
   sharedOpen?: boolean;
@@ -88,13 +88,13 @@ export interface ScanHarnessOptions {
    * on average this long after the I/O completes (uniformly between 0 and
    * twice this), while processes that did not sleep go on; or, given a list
    * of measured wake-up latencies, one of them drawn at random. Default 0
-   * (readahead.md §5). On a loaded machine it is what turns "striding" into
+   * (apps/docs/src/reference/readahead-predictions.md#simulation-assumptions). On a loaded machine it is what turns "striding" into
    * runs of consecutive blocks per process.
    */
   wakeupUs?: number | readonly number[];
   /**
    * CPUs the processes share. Default unlimited (each process has its own,
-   * readahead.md §5). With fewer CPUs than busy processes, a CPU burst is
+   * apps/docs/src/reference/readahead-predictions.md#simulation-assumptions). With fewer CPUs than busy processes, a CPU burst is
    * stretched by (processes computing at once) / cpus, a processor-sharing
    * approximation: 4 readers on a 2-core machine each read at half speed while
    * all compute, which changes which reader reaches which marker first.
@@ -138,7 +138,7 @@ export interface ScanResult {
   maxInFlight: number;
   /** Time until the last process finished (µs). */
   elapsedUs: number;
-  /** File bytes / elapsed time (MB/s; relative only, see readahead.md §5). */
+  /** File bytes / elapsed time (MB/s; relative only, see apps/docs/src/reference/readahead-predictions.md#simulation-assumptions). */
   mbPerSec: number;
   /** read() calls made (including the ones the fast path skipped). */
   reads: number;
@@ -215,7 +215,7 @@ class EventQueue {
  * const r = simulateScan({ kind: "chunk", processes: 4, chunkBlocks: 16 }, {
  *   model: (cache) => linuxReadahead(cache, { version: "<=6.9" }),
  * });
- * console.log(r.avgIoKiB.toFixed(0)); // ≈ 29 (readahead.md §5.1: 16-block chunks pay the ramp every time)
+ * console.log(r.avgIoKiB.toFixed(0)); // ≈ 29 (apps/docs/src/reference/readahead-predictions.md#linux-predictions: 16-block chunks pay the ramp every time)
  * ```
  */
 export function simulateScan(pattern: ScanPattern, options: ScanHarnessOptions): ScanResult {

@@ -1,7 +1,7 @@
 /**
  * The Windows model's pattern detection and read-ahead sizing, read by read,
- * against the inferred rules of readahead.md §4.2 (all [I], low confidence:
- * these tests pin the rules as §4.2 states them, not Windows).
+ * against the inferred rules of apps/docs/src/reference/windows-cache-manager.md#inferred-model (all [I], low confidence:
+ * these tests pin the rules as apps/docs/src/reference/windows-cache-manager.md#inferred-model states them, not Windows).
  *
  * Setting: G = 64 KiB (16 pages), C = 8 KiB (2 pages, so each demand miss
  * is exactly the 8 kB block), V = 256 KiB (64 pages), k = 1 (2 with
@@ -27,7 +27,7 @@ function world(open: WindowsOpenOptions = {}, sizePages = 1 << 20) {
 
 const ios = (dev: TestDevice) => dev.log.map((l) => [l.page, l.pages, l.sync]);
 
-describe("SEQ: R starts at h1's end and h1 at h2's end (readahead.md §4.2)", () => {
+describe("SEQ: R starts at h1's end and h1 at h2's end (apps/docs/src/reference/windows-cache-manager.md#inferred-model)", () => {
   it("queues k x roundup(R.len, G) from the frontier while the reader is within a unit of it, bounded by the view", () => {
     const { dev, reads } = world();
     const pages: number[] = [];
@@ -84,7 +84,7 @@ describe("SEQ: R starts at h1's end and h1 at h2's end (readahead.md §4.2)", ()
   });
 });
 
-describe("STRIDE: R.off - h1.off = h1.off - h2.off != 0 (readahead.md §4.1, §4.2)", () => {
+describe("STRIDE: R.off - h1.off = h1.off - h2.off != 0 (apps/docs/src/reference/windows-cache-manager.md#what-is-documented, apps/docs/src/reference/windows-cache-manager.md#inferred-model)", () => {
   it("forward: the predicted next request, rounded to G, one I/O per absent run", () => {
     const { dev, reads } = world();
     reads(0, 10, 20);

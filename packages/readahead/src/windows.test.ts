@@ -1,5 +1,5 @@
 /**
- * The Windows model against readahead.md §4.2 and the rows of §5.3 (all [I],
+ * The Windows model against apps/docs/src/reference/windows-cache-manager.md#inferred-model and the rows of apps/docs/src/reference/readahead-predictions.md#windows-predictions (all [I],
  * low confidence): these tests pin the inferred rules, not Windows.
  */
 import { describe, expect, it } from "vitest";
@@ -56,7 +56,7 @@ describe("Windows Cache Manager model (low confidence)", () => {
     expect(dev.log.filter((l) => !l.sync).length / dev.log.length).toBeGreaterThan(0.3);
   });
 
-  it("§5.3 rows: dynamic striding is mostly demand misses, chunks of 1024 read ahead about G", () => {
+  it("apps/docs/src/reference/readahead-predictions.md#windows-predictions rows: dynamic striding is mostly demand misses, chunks of 1024 read ahead about G", () => {
     const model = (c: PageCache) => windowsReadahead(c, { demandClusterBytes: 16384 });
     const stride = simulateScan({ kind: "stride", processes: 4 }, { model, blocks: 50_000 });
     expect(stride.syncFraction).toBeGreaterThan(0.5);

@@ -1,7 +1,7 @@
 /**
  * Windows Cache Manager read-ahead: a **low-confidence, parametric** model.
  *
- * There is no source to read. What is documented (readahead.md §4.1, [D]):
+ * There is no source to read. What is documented (apps/docs/src/reference/windows-cache-manager.md#what-is-documented, [D]):
  * read-ahead state lives in each *handle's* private cache map, which keeps
  * the **last two reads**; three reads establish a pattern, sequential or
  * strided, forward or backward (Windows Internals, "Intelligent
@@ -14,7 +14,7 @@
  * the memory manager, with some clustering. PostgreSQL opens relation files
  * with neither flag.
  *
- * What this model infers from that (readahead.md §4.2, [I]), with the
+ * What this model infers from that (apps/docs/src/reference/windows-cache-manager.md#inferred-model, [I]), with the
  * unknown sizes as parameters:
  * - a handle keeps `h1`, `h2`, its last two reads, and a read-ahead
  *   *frontier* (where its read-ahead has got to);
@@ -59,7 +59,7 @@ import {
 import type { PageCache } from "./page-cache.js";
 import { fadviseRange, openSizePages, unknownAdvice, validPagesAt } from "./per-open.js";
 
-/** Options of {@link windowsReadahead}; every size is an unknown of readahead.md §4.2. */
+/** Options of {@link windowsReadahead}; every size is an unknown of apps/docs/src/reference/windows-cache-manager.md#inferred-model. */
 export interface WindowsOptions {
   /** Read-ahead granularity G in bytes (power of two >= 4096). Default 65536 (FastFAT's READ_AHEAD_GRANULARITY). */
   granularityBytes?: number;
@@ -136,7 +136,7 @@ export class WindowsReadahead implements ReadaheadModel<WindowsOpenFile> {
 
   constructor(cache: PageCache, options: WindowsOptions = {}) {
     this.cache = cache;
-    // Defaults (readahead.md §4.1, §4.2, all unknowns of the inferred model): G 64 KiB (FastFAT's
+    // Defaults (apps/docs/src/reference/windows-cache-manager.md#what-is-documented, apps/docs/src/reference/windows-cache-manager.md#inferred-model, all unknowns of the inferred model): G 64 KiB (FastFAT's
     // READ_AHEAD_GRANULARITY 0x10000), C 32 KiB (middle of the suggested 8-64 KiB sweep), V 256 KiB (view size).
     const g = checkNumber("Windows granularityBytes", options.granularityBytes ?? 65536, {
       min: PAGE_BYTES,
@@ -178,7 +178,7 @@ export class WindowsReadahead implements ReadaheadModel<WindowsOpenFile> {
 
   /**
    * Read-ahead unit of a sequential read of `pages`: `k x roundup(len, G)`, with
-   * k = 2 under SEQUENTIAL_SCAN ("the amount of prefetch is doubled", readahead.md §4.1, §4.2).
+   * k = 2 under SEQUENTIAL_SCAN ("the amount of prefetch is doubled", apps/docs/src/reference/windows-cache-manager.md#what-is-documented, apps/docs/src/reference/windows-cache-manager.md#inferred-model).
    */
   private seqUnit(of: WindowsOpenFile, pages: number): number {
     return (of.sequentialScan ? 2 : 1) * this.roundUpG(pages);

@@ -124,6 +124,7 @@ export type {
   MachineInput,
   OsName,
   OsOptions,
+  PgbenchBitmap,
   PgVersion,
   Quantity,
   Query,

@@ -3,7 +3,7 @@
  *
  * Sizes use binary multiples (1 kB = 1024 bytes), as PostgreSQL does for its
  * memory and size settings (`shared_buffers = 128MB` is 128 x 2^20 bytes) and
- * as the seeds do ("100GB table", "800GB"). `GiB`/`KiB` spellings are accepted
+ * as the published benchmarks do ("100GB table", "800GB"). `GiB`/`KiB` spellings are accepted
  * too; decimal units can be written explicitly as `GB10` is not a thing, so a
  * reader who wants 10^9 writes the number of bytes.
  */

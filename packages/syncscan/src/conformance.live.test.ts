@@ -1,5 +1,5 @@
 /**
- * Conformance with a real PostgreSQL 15 (postgres.md section 6, first bullet).
+ * Conformance with a real PostgreSQL 15 (apps/docs/src/reference/postgresql-tests.md#checking-a-model-against-a-real-server, first bullet).
  *
  * A throwaway cluster (tooling/pg-harness) with shared_buffers = 16MB, so
  * NBuffers = 2048 and only tables over 512 blocks synchronize. Every scan the
@@ -68,7 +68,7 @@ describe.skipIf(skip)("conformance with PostgreSQL 15", () => {
       throw new Error(`PostgreSQL 15 is required (SCANLAB_REQUIRE_LIVE=1): ${gate.reason}`);
     pg = await startCluster({
       pgMajor: 15,
-      // Serial scans only: the cycle under test is heapgettup's (postgres.md 2.4).
+      // Serial scans only: the cycle under test is heapgettup's (apps/docs/src/reference/synchronized-scans.md#serial-scans).
       settings: { shared_buffers: "16MB", max_parallel_workers_per_gather: 0 },
     });
     await pg.psql(`

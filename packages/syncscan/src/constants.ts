@@ -1,30 +1,30 @@
 /**
  * The numbers PostgreSQL's synchronized scans are built from. Every value is
- * cited from `reference/postgres.md` section 2.1 (src/backend/access/common/
+ * cited from apps/docs/src/reference/synchronized-scans.md#syncscan-constants (src/backend/access/common/
  * syncscan.c, src/backend/access/heap/syncscan.c before PG14), where the text
  * notes they are identical in the 8.3 commit a04a423599 and in PG19.
  */
 
 /**
- * Bytes per PostgreSQL block (BLCKSZ, the default build; postgres.md "Every
+ * Bytes per PostgreSQL block (BLCKSZ, the default build; apps/docs/src/reference/index.md#block-size-and-units "Every
  * constant assumes BLCKSZ = 8192").
  */
 export const BLCKSZ_BYTES = 8192;
 
 /**
  * SYNC_SCAN_NELEM: slots in the shared LRU list of scan locations
- * (postgres.md 2.1: 20; "the code needs > 1").
+ * (apps/docs/src/reference/synchronized-scans.md#syncscan-constants: 20; "the code needs > 1").
  */
 export const SYNC_SCAN_NELEM = 20;
 
 /**
- * SYNC_SCAN_REPORT_INTERVAL in bytes: 128 kB (postgres.md 2.1). Kept below the
+ * SYNC_SCAN_REPORT_INTERVAL in bytes: 128 kB (apps/docs/src/reference/synchronized-scans.md#syncscan-constants). Kept below the
  * 256 kB BAS_BULKREAD ring so a scan that joins finds a "cache trail" (2.7).
  */
 export const SYNC_SCAN_REPORT_INTERVAL_BYTES = 128 * 1024;
 
 /**
- * SYNC_SCAN_REPORT_INTERVAL in blocks: 128 kB / BLCKSZ = 16 (postgres.md 2.1).
+ * SYNC_SCAN_REPORT_INTERVAL in blocks: 128 kB / BLCKSZ = 16 (apps/docs/src/reference/synchronized-scans.md#syncscan-constants).
  * Locations are stored only for blocks that are multiples of this.
  */
 export const SYNC_SCAN_REPORT_INTERVAL_BLOCKS = SYNC_SCAN_REPORT_INTERVAL_BYTES / BLCKSZ_BYTES;
@@ -32,11 +32,11 @@ export const SYNC_SCAN_REPORT_INTERVAL_BLOCKS = SYNC_SCAN_REPORT_INTERVAL_BYTES 
 /**
  * Divisor of the eligibility rule: a relation takes part in synchronized scans
  * (and gets the bulk-read ring) only when nblocks > NBuffers / 4, integer
- * division (postgres.md 2.1 "Threshold", 2.4 initscan step 2).
+ * division (initscan in src/backend/access/heap/heapam.c; apps/docs/src/reference/synchronized-scans.md#syncscan-constants and apps/docs/src/reference/synchronized-scans.md#serial-scans).
  */
 export const SYNC_SCAN_NBUFFERS_DIVISOR = 4;
 
-/** InvalidBlockNumber (0xFFFFFFFF): block numbers are unsigned 32-bit (DESIGN.md conventions). */
+/** InvalidBlockNumber (0xFFFFFFFF): block numbers are unsigned 32-bit (apps/docs/src/reference/design.md#conventions). */
 export const INVALID_BLOCK_NUMBER = 0xffffffff;
 
 /** MaxBlockNumber (0xFFFFFFFE), the largest valid block number; a relation has at most MaxBlockNumber + 1 blocks. */

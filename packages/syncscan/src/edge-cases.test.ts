@@ -1,5 +1,5 @@
 /**
- * Edge cases worked by hand from reference/postgres.md 2.1-2.6: the LRU with
+ * Edge cases worked by hand from apps/docs/src/reference/synchronized-scans.md: the LRU with
  * all 20 slots in use (move-to-front on report and on lookup, a hit on the
  * tail item, eviction by a report as well as by a lookup, non-multiples and
  * dropped reports leaving the order alone), the PG17 look-ahead with a start
@@ -18,7 +18,7 @@ const backings: [string, () => SyncScanTracker][] = [
   ["SharedArrayBuffer", () => SharedSyncScanTracker.create()],
 ];
 
-describe("the 20-slot LRU when every slot is in use (postgres.md 2.2 ss_search)", () => {
+describe("the 20-slot LRU when every slot is in use (apps/docs/src/reference/synchronized-scans.md#lru-of-scan-locations ss_search)", () => {
   for (const [backing, make] of backings) {
     it(`${backing}: reports and lookups move to the front, the tail is evicted by either`, () => {
       const t = make();
@@ -64,7 +64,7 @@ describe("the 20-slot LRU when every slot is in use (postgres.md 2.2 ss_search)"
   }
 });
 
-describe("PG17 look-ahead with the start block near the end (postgres.md 2.4 step 6, 2.6)", () => {
+describe("PG17 look-ahead with the start block near the end (heapgettup_advance_block step 6, apps/docs/src/reference/synchronized-scans.md#serial-scans, apps/docs/src/reference/synchronized-scans.md#read-streams-report-ahead)", () => {
   // 100 blocks, start 96, the stream 16 blocks ahead: position p is block (96 + p) mod 100.
   const scan = { startBlock: 96, nblocks: 100, lookaheadBlocks: 16 };
 

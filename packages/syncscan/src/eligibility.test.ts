@@ -4,7 +4,7 @@ import { SyncScanError } from "./errors.js";
 
 const MB = 1024 * 1024;
 
-describe("eligibility: not temp, nblocks > NBuffers / 4, synchronize_seqscans on (postgres.md 2.1, 2.4)", () => {
+describe("eligibility: not temp, nblocks > NBuffers / 4, synchronize_seqscans on (apps/docs/src/reference/synchronized-scans.md#syncscan-constants, apps/docs/src/reference/synchronized-scans.md#serial-scans)", () => {
   it("shared_buffers 128 MB -> NBuffers 16384 -> tables over 4096 blocks (the reference's example)", () => {
     const nbuffers = nbuffersForSharedBuffers(128 * MB);
     expect(nbuffers).toBe(16384);

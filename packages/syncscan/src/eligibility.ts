@@ -1,8 +1,8 @@
 /**
  * Which scans synchronize.
  *
- * When PostgreSQL starts a sequential scan (heapam.c initscan, postgres.md
- * 2.4 step 2) it looks at the relation's size: only a relation that is not
+ * When PostgreSQL starts a sequential scan (heapam.c initscan, apps/docs/src/reference/synchronized-scans.md#serial-scans
+ * step 2) it looks at the relation's size: only a relation that is not
  * temporary and has more than NBuffers / 4 blocks (integer division; NBuffers
  * is shared_buffers in blocks) gets the bulk-read ring and may synchronize. A
  * smaller table is likely to stay in shared buffers anyway, so there is
@@ -10,7 +10,7 @@
  * 47df4f6688; pg_dump turns it off to keep physical row order) decides: off
  * means the scan starts at block 0 and never reports (2.4 step 4).
  *
- * Example from postgres.md 2.1: shared_buffers = 128 MB -> NBuffers = 16384
+ * Example from apps/docs/src/reference/synchronized-scans.md#syncscan-constants: shared_buffers = 128 MB -> NBuffers = 16384
  * -> threshold 4096 blocks -> only tables over 32 MB synchronize.
  */
 import { BLCKSZ_BYTES, SYNC_SCAN_NBUFFERS_DIVISOR } from "./constants.js";

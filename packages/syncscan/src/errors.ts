@@ -1,7 +1,7 @@
 /**
  * Errors a user of this package can cause (a bad parameter, a buffer that is
- * not a syncscan tracker). They follow the scanlab convention (DESIGN.md,
- * "Conventions"): one clear sentence naming what was wrong, `name` set to the
+ * not a syncscan tracker). They follow the scanlab convention (apps/docs/src/reference/design.md#conventions
+ * ): one clear sentence naming what was wrong, `name` set to the
  * class name, `userError = true` and a stable `code`, so the CLI can recognise
  * them without importing this package. Programming errors (for example taking
  * the in-process lock twice) throw plain `Error`s.

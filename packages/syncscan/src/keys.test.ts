@@ -14,7 +14,7 @@ describe("keys: file identity -> integer 0..2^53-1", () => {
     expect(t.getLocation(relFileLocatorKey(loc), 100)).toBe(64);
   });
 
-  it("a rewritten table (new relfilenumber) gets a new key, as in PostgreSQL (postgres.md 2.2)", () => {
+  it("a rewritten table (new relfilenumber) gets a new key, as in PostgreSQL (apps/docs/src/reference/synchronized-scans.md#lru-of-scan-locations)", () => {
     const a = relFileLocatorKey({ spcOid: 1663, dbOid: 5, relNumber: 16384 });
     const b = relFileLocatorKey({ spcOid: 1663, dbOid: 5, relNumber: 16390 });
     const c = relFileLocatorKey({ spcOid: 1663, dbOid: 6, relNumber: 16384 });

@@ -4,7 +4,7 @@
  * PostgreSQL keys the syncscan list by the relation's physical file identity,
  * the RelFileLocator (tablespace OID, database OID, relfilenumber), not by the
  * table's OID, so a table rewritten by VACUUM FULL or TRUNCATE gets a new file
- * and starts afresh (postgres.md 2.2). For an ordinary file the equivalent
+ * and starts afresh (apps/docs/src/reference/synchronized-scans.md#lru-of-scan-locations). For an ordinary file the equivalent
  * identity is (device, inode).
  *
  * The shared tracker stores keys in two 32-bit words, so a key here is an
@@ -114,7 +114,7 @@ export interface RelFileLocator {
 
 /**
  * The tracker key for a PostgreSQL relation file, as PostgreSQL itself keys
- * its list (postgres.md 2.2): by tablespace, database and relfilenumber.
+ * its list (apps/docs/src/reference/synchronized-scans.md#lru-of-scan-locations): by tablespace, database and relfilenumber.
  *
  * @example
  * ```ts

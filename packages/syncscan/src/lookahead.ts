@@ -1,7 +1,7 @@
 /**
  * PG17+: reports run ahead of processing.
  *
- * From PG17 a sequential scan reads through a read stream (postgres.md 2.6, 4).
+ * From PG17 a sequential scan reads through a read stream (apps/docs/src/reference/synchronized-scans.md#read-streams-report-ahead, apps/docs/src/reference/read-streams.md).
  * The stream's callback calls heapgettup_advance_block - which reports - when
  * the stream wants the next block number, and the stream wants block numbers
  * ahead of the block being processed by its look-ahead distance: 1 in the

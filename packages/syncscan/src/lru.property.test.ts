@@ -4,7 +4,7 @@ import { SharedSyncScanTracker } from "./shared-tracker.js";
 import { InProcessSyncScanTracker, type SyncScanTracker } from "./tracker.js";
 
 /**
- * A deliberately simple model of postgres.md 2.2: an array in LRU order (most
+ * A deliberately simple model of apps/docs/src/reference/synchronized-scans.md#lru-of-scan-locations: an array in LRU order (most
  * recent first) of nelem items, all empty at start. search(key, location, set):
  * find the key; if absent replace the last item with (key, location); if present
  * and set, overwrite its location; move the item to the front; return its location.

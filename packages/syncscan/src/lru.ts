@@ -3,7 +3,7 @@
  *
  * PostgreSQL keeps, in shared memory, a fixed array of SYNC_SCAN_NELEM (20)
  * items threaded into a doubly linked list with a head (most recently used)
- * and a tail (least recently used); postgres.md 2.2. Each item holds a
+ * and a tail (least recently used); apps/docs/src/reference/synchronized-scans.md#lru-of-scan-locations. Each item holds a
  * relation's physical file identity and the last block some scan of it
  * reported. At start-up every item is empty and the items are linked
  * 0 <-> 1 <-> ... <-> 19, head = 0, tail = 19.

@@ -7,7 +7,7 @@ const KEY = 11;
 const NBUFFERS = 2048; // threshold 512 blocks
 
 /**
- * A participant of PG14+'s chunked allocator, transcribed from postgres.md 1.4
+ * A participant of PG14+'s chunked allocator, transcribed from apps/docs/src/reference/parallel-block-allocation.md#chunked-allocation
  * (as a test fixture: the real one lives in @scanlab/block-allocator): chunk
  * size = next power of two >= max(nblocks / 2048, 1), capped at 8192; halve
  * when position > nblocks - chunk * 64; report each valid block; the one
@@ -59,7 +59,7 @@ function chunkedScan(
   return got;
 }
 
-describe("parallel cycle (postgres.md 1.3-1.4, 2.5)", () => {
+describe("parallel cycle (apps/docs/src/reference/parallel-block-allocation.md#atomic-counter, apps/docs/src/reference/parallel-block-allocation.md#chunked-allocation, apps/docs/src/reference/synchronized-scans.md#parallel-scans)", () => {
   it("participants report what they are handed; the end report puts the start block back", () => {
     const t = new InProcessSyncScanTracker();
     const nblocks = 20_000; // chunk 16

@@ -2,7 +2,7 @@
  * The parallel scan cycle.
  *
  * A parallel sequential scan fetches its start block once for all participants
- * (postgres.md 1.2 step 2, 1.4 start-up step 3): 0, or the tracker's location
+ * (table_block_parallelscan_startblock_init; apps/docs/src/reference/parallel-block-allocation.md#start-up): 0, or the tracker's location
  * when the scan may synchronize. Then every participant reports each block it
  * is handed (the tracker keeps only multiples of 16), so the stored location is
  * wherever some participant last took a multiple of 16; with PG14+ chunks it
@@ -10,7 +10,7 @@
  * whose request meets counter value nblocks reports the start block (1.3 step 3,
  * 2.5), so a later scan that finds nobody running starts where this one did -
  * which is why, once a parallel scan joined a sync scan, later scans keep
- * starting at the same non-zero block (targets.md T4 side note).
+ * starting at the same non-zero block (apps/docs/src/reference/experiments.md#t4-must-reproduce side note).
  *
  * Who hands out blocks is the block allocator's business (@scanlab/block-
  * allocator). This file gives it the two things it calls: `onBlock` (or

@@ -1,11 +1,11 @@
 /**
  * Reporting a run of blocks in one call.
  *
- * A backend reports its position once per block (ss_report_location, postgres.md
- * 2.2), and the report routine throws away every block that is not a multiple
+ * A backend reports its position once per block (ss_report_location, apps/docs/src/reference/synchronized-scans.md#lru-of-scan-locations
+ * ), and the report routine throws away every block that is not a multiple
  * of SYNC_SCAN_REPORT_INTERVAL (16). The simulator does not step block by block:
- * it advances a scan over a run of blocks in one event (DESIGN.md "How data
- * flows"). Reporting every block of a run in order leaves, when the lock is free,
+ * it advances a scan over a run of blocks in one event (apps/docs/src/reference/design.md#how-data-flows
+ * ). Reporting every block of a run in order leaves, when the lock is free,
  * exactly one trace: the last multiple of the interval in the run. Earlier
  * multiples are overwritten by later ones for the same key, and the list order
  * is the same because every stored report moves the same item to the head.

@@ -13,7 +13,7 @@ import {
 } from "./serial-scan.js";
 import { InProcessSyncScanTracker, type SyncScanTracker } from "./tracker.js";
 
-// shared_buffers = 16 MB -> NBuffers 2048 -> threshold 512 blocks (postgres.md 2.1 rule).
+// shared_buffers = 16 MB -> NBuffers 2048 -> threshold 512 blocks (apps/docs/src/reference/synchronized-scans.md#syncscan-constants rule).
 const NBUFFERS = 2048;
 const KEY = 1;
 
@@ -29,7 +29,7 @@ function blocksOf(scan: SerialScan, ranges: { firstBlock: number; blocks: number
 }
 
 /**
- * PostgreSQL's loop, transcribed from postgres.md 2.4 steps 5-7 (PG <= 16),
+ * PostgreSQL's loop, transcribed from apps/docs/src/reference/synchronized-scans.md#serial-scans steps 5-7 (PG <= 16),
  * one block at a time, as the oracle: visit b; stop here if `stopAfter` blocks
  * have been visited (LIMIT satisfied while reading b); else b = b + 1, wrap at
  * nblocks, report b if syncing, stop if b == start. Backward: start - 1 (or
@@ -62,7 +62,7 @@ function pgSerialScan(
   }
 }
 
-describe("serial cycle: worked examples (postgres.md 2.4)", () => {
+describe("serial cycle: worked examples (apps/docs/src/reference/synchronized-scans.md#serial-scans)", () => {
   it("a complete scan's last report is its own start block, so repeated scans do not drift", () => {
     const t = new InProcessSyncScanTracker();
     const facts = { key: KEY, nblocks: 1000, nbuffers: NBUFFERS };
@@ -245,7 +245,7 @@ describe("serial cycle against PostgreSQL's per-block loop (fast-check)", () => 
   });
 });
 
-describe("PG17+ look-ahead (postgres.md 2.6)", () => {
+describe("PG17+ look-ahead (apps/docs/src/reference/synchronized-scans.md#read-streams-report-ahead)", () => {
   /**
    * A read stream driving PostgreSQL's serial callback (the oracle): the stream
    * keeps asking for block numbers until it is `d` positions ahead of the block

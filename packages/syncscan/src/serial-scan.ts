@@ -2,7 +2,7 @@
  * The serial scan cycle: how one backend walks a table and what it reports.
  *
  * PostgreSQL (heapam.c initscan, heapgettup_initial_block,
- * heapgettup_advance_block; postgres.md 2.4): a scan that may synchronize
+ * heapgettup_advance_block; apps/docs/src/reference/synchronized-scans.md#serial-scans): a scan that may synchronize
  * asks the tracker where to start, and starts there; otherwise it starts at 0.
  * Forward, after finishing block b it moves to b + 1, wrapping from nblocks - 1
  * to 0, and reports the block it moved to *before* testing whether it is back

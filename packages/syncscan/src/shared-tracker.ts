@@ -2,7 +2,7 @@
  * The tracker in a SharedArrayBuffer, for scans running in worker threads.
  *
  * PostgreSQL keeps the syncscan list in shared memory under one LWLock,
- * SyncScanLock (postgres.md 2.1): a backend looking up where to start takes it
+ * SyncScanLock (apps/docs/src/reference/synchronized-scans.md#syncscan-constants): a backend looking up where to start takes it
  * exclusively and waits if it must; a backend reporting its position uses a
  * conditional acquire and, if the lock is busy, simply skips the report.
  * Here the list (lru.ts, the same code the in-process tracker runs) lives in

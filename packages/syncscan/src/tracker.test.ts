@@ -7,11 +7,11 @@ import { createSerialScan } from "./serial-scan.js";
 import { SharedSyncScanTracker } from "./shared-tracker.js";
 import { InProcessSyncScanTracker } from "./tracker.js";
 
-// Worked examples of postgres.md 2.1-2.2 (syncscan.c): a 20-slot LRU of
+// Worked examples of apps/docs/src/reference/synchronized-scans.md#syncscan-constants, apps/docs/src/reference/synchronized-scans.md#lru-of-scan-locations (syncscan.c): a 20-slot LRU of
 // (relation, location), lookups insert with location 0, reports keep only
 // multiples of 16 and never wait for the lock.
 
-describe("constants (postgres.md 2.1)", () => {
+describe("constants (apps/docs/src/reference/synchronized-scans.md#syncscan-constants)", () => {
   it("are PostgreSQL's: 20 slots, 128 kB / 8 kB = 16-block reports", () => {
     expect(SYNC_SCAN_NELEM).toBe(20);
     expect(SYNC_SCAN_REPORT_INTERVAL_BLOCKS).toBe(16);
@@ -42,7 +42,7 @@ describe("getLocation", () => {
     // The table was truncated to 4096 blocks: block 4096 no longer exists.
     expect(t.getLocation(7, 4096)).toBe(0);
     expect(t.getLocation(7, 100)).toBe(0);
-    // ss_get_location returns 0 but leaves the stored value alone (postgres.md 2.2).
+    // ss_get_location returns 0 but leaves the stored value alone (apps/docs/src/reference/synchronized-scans.md#lru-of-scan-locations).
     expect(t.entries()).toEqual([{ key: 7, location: 4096 }]);
     expect(t.getLocation(7, 4097)).toBe(4096);
   });

@@ -1,7 +1,7 @@
 /**
  * The tracker: where should a new scan of this relation start?
  *
- * This is PostgreSQL's syncscan.c (postgres.md 2.1-2.2) around the LRU list in
+ * This is PostgreSQL's syncscan.c (apps/docs/src/reference/synchronized-scans.md#syncscan-constants, apps/docs/src/reference/synchronized-scans.md#lru-of-scan-locations) around the LRU list in
  * lru.ts. A scan that is about to start asks getLocation(key, nblocks): under
  * an exclusive lock the list is searched (moving the relation to the head and,
  * on a miss, inserting it with location 0 in place of the least recently used
@@ -41,9 +41,9 @@ export type { SyncScanEntry } from "./lru.js";
 
 /** Options shared by both trackers. */
 export interface SyncScanTrackerOptions {
-  /** LRU slots; PostgreSQL's SYNC_SCAN_NELEM = 20 (postgres.md 2.1). Must be > 1. */
+  /** LRU slots; PostgreSQL's SYNC_SCAN_NELEM = 20 (apps/docs/src/reference/synchronized-scans.md#syncscan-constants). Must be > 1. */
   nelem?: number;
-  /** Only blocks that are multiples of this are stored; SYNC_SCAN_REPORT_INTERVAL = 16 (postgres.md 2.1). */
+  /** Only blocks that are multiples of this are stored; SYNC_SCAN_REPORT_INTERVAL = 16 (apps/docs/src/reference/synchronized-scans.md#syncscan-constants). */
   reportIntervalBlocks?: number;
 }
 
@@ -94,7 +94,7 @@ export interface SyncScanTracker {
 
 /**
  * @internal The options of either tracker checked and defaulted (PostgreSQL's
- * SYNC_SCAN_NELEM and SYNC_SCAN_REPORT_INTERVAL, postgres.md 2.1), and an empty
+ * SYNC_SCAN_NELEM and SYNC_SCAN_REPORT_INTERVAL, apps/docs/src/reference/synchronized-scans.md#syncscan-constants), and an empty
  * list laid out in a buffer from `allocate`.
  */
 export function newTrackerWords<B extends ArrayBufferLike>(
@@ -152,7 +152,7 @@ export abstract class SyncScanTrackerBase implements SyncScanTracker {
     } finally {
       this.unlock();
     }
-    // The table may have been truncated since the location was stored (postgres.md 2.2).
+    // The table may have been truncated since the location was stored (apps/docs/src/reference/synchronized-scans.md#lru-of-scan-locations).
     return location >= nblocks ? 0 : location;
   }
 

@@ -27,14 +27,14 @@
  * The sequence of reads and advice must be the server's, element by element.
  */
 import {
+  BITMAP_2022_LAYOUTS,
+  type Bitmap2022Layout,
   BitmapHeapScanPrefetcher,
+  bitmap2022Query,
+  bitmap2022Table,
   type EicFormula,
   HeapBitmapBuilder,
   pgbenchAccountsBitmap,
-  SEED004_LAYOUTS,
-  type Seed004Layout,
-  seed004Query,
-  seed004Table,
 } from "@scanlab/bitmap-prefetch";
 import {
   type Cluster,
@@ -87,15 +87,15 @@ interface Query {
 
 function queries(): Query[] {
   const out: Query[] = [];
-  const layoutEics: Record<Seed004Layout, number[]> = {
+  const layoutEics: Record<Bitmap2022Layout, number[]> = {
     random: [0, 1, 16, 64],
     "random-8": [16],
     "random-32": [16],
     sequential: [1, 16],
   };
-  for (const layout of SEED004_LAYOUTS) {
-    const t = seed004Table({ layout, seed: SEED, tableBlocks: TABLE_BLOCKS });
-    const q = seed004Query(t, { selectivity: SELECTIVITY, seed: SEED });
+  for (const layout of BITMAP_2022_LAYOUTS) {
+    const t = bitmap2022Table({ layout, seed: SEED, tableBlocks: TABLE_BLOCKS });
+    const q = bitmap2022Query(t, { selectivity: SELECTIVITY, seed: SEED });
     const table = `t_${layout.replace("-", "_")}`;
     const cond = `a between ${q.lowValue} and ${q.highValue}`;
     for (const eic of layoutEics[layout]) {
@@ -122,8 +122,8 @@ function queries(): Query[] {
 }
 
 async function createTables(pg: Cluster): Promise<void> {
-  for (const layout of SEED004_LAYOUTS) {
-    const t = seed004Table({ layout, seed: SEED, tableBlocks: TABLE_BLOCKS });
+  for (const layout of BITMAP_2022_LAYOUTS) {
+    const t = bitmap2022Table({ layout, seed: SEED, tableBlocks: TABLE_BLOCKS });
     const table = `t_${layout.replace("-", "_")}`;
     await pg.psql(
       `create table ${table} (a int, padding text) with (autovacuum_enabled = off);
@@ -248,9 +248,9 @@ function firstDifference(server: string[], model: string[]): string | null {
 
 /** The data-set generator's bitmap for a case (null for the pgbench table). */
 function generatorBitmap(c: BitmapCase): [number, number, number][] | null {
-  const layout = SEED004_LAYOUTS.find((l) => c.name.startsWith(`${l} `));
+  const layout = BITMAP_2022_LAYOUTS.find((l) => c.name.startsWith(`${l} `));
   const pages = layout
-    ? seed004Query(seed004Table({ layout, seed: SEED, tableBlocks: TABLE_BLOCKS }), {
+    ? bitmap2022Query(bitmap2022Table({ layout, seed: SEED, tableBlocks: TABLE_BLOCKS }), {
         selectivity: SELECTIVITY,
         seed: SEED,
       }).bitmap

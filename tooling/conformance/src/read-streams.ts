@@ -30,7 +30,7 @@
  * stream here because the backend pin allowance (NBuffers / (MaxBackends +
  * auxiliary processes)) is the smaller limit.
  */
-import { seed004Query, seed004Table } from "@scanlab/bitmap-prefetch";
+import { bitmap2022Query, bitmap2022Table } from "@scanlab/bitmap-prefetch";
 import {
   type Cluster,
   RELATION_READ_TRACE,
@@ -85,7 +85,7 @@ async function setup(pg: Cluster, major: Major): Promise<void> {
   );
   if (major >= 18) {
     for (const layout of ["random", "random-8"] as const) {
-      const t = seed004Table({ layout, seed: SEED, tableBlocks: 3000 });
+      const t = bitmap2022Table({ layout, seed: SEED, tableBlocks: 3000 });
       const table = `t_${layout.replace("-", "_")}`;
       await pg.psql(
         `create table ${table} (a int, padding text) with (autovacuum_enabled = off);
@@ -152,7 +152,7 @@ async function capture(pg: Cluster, major: Major): Promise<StreamCase[]> {
   if (major >= 18) {
     for (const layout of ["random", "random-8"] as const) {
       const table = `t_${layout.replace("-", "_")}`;
-      const q = seed004Query(seed004Table({ layout, seed: SEED, tableBlocks: 3000 }), {
+      const q = bitmap2022Query(bitmap2022Table({ layout, seed: SEED, tableBlocks: 3000 }), {
         selectivity: 0.05,
         seed: SEED,
       });

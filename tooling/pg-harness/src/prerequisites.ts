@@ -2,7 +2,7 @@
  * Finding what a live PostgreSQL test needs (the server binaries, strace) and
  * deciding what to do when something is missing: skip with the reason
  * printed, except under SCANLAB_REQUIRE_LIVE=1 (CI), where a missing
- * prerequisite must fail the test (helpers-common.md, "Live tests").
+ * prerequisite must fail the test.
  */
 import { accessSync, constants, existsSync, readdirSync } from "node:fs";
 import { delimiter, join } from "node:path";

@@ -15,7 +15,7 @@
  *
  * On top of TypeDoc's rules, each entry point (`.` and `./node`) carries at
  * least one `@example`; exported functions and classes without one are
- * listed in the test output (DESIGN.md asks for examples "on the main ones",
+ * listed in the test output (apps/docs/src/reference/design.md asks for examples "on the main ones",
  * which a test cannot decide).
  */
 import { relative } from "node:path";

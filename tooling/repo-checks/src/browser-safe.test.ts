@@ -1,5 +1,5 @@
 /**
- * DESIGN.md: every package except file-scan (and the CLI) runs in a browser,
+ * apps/docs/src/reference/design.md: every package except file-scan (and the CLI) runs in a browser,
  * so the docs playground can run the simulator. The rule is checked on the
  * built main entry (what a bundler would pull in), not on the sources:
  * no import of a Node built-in, and no use of `process` or `Buffer`.

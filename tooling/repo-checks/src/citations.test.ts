@@ -108,8 +108,10 @@ describe("findRetiredCitations", () => {
   });
 
   it("finds seed files, singular and plural", () => {
-    const found = findRetiredCitations(`// ${seed("004")}'s table; seeds 001 and 002`);
-    expect(found.map((p) => p.kind)).toEqual(["seed", "seed"]);
+    const found = findRetiredCitations(
+      `// ${seed("004")}'s table; seeds 001 and 002; the ${"seed"}-004 bitmap`,
+    );
+    expect(found.map((p) => p.kind)).toEqual(["seed", "seed", "seed"]);
   });
 
   it("leaves alone names that only contain a retired name, PRNG seeds and identifiers", () => {

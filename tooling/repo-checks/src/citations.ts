@@ -6,7 +6,7 @@
  * four reference documents scanlab was first written from (named postgres,
  * readahead, devices and targets, each with the `.md` extension), the design
  * note (DESIGN with `.md`), section signs without a document, and the seed
- * files ("seed" followed by a zero-padded number) all stay outside the
+ * files ("seed", a space or hyphen, and a zero-padded number) all stay outside the
  * repository. Their content now lives in the docs app's reference pages,
  * `apps/docs/src/reference/`, and code cites a page by its path and the anchor
  * of a heading.
@@ -229,7 +229,7 @@ const RETIRED = new RegExp(
   "g",
 );
 const SECTION_SIGN = /\u00a7\s?\d+(?:\.\d+)*/g;
-const SEED = /\b[Ss]eeds?\s+0\d\d\b(?:\s+and\s+0\d\d\b)?/g;
+const SEED = /\b[Ss]eeds?(?:\s+|-)0\d\d\b(?:\s+and\s+0\d\d\b)?/g;
 
 /**
  * Mentions of what does not ship: the retired reference documents and the
@@ -354,9 +354,9 @@ function linkedPage(target: string, from: string): { page: string; anchor: strin
  * and returns the page's Markdown, or undefined when there is no such file.
  *
  * @example
- * const pages = { "apps/docs/src/reference/a.md": "# A\n\n## Sizing\n" };
+ * const pages = { "apps/docs/src/reference/linux-readahead.md": "# Linux\n\n## Sizing functions\n" };
  * checkCitations(
- *   [{ path: "src/x.ts", text: "// apps/docs/src/reference/a.md#sizing" }],
+ *   [{ path: "src/x.ts", text: "// apps/docs/src/reference/linux-readahead.md#sizing-functions" }],
  *   (p) => pages[p as keyof typeof pages],
  * ); // []
  */
@@ -413,10 +413,13 @@ export const CITING_EXTENSIONS = [
   ".json",
 ] as const;
 
+/** Folders never searched: dependencies, build output, coverage reports. */
+const SKIPPED_FOLDERS = new Set(["node_modules", "dist", "docs-dist", "coverage"]);
+
 /** Every file under `dir` (absolute) with one of the extensions, skipping dependencies and build output. */
 function walk(dir: string, out: string[]): void {
   for (const name of readdirSync(dir)) {
-    if (name === "node_modules" || name === "dist" || name.startsWith(".")) continue;
+    if (SKIPPED_FOLDERS.has(name) || name.startsWith(".")) continue;
     const full = join(dir, name);
     if (statSync(full).isDirectory()) walk(full, out);
     else if (CITING_EXTENSIONS.some((ext) => name.endsWith(ext))) out.push(full);

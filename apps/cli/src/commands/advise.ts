@@ -6,7 +6,7 @@
  *    parallel_workers): workers 0, 1, 2, 4, ... up to cores - 1, against the
  *    default of 2; the smallest count within 5% of the fastest is recommended
  *    (more workers than that cost CPU for nothing).
- * 2. effective_io_concurrency: 0 ... 256 (targets.md T7: on nearly sequential
+ * 2. effective_io_concurrency: 0 ... 256 (apps/docs/src/reference/experiments.md#t7-effective-io-concurrency-on-sata-ssds: on nearly sequential
  *    bitmap pages 1 can be much slower than 0), against the version's default
  *    (1 up to PG17, 16 from PG18); the smallest value within 2% of the best.
  * 3. read_ahead_kb (Linux): 128 kB ... 4 MB, against the device's default;
@@ -54,7 +54,7 @@ import { parseSeed, validateScenario } from "./scenario-input.js";
 
 /** PostgreSQL's default max_parallel_workers_per_gather (guc_tables.c). */
 const DEFAULT_WORKERS = 2;
-/** PARALLEL_SEQSCAN_NCHUNKS and PARALLEL_SEQSCAN_MAX_CHUNK_SIZE (targets.md T12, PG14+ tableam.c), as block-allocator models them. */
+/** PARALLEL_SEQSCAN_NCHUNKS and PARALLEL_SEQSCAN_MAX_CHUNK_SIZE (apps/docs/src/reference/experiments.md#t12-constants-the-simulator-encodes, PG14+ tableam.c), as block-allocator models them. */
 const NCHUNKS = PG14_NCHUNKS;
 const MAX_CHUNK_BLOCKS = PG14_MAX_CHUNK_BLOCKS;
 /** Tolerances for "as good as the best": simulated differences below these are noise-level choices (scanlab's choice). */
@@ -314,7 +314,7 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
       ...timing(times, defIdx, best),
       why: flat
         ? `every value within ${SETTING_WITHIN * 100}%: this ${workload} does not depend on it`
-        : `the smallest value within ${SETTING_WITHIN * 100}% of the best (targets.md T7: 1 can be slower than 0 on nearly sequential pages)`,
+        : `the smallest value within ${SETTING_WITHIN * 100}% of the best (apps/docs/src/reference/experiments.md#t7-effective-io-concurrency-on-sata-ssds: 1 can be slower than 0 on nearly sequential pages)`,
       sweep: values.map((v, i) => ({ value: String(v), timeS: times[i] ?? null })),
       command: `${fullCommand} --workers ${workers} --vary effective-io-concurrency=${values.join(",")}`,
     });

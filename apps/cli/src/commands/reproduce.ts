@@ -1,6 +1,6 @@
 /**
  * `scanlab reproduce [T1 ... | all]`: run the built-in reproduction targets
- * of @scanlab/simulator (targets.md) and report, per target, its assumptions,
+ * of @scanlab/simulator (apps/docs/src/reference/experiments.md) and report, per target, its assumptions,
  * the calibration of its one unknown, the published figures beside the
  * simulated ones, the ratio checks and the "must reproduce" statements. With
  * `--report DIR`: SVG and PNG charts and one self-contained HTML report.

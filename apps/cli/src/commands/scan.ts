@@ -7,7 +7,7 @@
  * was cold or warm (measured with fincore, not assumed).
  *
  * `--compare pg96,pg14,...` runs several allocators back to back on the same
- * file (seed 001's experiment on your own disk) and, with `--device` (a
+ * file (the experiment of Munro's 2020 FreeBSD report, postgr.es/m/CA+hUKGJ_EErDv41YycXcbMbCBkztA34+z1ts9VQH+ACRuvpxig@mail.gmail.com, on your own disk) and, with `--device` (a
  * profile from `scanlab calibrate`), sets the simulator's prediction for that
  * device beside each measured run.
  */
@@ -56,7 +56,7 @@ export interface ScanRun {
   prediction: RowMetrics | null;
 }
 
-/** The Linux readahead rule set the simulator should use for this kernel (readahead.md: <= 6.9 / >= 6.10). */
+/** The Linux readahead rule set the simulator should use for this kernel (apps/docs/src/reference/linux-readahead.md#version-table: <= 6.9 / >= 6.10). */
 export function linuxLine(kernelRelease: string): "linux-5.4" | "linux-6.10" {
   const m = /^(\d+)\.(\d+)/.exec(kernelRelease);
   if (!m) return "linux-5.4";

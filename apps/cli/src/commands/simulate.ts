@@ -74,7 +74,7 @@ export function describeScenario(r: ResolvedScenario): string[] {
     const alloc = s.allocator ? ` allocator ${s.allocator.kind}` : "";
     const bitmap =
       s.kind === "bitmap" && s.bitmap
-        ? ` (${"pgbench" in s.bitmap ? "pgbench seed 004" : `${s.bitmap.dataset}, ${(s.bitmap.selectivity * 100).toFixed(1)}%`})`
+        ? ` (${"pgbench" in s.bitmap ? "pgbench_accounts, scale 3000" : `${s.bitmap.dataset}, ${(s.bitmap.selectivity * 100).toFixed(1)}%`})`
         : "";
     const eic =
       s.effectiveIoConcurrency === undefined ? "" : `, effective_io_concurrency ${s.effectiveIoConcurrency}`;

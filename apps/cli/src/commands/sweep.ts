@@ -2,7 +2,7 @@
  * `scanlab sweep --vary NAME=V1,V2,... [--vary NAME2=...]`: one scenario
  * (file and/or flags) simulated at every combination of one or two varied
  * settings, spread over the machine's cores with worker threads, printed as
- * seed 004's table: a time per cell and the percentage of a baseline column
+ * the table of Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”): a time per cell and the percentage of a baseline column
  * (the first value of the first varied setting, or `--baseline`), green when
  * faster and red when slower on a terminal. `--report DIR` adds a chart.
  * The whole grid's work is estimated before anything runs (work-budget.ts).

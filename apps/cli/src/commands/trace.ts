@@ -4,7 +4,7 @@
  * request sizes, runs of consecutive reads) or blkparse text output (per
  * process: queued read requests; for the device: issued requests after
  * merging), with the shape each process's reads had: one run, block by block
- * (PG 11-13 parallel workers striding, targets.md T1), or runs of N blocks
+ * (PG 11-13 parallel workers striding, apps/docs/src/reference/experiments.md#t1-freebsd-ufs-striding-and-64-block-chunks), or runs of N blocks
  * (PG14+ chunks).
  */
 import type { Ctx } from "../context.js";

@@ -1,7 +1,6 @@
 /**
  * Bad input, across every command: each case must exit with status 2 and say
- * on stderr, in one line and without a stack trace, what was wrong (issue 8,
- * "Tests"). The `mentions` column is a word the line has to contain, so a
+ * on stderr, in one line and without a stack trace, what was wrong. The `mentions` column is a word the line has to contain, so a
  * case cannot pass with an unrelated message.
  */
 import { constants } from "node:buffer";

@@ -135,7 +135,7 @@ describe("advise", () => {
     expect(settings).toContain("effective_io_concurrency");
     expect(settings.some((s: string) => s.startsWith("read_ahead_kb"))).toBe(true);
     const cap = json.recommendations.find((x: { setting: string }) => x.setting.startsWith("chunk cap"));
-    // 128 MB = 16,384 blocks: chunks of next_pow2(16384 / 2048) = 8 blocks, far below the 8192 cap (targets.md T12).
+    // 128 MB = 16,384 blocks: chunks of next_pow2(16384 / 2048) = 8 blocks, far below the 8192 cap (apps/docs/src/reference/experiments.md#t12-constants-the-simulator-encodes).
     if (cap) expect(cap.recommended).toBe("does not matter");
     for (const x of json.recommendations) expect(x.command).toMatch(/^scanlab sweep /);
     expect(json.scale).toBeNull();

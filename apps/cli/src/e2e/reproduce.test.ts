@@ -83,11 +83,11 @@ describe("reproduce --json", () => {
     });
   }
 
-  it("carries the published figures of targets.md and what the rows say", async () => {
+  it("carries the published figures of apps/docs/src/reference/experiments.md and what the rows say", async () => {
     const r = await runBin(subsets[0]![1]);
     const json = JSON.parse(r.stdout);
     const t4 = json.targets[0];
-    // targets.md T4, Q2 runs: 5 854 / 5 926 / 5 859 ms (spinlock), 5 826 / 5 849 / 5 816 (atomics), 5 789 / 5 837 / 5 821 (batch-10): means.
+    // apps/docs/src/reference/experiments.md#t4-allocator-lock-contention-at-72-processes, Q2 runs: 5 854 / 5 926 / 5 859 ms (spinlock), 5 826 / 5 849 / 5 816 (atomics), 5 789 / 5 837 / 5 821 (batch-10): means.
     const pub = Object.fromEntries(
       t4.rows.map((x: { id: string; published: { timeS: number } }) => [x.id, x.published.timeS]),
     );
@@ -99,7 +99,7 @@ describe("reproduce --json", () => {
     expect(json.summary.statements).toBe(t4.statements.length);
   });
 
-  it("T7 (c): prefetching one page ahead helps scattered pages and hurts sequential ones (targets.md T7)", async () => {
+  it("T7 (c): prefetching one page ahead helps scattered pages and hurts sequential ones (apps/docs/src/reference/experiments.md#t7-effective-io-concurrency-on-sata-ssds)", async () => {
     const r = await runBin(subsets[1]![1]);
     const rows = Object.fromEntries(
       JSON.parse(r.stdout).targets[0].rows.map((x: { id: string; simulated: { timeS: number } }) => [

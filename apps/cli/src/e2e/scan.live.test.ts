@@ -42,7 +42,7 @@ describe("scan --cold", () => {
     const blocksPerClaim = (x: { result: { perWorker: { blocks: number; claims: number }[] } }) =>
       x.result.perWorker.reduce((a, w) => a + w.blocks, 0) /
       x.result.perWorker.reduce((a, w) => a + w.claims, 0);
-    // targets.md T12: PG11-13 hand out 1 block per request; Munro's 2020 prototype ranges of up to 64 (T1).
+    // apps/docs/src/reference/experiments.md#t12-constants-the-simulator-encodes: PG11-13 hand out 1 block per request; Munro's 2020 prototype ranges of up to 64 (T1).
     expect(blocksPerClaim(runs[0])).toBe(1);
     expect(blocksPerClaim(runs[1])).toBeGreaterThan(2);
     expect(blocksPerClaim(runs[1])).toBeLessThanOrEqual(64);

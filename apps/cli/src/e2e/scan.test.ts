@@ -1,7 +1,7 @@
 /**
  * `scan` on a real temporary file, as a user runs it: every block read
  * exactly once, the per-worker run shapes each allocator should give
- * (targets.md T1: pg11 hands out one block per call, so two workers read
+ * (apps/docs/src/reference/experiments.md#t1-freebsd-ufs-striding-and-64-block-chunks: pg11 hands out one block per call, so two workers read
  * runs of about one block; PG14 chunks give long runs), and Ctrl-C: exit 130
  * with the blocks read so far. The cold runs are in scan.live.test.ts.
  */

@@ -55,7 +55,7 @@ describe("sweep", () => {
     expect(point.timeS).toBeCloseTo(JSON.parse(one.stdout).result.queries[0].meanDurationS, 12);
   });
 
-  it("prints seed 004's table and colours percentages only when asked", async () => {
+  it("prints the 2022 eic benchmark table and colours percentages only when asked", async () => {
     const args = [
       "sweep",
       ...base,

@@ -49,7 +49,7 @@ describe("trace import", () => {
     const json = await importJson([unzip("pg15-parallel-2.strace"), "--path", relation]);
     expect(json.processes).toHaveLength(3);
     expect(json.processes.reduce((a, p) => a + p.reads, 0)).toBe(TABLE_BLOCKS);
-    // postgres.md 1.6 / targets.md T12: chunk = next_pow2(20000 / 2048) = 16 blocks, ramping
+    // apps/docs/src/reference/parallel-block-allocation.md#smaller-relations / apps/docs/src/reference/experiments.md#t12-constants-the-simulator-encodes: chunk = next_pow2(20000 / 2048) = 16 blocks, ramping
     // down to 1 at the end; a process's runs are one or more adjacent chunks.
     for (const p of json.processes) {
       expect(p.meanRunBytes / 8192).toBeGreaterThan(4);

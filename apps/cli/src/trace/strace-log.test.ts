@@ -62,7 +62,7 @@ describe("parseStraceLog", () => {
 });
 
 describe("summariseReads", () => {
-  it("a striding pair (PG 11-13, targets.md T1): every read is its own run", () => {
+  it("a striding pair (PG 11-13, apps/docs/src/reference/experiments.md#t1-freebsd-ufs-striding-and-64-block-chunks): every read is its own run", () => {
     const reads = Array.from({ length: 8 }, (_, i) => ({
       pid: i % 2 === 0 ? 1 : 2,
       file: "f",

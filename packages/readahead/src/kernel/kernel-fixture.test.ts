@@ -1,6 +1,6 @@
 /**
  * The Linux model against a measurement of the real kernel, committed as a
- * fixture: Linux 6.18.44 on the 2-core VM this package was built on, ext4 on
+ * fixture: Linux 6.18.44 on a 2-core VM, ext4 on
  * a virtio disk with read_ahead_kb 8192, max_sectors_kb 4096, max_segments
  * 254 (see the README, "Measured on the real kernel"). The fixture holds what
  * the kernel did (fincore after each read of two cold ramps; median request
@@ -64,7 +64,7 @@ describe("the linux model against Linux 6.18 (committed measurement)", () => {
 /**
  * A second measurement on the same kernel at the default read_ahead_kb 128,
  * on a loop device (ext4 in a 3 GiB image, direct I/O), so the 128 KiB
- * regime of readahead.md §5.1 is held to the real kernel too. Striding and
+ * regime of apps/docs/src/reference/readahead-predictions.md#linux-predictions is held to the real kernel too. Striding and
  * 16-block chunks do not agree there, and the kernel does not agree with
  * itself either (its three runs of stride 2 gave 11 261 to 18 965 requests):
  * with 128 KiB windows, which reader reaches which marker first is decided by

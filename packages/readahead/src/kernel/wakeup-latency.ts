@@ -8,7 +8,7 @@
  * "striding" readers take runs of consecutive blocks instead of
  * alternating, and the kernel sees sequential readers (INITIAL windows)
  * where an idle machine would show interleaved ones (CONTEXT and MARKER).
- * On the 2-core VM this package was built on, the median was 10 µs but one
+ * On a loaded 2-core VM (Linux 6.18), the median was 10 µs but one
  * wake-up in ten took over 2 ms while other jobs ran.
  *
  * Measured as a futex ping-pong (`Atomics.wait` / `Atomics.notify`) between

@@ -1,8 +1,8 @@
 /**
- * Bitmap heap scans the PostgreSQL 13-17 way (postgres.md 3.2): one 8 kB read
+ * Bitmap heap scans the PostgreSQL 13-17 way (apps/docs/src/reference/bitmap-heap-scan-prefetch.md#pg13-to-17-prefetch): one 8 kB read
  * per bitmap page, posix_fadvise(WILLNEED) advice ahead of it up to
  * effective_io_concurrency pages, normal buffer replacement. Scenarios are
- * built the way T7 builds its synthetic rows (seed-004 data sets), on a
+ * built the way T7 builds its synthetic rows (the 2022 bitmap data sets), on a
  * 20,000-block table instead of 131,072. The OS port is wrapped to see every
  * read and every piece of advice the scan gives the OS.
  */
@@ -119,7 +119,7 @@ describe("effective_io_concurrency", () => {
       const s = bitmapScenario("random", { effectiveIoConcurrency: eic });
       const pages = pagesOf(s);
       const { log } = run(s);
-      // PrefetchBuffer advises one block per call (postgres.md 3.2).
+      // PrefetchBuffer advises one block per call (apps/docs/src/reference/bitmap-heap-scan-prefetch.md#prefetchbuffer).
       expect(log.advisedBlocks).toHaveLength(log.adviceCalls);
       const advised = sorted(log.advisedBlocks);
       expect(new Set(advised).size).toBe(advised.length);
@@ -144,7 +144,7 @@ describe("effective_io_concurrency", () => {
     expect(t16.device.meanQueueDepth).toBeGreaterThan(2);
   });
 
-  it("seed 004's regression: on a sequential bitmap eic 1 replaces 128 kB readahead by 8 kB advised reads and is slower", () => {
+  it("the regression of the 2022 eic benchmark: on a sequential bitmap eic 1 replaces 128 kB readahead by 8 kB advised reads and is slower", () => {
     const off = run(bitmapScenario("sequential", { effectiveIoConcurrency: 0 })).r;
     const one = run(bitmapScenario("sequential", { effectiveIoConcurrency: 1 })).r;
     expect(off.device.avgReadKb).toBeGreaterThan(100);
@@ -169,7 +169,7 @@ describe("policies and errors", () => {
   });
 
   it("pg84's spindle formula: eic 2 prefetches as far as PG13's eic 3, eic 4 as far as eic 8", () => {
-    // round(n x H(n)): 2 -> round(2 + 1) = 3; 4 -> round(4 + 2 + 1.33 + 1) = 8 (postgres.md 3.1).
+    // round(n x H(n)): 2 -> round(2 + 1) = 3; 4 -> round(4 + 2 + 1.33 + 1) = 8 (apps/docs/src/reference/bitmap-heap-scan-prefetch.md#spindle-formula).
     const device = (eic: number, prefetch: "pg13" | "pg84") =>
       run(bitmapScenario("random", { effectiveIoConcurrency: eic, prefetch })).r.device;
     expect(device(2, "pg84")).toEqual(device(3, "pg13"));

@@ -1,12 +1,12 @@
 /**
- * A process running a bitmap heap scan the PostgreSQL 13-17 way (postgres.md
- * 3.2): take the next page of the bitmap, read it with one synchronous 8 kB
+ * A process running a bitmap heap scan the PostgreSQL 13-17 way (apps/docs/src/reference/bitmap-heap-scan-prefetch.md#pg13-to-17-prefetch
+ * ): take the next page of the bitmap, read it with one synchronous 8 kB
  * read (shared buffers first, normal replacement, no ring), then let the
  * prefetch policy issue its posix_fadvise(WILLNEED) calls, then spend CPU on
  * the page's tuples. The policy (@scanlab/bitmap-prefetch: `pg13`, or the
  * `adaptive` one) decides what to advise; the OS model turns advice into
  * forced reads without a readahead marker and turns plain reads into kernel
- * readahead, which is where seed 004's regression comes from (eic=1 replaces
+ * readahead, which is where the regression of Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”) comes from (eic=1 replaces
  * 128 kB-6 MB readahead windows by 8 kB advised reads).
  *
  * Event discipline as in seqscan-participant.ts: the page read is submitted

@@ -1,6 +1,6 @@
 /**
  * Several queries on one machine: their own start times, and what
- * synchronized scans (postgres.md 2.1-2.6) and the shared OS page cache do
+ * synchronized scans (apps/docs/src/reference/synchronized-scans.md) and the shared OS page cache do
  * when they scan the same table. The scenarios are small (20,000 to 40,000
  * blocks of 8 kB on the Intel 320 model) and use exact CPU costs (jitter 0).
  */
@@ -239,7 +239,7 @@ describe("synchronized scans: where a second query starts", () => {
     const first = run(pair(`${JOIN_S}s`));
     const joinerStart = first.queries[1]!.runs[0]!.startBlock;
     // A third query after both finished starts where the last scan to report left the table:
-    // the joiner's own start block (postgres.md 2.4 step 6).
+    // the joiner's own start block (apps/docs/src/reference/synchronized-scans.md#serial-scans step 6).
     const s = pair(`${JOIN_S}s`);
     s.queries.push({ name: "after", table: "t", start: 10 });
     const r = run(s);

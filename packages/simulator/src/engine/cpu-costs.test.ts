@@ -1,13 +1,13 @@
 /**
  * CPU cost helpers against the formulas and defaults documented in
- * cpu-costs.ts (devices.md section 9 for the pread, [I] for the rest).
+ * cpu-costs.ts (apps/docs/src/reference/storage-devices.md#copying-8-kb-from-the-page-cache for the pread, [I] for the rest).
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CPU_COSTS, pageWorkUs, preadUs, resolveCpuCosts } from "./cpu-costs.js";
 import { DEFAULT_CPU_JITTER } from "./cpu-jitter.js";
 
 describe("DEFAULT_CPU_COSTS", () => {
-  it("uses the jitter documented in cpu-jitter.ts (readahead.md 5's +-30%)", () => {
+  it("uses the jitter documented in cpu-jitter.ts (+-30%, apps/docs/src/reference/readahead-predictions.md#simulation-assumptions)", () => {
     expect(DEFAULT_CPU_COSTS.jitter).toBe(DEFAULT_CPU_JITTER);
     expect(DEFAULT_CPU_JITTER).toBe(0.3);
   });
@@ -16,7 +16,7 @@ describe("DEFAULT_CPU_COSTS", () => {
     expect(Object.isFrozen(DEFAULT_CPU_COSTS)).toBe(true);
   });
 
-  it("a cached 8 kB pread costs 0.35 + 8192 / 12000 = 1.033 us, devices.md's measured ~1.05 us", () => {
+  it("a cached 8 kB pread costs 0.35 + 8192 / 12000 = 1.033 us, against the measured ~1.05 us of apps/docs/src/reference/storage-devices.md#copying-8-kb-from-the-page-cache", () => {
     expect(preadUs(DEFAULT_CPU_COSTS, 8192)).toBeCloseTo(0.35 + 8192 / 12000, 12);
     expect(preadUs(DEFAULT_CPU_COSTS, 8192)).toBeGreaterThan(1.0);
     expect(preadUs(DEFAULT_CPU_COSTS, 8192)).toBeLessThan(1.1);

@@ -9,7 +9,7 @@
  *
  * Defaults and where they come from:
  *
- * - readSyscallUs 0.35 and copyBytesPerUs 12000 (12 GB/s): devices.md section 9,
+ * - readSyscallUs 0.35 and copyBytesPerUs 12000 (12 GB/s): apps/docs/src/reference/storage-devices.md#copying-8-kb-from-the-page-cache,
  *   "t(8 KiB pread) = 0.3-0.4 us (syscall + page-cache lookup) + 8192 B /
  *   B_copy, B_copy about 10-14 GB/s from DRAM", which gives the measured
  *   1.05 us per cached 8 kB pread [M]. Older machines are slower; scenarios
@@ -19,10 +19,10 @@
  *   for scans that hit shared buffers, where it is small beside per-tuple work).
  * - perPageUs 1.0 and perTupleUs 0.05: page-level visibility work and a
  *   simple qual or count per tuple [I]. These are the unknowns a scenario may
- *   calibrate (targets.md: at most one, from the baseline row).
+ *   calibrate (apps/docs/src/reference/experiments.md#how-targets-are-used: at most one, from the baseline row).
  * - fadviseUs 2.0: one posix_fadvise(WILLNEED) system call on an uncached
  *   8 kB block, which allocates the page and submits a bio in the caller's
- *   context [I]; the seed-004 regression (eic=1 slower than 0) is mostly not
+ *   context [I]; the regression of the 2022 eic benchmark (eic=1 slower than 0) is mostly not
  *   this cost but the loss of kernel readahead, which the OS model produces.
  * - jitter 0.3: per-block CPU time varies by +-30% (cpu-jitter.ts).
  * - workerForkUs 300 and workerInitUs 1500: launching a parallel worker
@@ -30,7 +30,7 @@
  * - spinlockHoldUs 0.25 and atomicOpUs 0.1: moving one contended cache line
  *   between cores (a spinlock needs the line twice: acquire and release; an
  *   atomic fetch-add once) [I]. Cross-socket transfers on a 4-socket machine
- *   are slower; targets.md T4 is where these matter.
+ *   are slower; apps/docs/src/reference/experiments.md#t4-allocator-lock-contention-at-72-processes is where these matter.
  */
 
 import { DEFAULT_CPU_JITTER } from "./cpu-jitter.js";

@@ -1,7 +1,7 @@
 /**
  * Per-block CPU jitter: a seeded, deterministic multiplier of mean 1, within
  * +-jitter for one block, whose spread shrinks as 1/sqrt(n) for a stretch of
- * n blocks (readahead.md section 5's "+-30% jitter").
+ * n blocks ("+-30% jitter", apps/docs/src/reference/readahead-predictions.md#simulation-assumptions).
  */
 import { describe, expect, it } from "vitest";
 import { CpuJitter, DEFAULT_CPU_JITTER } from "./cpu-jitter.js";
@@ -23,7 +23,7 @@ function stats(xs: number[]): { mean: number; variance: number; min: number; max
 }
 
 describe("CpuJitter", () => {
-  it("the default is readahead.md's +-30%", () => {
+  it("the default is the +-30% of apps/docs/src/reference/readahead-predictions.md#simulation-assumptions", () => {
     expect(DEFAULT_CPU_JITTER).toBe(0.3);
   });
 

@@ -6,7 +6,7 @@
  *
  * Model: each block's CPU time is its mean times (1 + u), u uniform in
  * [-jitter, +jitter], independently per block. The default jitter, 0.3, is
- * the assumption readahead.md section 5's reference simulation made ("15 us
+ * the assumption the reference simulation of apps/docs/src/reference/readahead-predictions.md#simulation-assumptions made ("15 us
  * CPU per block (+-30% jitter)"); it is not measured. A stretch of n blocks
  * draws one sample of the sum: mean n, and the sum's spread, which shrinks
  * as 1/sqrt(n) relative to the mean (approximated by a uniform of the same
@@ -14,7 +14,7 @@
  * xorshift generator per process.
  */
 
-/** readahead.md section 5: "15 us CPU per block (+-30% jitter)". */
+/** apps/docs/src/reference/readahead-predictions.md#simulation-assumptions: "15 us CPU per block (+-30% jitter)". */
 export const DEFAULT_CPU_JITTER = 0.3;
 
 /** Seeded per-process source of CPU-time multipliers. */

@@ -13,6 +13,8 @@ import {
   AdaptiveBitmapPrefetcher,
   BitmapHeapScanPrefetcher,
   type BitmapScanPolicy,
+  bitmap2022Query,
+  bitmap2022Table,
   DEFAULT_PROCS_PG17,
   DEFAULT_PROCS_PG18,
   type HeapBitmap,
@@ -21,8 +23,6 @@ import {
   pgbenchAccountsBitmap,
   ReadStream,
   type ReadStreamVersion,
-  seed004Query,
-  seed004Table,
 } from "@scanlab/bitmap-prefetch";
 import { SYNC_SCAN_REPORT_INTERVAL_BLOCKS } from "@scanlab/syncscan";
 import { ScenarioError } from "../errors.js";
@@ -47,7 +47,7 @@ export interface AdaptiveInputs {
   readaheadBlocks: number;
 }
 
-/** io_combine_limit's default (and io_max_combine_limit's, PG18+): 16 blocks = 128 kB (postgres.md 4.1; targets.md T12). */
+/** io_combine_limit's default (and io_max_combine_limit's, PG18+): 16 blocks = 128 kB (apps/docs/src/reference/read-streams.md#stream-parameters; apps/docs/src/reference/experiments.md#t12-constants-the-simulator-encodes). */
 export const DEFAULT_IO_COMBINE_LIMIT = 16;
 
 /** PostgreSQL's effective_io_concurrency default by version: 16 with 18's I/O (ff79b5b2ab), else 1 (guc_tables.c). */
@@ -77,8 +77,8 @@ export function bitmapFor(spec: QuerySpec, nblocks: number): HeapBitmap {
       // resolveScenario has checked that the table is pgbench_accounts at scale 3000.
       bitmap = pgbenchAccountsBitmap({}).bitmap;
     } else {
-      const table = seed004Table({ layout: b.dataset, seed: b.seed ?? 4, tableBlocks: nblocks });
-      bitmap = seed004Query(table, { selectivity: b.selectivity, seed: (b.seed ?? 4) + 1 }).bitmap;
+      const table = bitmap2022Table({ layout: b.dataset, seed: b.seed ?? 4, tableBlocks: nblocks });
+      bitmap = bitmap2022Query(table, { selectivity: b.selectivity, seed: (b.seed ?? 4) + 1 }).bitmap;
     }
     // A memory bound of ours (a sweep rarely uses more than a few dozen bitmaps), not a model figure.
     if (bitmapCache.size > 64) bitmapCache.clear();
@@ -267,11 +267,11 @@ export function startProcesses(setup: RunSetup): RunProcesses {
 
 /**
  * MaxBackends + NUM_AUXILIARY_PROCS for max_connections = `maxConnections`,
- * which sizes the read stream's pin limit (postgres.md 2.7): everything but
+ * which sizes the read stream's pin limit (apps/docs/src/reference/buffer-ring.md#ring-size-with-pg18-defaults): everything but
  * the connections is fixed with default settings, so it is the version's
  * default count with 100 connections replaced.
  */
 function procsFor(model: PgModel, maxConnections: number): number {
-  // 100: max_connections' default, which DEFAULT_PROCS_PG17/18 assume (postgres.md 2.7: 100 connections -> 174).
+  // 100: max_connections' default, which DEFAULT_PROCS_PG17/18 assume (apps/docs/src/reference/buffer-ring.md#ring-size-with-pg18-defaults: 100 connections -> 174).
   return maxConnections - 100 + (asyncIo(model) ? DEFAULT_PROCS_PG18 : DEFAULT_PROCS_PG17);
 }

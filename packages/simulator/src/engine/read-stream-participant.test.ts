@@ -1,5 +1,5 @@
 /**
- * Scans on read streams (postgres.md 4): PG17+ sequential scans and PG18+
+ * Scans on read streams (apps/docs/src/reference/read-streams.md): PG17+ sequential scans and PG18+
  * bitmap heap scans. What the stream does shows in the reads it hands the
  * OS: direct I/O (os "none") passes each read() to the device unchanged, so
  * the device's read sizes are the stream's combined reads. The OS port is

@@ -1,6 +1,6 @@
 /**
  * A process whose scan runs on a read stream (PostgreSQL 17+ sequential
- * scans, 18+ bitmap heap scans; postgres.md 4). The stream (from
+ * scans, 18+ bitmap heap scans; apps/docs/src/reference/read-streams.md). The stream (from
  * @scanlab/bitmap-prefetch) decides look-ahead distance, I/O combining and
  * advice; this participant is its environment: shared-buffer lookups, the
  * reads themselves through the OS model, and the CPU spent per buffer.
@@ -8,7 +8,7 @@
  * - Block source: for a sequential scan the allocator (one block at a time,
  *   as heap_scan_stream_read_next_* asks), reporting each handed-out block to
  *   syncscan when the stream asks for it (so reports run ahead of processing
- *   by the look-ahead distance, postgres.md 2.6); for a bitmap heap scan the
+ *   by the look-ahead distance, apps/docs/src/reference/synchronized-scans.md#read-streams-report-ahead); for a bitmap heap scan the
  *   bitmap's pages in order.
  * - io_method sync (PG17, or 18+ when chosen): advice is a posix_fadvise
  *   when the read is started; the read itself is a synchronous preadv done

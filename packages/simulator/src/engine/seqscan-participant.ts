@@ -2,7 +2,7 @@
  * A process running a sequential scan (PostgreSQL 9.6 to 16): it asks its
  * allocator for blocks, looks each one up in shared buffers, reads misses
  * with one synchronous 8 kB pread each, and spends CPU on the page and its
- * tuples (postgres.md 1, 2.4; DESIGN.md "How data flows").
+ * tuples (apps/docs/src/reference/parallel-block-allocation.md, apps/docs/src/reference/synchronized-scans.md#serial-scans; apps/docs/src/reference/design.md#how-data-flows).
  *
  * Event discipline. One wake-up of a participant does, in this order:
  *   1. the syncscan report left over from the stretch it just finished

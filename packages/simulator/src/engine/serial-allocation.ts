@@ -1,6 +1,6 @@
 /**
  * A serial scan's block order (heapam.c initscan / heapgettup_advance_block,
- * postgres.md 2.4): start at the syncscan location (or 0), run to the end of
+ * apps/docs/src/reference/synchronized-scans.md#serial-scans): start at the syncscan location (or 0), run to the end of
  * the table, wrap to block 0, stop before the start block. Two claims at
  * most, and no shared-memory cost: a serial scan owns its position.
  *

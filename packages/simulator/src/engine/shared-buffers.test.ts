@@ -1,6 +1,6 @@
 /**
  * Shared buffers and the BAS_BULKREAD ring, as worked examples from
- * postgres.md 2.7 and freelist.c: ring sizes computed by hand for a few
+ * apps/docs/src/reference/buffer-ring.md#ring-size-by-version and freelist.c: ring sizes computed by hand for a few
  * settings, and small pools (16-64 buffers) whose clock sweep can be followed
  * buffer by buffer.
  */
@@ -18,7 +18,7 @@ import {
 /** Buffers in a shared_buffers setting of `mb` MiB (BLCKSZ 8 kB). */
 const nbuffersOf = (mb: number) => (mb * 1024) / 8;
 
-describe("bulkreadRingBuffers (postgres.md 2.7)", () => {
+describe("bulkreadRingBuffers (apps/docs/src/reference/buffer-ring.md#ring-size-by-version)", () => {
   const pg18Defaults = {
     pg: "18",
     nbuffers: nbuffersOf(128),

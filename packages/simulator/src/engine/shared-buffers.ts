@@ -2,7 +2,7 @@
  * Shared buffers: PostgreSQL's own cache, in front of the OS page cache.
  *
  * The model is PostgreSQL's buffer manager reduced to what a read-only scan
- * can observe (postgres.md 2.7; src/backend/storage/buffer/freelist.c):
+ * can observe (apps/docs/src/reference/buffer-ring.md#ring-size-by-version; src/backend/storage/buffer/freelist.c):
  *
  * - NBuffers = shared_buffers / BLCKSZ descriptors, each holding one
  *   (relation, block) and a usage count capped at BM_MAX_USAGE_COUNT = 5.
@@ -40,18 +40,18 @@ import type { TableChange } from "./ports.js";
 
 /** BM_MAX_USAGE_COUNT (src/include/storage/buf_internals.h). */
 export const BM_MAX_USAGE_COUNT = 5;
-/** BAS_BULKREAD ring size up to PG17: 256 kB / 8 kB (postgres.md 2.7). */
+/** BAS_BULKREAD ring size up to PG17: 256 kB / 8 kB (apps/docs/src/reference/buffer-ring.md#ring-size-by-version). */
 export const BULKREAD_RING_BUFFERS_PRE18 = 32;
 
 /**
  * Auxiliary and background process slots added to max_connections when
  * PostgreSQL 18 sizes the per-backend pin limit with default settings:
  * 16 autovacuum slots, 8 worker processes, 10 WAL senders, 2 special workers
- * and 38 auxiliary slots (postgres.md 2.7: 100 connections -> 174 in all).
+ * and 38 auxiliary slots (apps/docs/src/reference/buffer-ring.md#ring-size-with-pg18-defaults: 100 connections -> 174 in all).
  */
 export const PG18_EXTRA_PROCS = 74;
 
-/** Ring size in buffers for a BAS_BULKREAD scan (postgres.md 2.7). */
+/** Ring size in buffers for a BAS_BULKREAD scan (apps/docs/src/reference/buffer-ring.md#ring-size-by-version). */
 export function bulkreadRingBuffers(options: {
   pg: string;
   nbuffers: number;

@@ -3,7 +3,7 @@
  *
  * Every parallel seq scan keeps its allocation state in one place: PG 9.6-10
  * a spinlock-protected `phs_cblock`, PG11+ the atomic counter
- * `phs_nallocated` (postgres.md 1.2-1.4). Whatever the instruction, the
+ * `phs_nallocated` (apps/docs/src/reference/parallel-block-allocation.md). Whatever the instruction, the
  * participants take turns owning one cache line: the allocation is a small
  * single server. We model it as exactly that: a FIFO server whose service
  * time is the time one participant holds the line.
@@ -18,7 +18,7 @@
  * With N participants that each need the line once per block and spend W us
  * on the block, the server saturates when N x hold > W + hold: then the scan
  * runs at 1 / hold blocks per second whatever the CPU count. That is the
- * mechanism behind targets.md T4 (72 processes on lineitem: master's spinlock
+ * mechanism behind apps/docs/src/reference/experiments.md#t4-allocator-lock-contention-at-72-processes (72 processes on lineitem: master's spinlock
  * was "very visible" and atomics gave 1.64x; on the int table, with ~4x more
  * tuple work per block, the server never saturated and all variants tied).
  */

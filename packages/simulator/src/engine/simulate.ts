@@ -11,7 +11,7 @@
  * open across runs (PostgreSQL's VFD cache, so the leader's readahead state
  * persists); parallel workers are new processes every run, with fresh opens.
  *
- * Eligibility rules taken from PostgreSQL (postgres.md 1.1, 2.4): a table
+ * Eligibility rules taken from PostgreSQL (apps/docs/src/reference/parallel-block-allocation.md#shared-scan-state, apps/docs/src/reference/synchronized-scans.md#serial-scans): a table
  * larger than NBuffers / 4 that is not temporary is read through a
  * BAS_BULKREAD ring and may synchronize (when synchronize_seqscans is on).
  */
@@ -289,7 +289,7 @@ export function simulateWith(
   });
 
   const scheduler = new Scheduler();
-  /** PostgreSQL 18's io_workers default (postgres.md 4.3): 3 I/O worker processes, each with its own open files. */
+  /** PostgreSQL 18's io_workers default (apps/docs/src/reference/read-streams.md#io-method-and-i-o-workers): 3 I/O worker processes, each with its own open files. */
   const ioWorkers = new IoWorkers(3);
   const postmaster = new Postmaster(cpu.workerForkUs, cpu.workerInitUs);
   const state = new MachineState(machine.cores);
@@ -340,7 +340,7 @@ export function simulateWith(
     };
     queryResults.push(result);
     const bigTable = !table.temp && table.nblocks > Math.floor(resolved.nbuffers / 4);
-    // Bitmap heap scans never use a ring or synchronize (postgres.md 2.3).
+    // Bitmap heap scans never use a ring or synchronize (apps/docs/src/reference/synchronized-scans.md#which-scans-synchronize).
     const syncscan = bigTable && spec.synchronizeSeqscans && spec.kind === "seqscan";
     const ringBuffers =
       bigTable && spec.kind === "seqscan"

@@ -5,7 +5,7 @@
  * heap event per 8 kB block.
  *
  * With one block per claim, N processes take turns on the shared counter and
- * each reads every N-th block (postgres.md 1.2, 1.3): T4 hands out 107 M
+ * each reads every N-th block (apps/docs/src/reference/parallel-block-allocation.md#spinlock-allocator, apps/docs/src/reference/parallel-block-allocation.md#atomic-counter): T4 hands out 107 M
  * blocks to 72 processes, T3's master 105 M blocks per query to 11. Each
  * claim is exact when something can happen: the gang always lets the process
  * with the earliest clock act next, through the very same step as a lone

@@ -165,7 +165,7 @@ describe("warp", { timeout: BOTH_WAYS_MS }, () => {
         },
       });
 
-    // eic 0 (kernel readahead), 1 (seed 004's regression: 8 kB advice per page), 32 (deep queue).
+    // eic 0 (kernel readahead), 1 (the regression of the 2022 eic benchmark: 8 kB advice per page), 32 (deep queue).
     for (const eic of [0, 1, 32]) {
       it(`a contiguous bitmap, eic ${eic}: the pages of the stretch are credited at the measured rate`, () => {
         const { exact, warped } = both(bitmapScenario({ dataset: "sequential", selectivity: 0.5 }, eic));

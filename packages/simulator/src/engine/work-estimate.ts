@@ -101,7 +101,7 @@ const stridingStepsPerBlock = (processes: number) => 0.1 + 0.07 * processes;
 const READ_STREAM_STEPS_PER_BLOCK = 1.1;
 /** Steps per page of a bitmap heap scan (measured: 2.0 at 10% and 50%, random and sequential layouts). */
 const BITMAP_STEPS_PER_PAGE = 2;
-/** The seed-004 pgbench bitmap: aid 1000 to 50,000,000 of 300 M rows, one sixth of the pages (@scanlab/bitmap-prefetch). */
+/** The pgbench bitmap of the 2022 eic benchmark (T7 b): aid 1000 to 50,000,000 of 300 M rows, one sixth of the pages (@scanlab/bitmap-prefetch). */
 const PGBENCH_BITMAP_SHARE = 1 / 6;
 /** Memory of a shared buffer: tag, valid-at time, usage count, and two slots of the mapping table (shared-buffers.ts). */
 const BYTES_PER_SHARED_BUFFER = 8 + 8 + 1 + 2 * (8 + 4);

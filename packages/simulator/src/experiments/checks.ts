@@ -3,8 +3,7 @@ import type { RowMetrics } from "./types.js";
 
 /**
  * The bar a ratio check must meet: within 25% of the published ratio. A
- * project acceptance bar (scanlab issue 7, README "Where the model falls
- * short"; the docs' faithful summary reports against it), not a figure from
+ * project acceptance bar (README "Where the model falls short"; the docs' faithful summary reports against it), not a figure from
  * the publications.
  */
 export const RATIO_TOLERANCE = 0.25;

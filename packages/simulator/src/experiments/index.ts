@@ -1,4 +1,4 @@
-/** The built-in reproduction targets, in targets.md order. */
+/** The built-in reproduction targets, in apps/docs/src/reference/experiments.md order. */
 import { T1 } from "./t1-freebsd-striding.js";
 import { T2 } from "./t2-chunk-cap.js";
 import { T3 } from "./t3-syncscan-800gb.js";

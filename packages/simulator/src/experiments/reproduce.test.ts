@@ -103,8 +103,8 @@ describe("solveMonotone", () => {
     expect(flipped.reached).toBe(true);
   });
 
-  // Mutation verified (each test below): without the non-finite checks in solveSteps the search
-  // went on evaluating f at NaN for 14 evaluations.
+  // Each test below fails without the non-finite checks in solveSteps: the search would go on
+  // evaluating f at NaN for 14 evaluations.
   it("a run that did not finish (NaN) at lo ends the search at once, not reached", () => {
     const f = counted(() => Number.NaN);
     const s = solveMonotone(f, 10, 0, 1);
@@ -140,7 +140,7 @@ describe("solveMonotone", () => {
   });
 
   it("not reached: the closer of the two bounds is returned when no interior point beats it", () => {
-    // Mutation verified: with best starting at lo, this returned lo (time 50, 50% off) rather than
+    // With best starting at lo, this would return lo (time 50, 50% off) rather than
     // hi (time 102, 2% off). The interior run did not finish, so the bounds are all there is.
     const s = solveMonotone((v) => (v === 0 ? 50 : v === 10 ? 102 : Number.NaN), 100, 0, 10);
     expect(s).toEqual({ value: 10, time: 102, reached: false, iterations: 3 });
@@ -430,7 +430,7 @@ describe("reproduceTarget on a fake experiment", () => {
   });
 
   it("stopped during calibration: no calibration, no rows, and no more simulations", () => {
-    // Mutation verified: the sync driver ignored shouldStop while calibrating and ran every row.
+    // A sync driver that ignored shouldStop while calibrating would run every row.
     const { simulate, calls } = fakeSimulate();
     let n = 0;
     const rep = reproduceTarget(calibratedOnBase([0.001, 1]), { simulate, shouldStop: () => n++ >= 2 });

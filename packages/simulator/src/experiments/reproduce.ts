@@ -31,7 +31,7 @@ export interface RowReport {
   ratio: number | null;
 }
 
-/** A ratio bar of issue 7 and how the model does on it. */
+/** A ratio bar (checks.ts) and how the model does on it. */
 export interface RatioReport {
   /** Ratio id. */
   id: string;

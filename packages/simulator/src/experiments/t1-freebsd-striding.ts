@@ -2,7 +2,7 @@
  * T1. FreeBSD UFS: one striding worker halves throughput; 64-block chunks fix it.
  *
  * Thomas Munro, "Parallel Seq Scan vs kernel read ahead", pgsql-hackers
- * 2020-05-20 (seed 001; targets.md T1): `select count(*)` over a 200 M-row
+ * 2020-05-20 (postgr.es/m/CA+hUKGJ_EErDv41YycXcbMbCBkztA34+z1ts9VQH+ACRuvpxig@mail.gmail.com; apps/docs/src/reference/experiments.md#t1-freebsd-ufs-striding-and-64-block-chunks): `select count(*)` over a 200 M-row
  * int table on FreeBSD UFS in a VM, with 0, 1 and 3 workers, master (one
  * block per atomic fetch-add, PG13-era) against his prototype that hands out
  * ranges of up to 64 blocks.
@@ -10,7 +10,7 @@
  * The table: 200,000,000 rows of one int column. A heap tuple is a 23-byte
  * header padded to 24 plus 4 bytes of data, MAXALIGNed to 32, plus a 4-byte
  * line pointer: 36 bytes, so (8192 - 24) / 36 = 226 tuples per page and
- * 884,956 blocks (6.75 GiB; targets.md derives "about 6.6-7 GB").
+ * 884,956 blocks (6.75 GiB; apps/docs/src/reference/experiments.md#t1-setup derives "about 6.6-7 GB").
  */
 import { unknownVmSsdProfile } from "@scanlab/device-profiles";
 import { DEFAULT_CPU_COSTS } from "../engine/cpu-costs.js";
@@ -25,13 +25,14 @@ const TABLE_BLOCKS = 884_956;
  * @scanlab/device-profiles needs one figure, the QD1 latency. T1 spends its
  * one calibration on the CPU (the serial run is CPU-bound: 1 worker with
  * chunks nearly doubles it), so the latency is an assumption: 100 us per
- * I/O, the device readahead.md section 5 used for its reference simulation
+ * I/O, the device apps/docs/src/reference/readahead-predictions.md#simulation-assumptions used for its reference simulation
  * of these very runs (its "100 us + 1 us/KiB", not fitted to them).
  */
 export const T1_VM_DISK = unknownVmSsdProfile({
   readLatencyQd1Us: 100,
   name: "vm-ssd-100us",
-  source: "readahead.md section 5: reference simulation device, 100 us per I/O (assumption, not fitted)",
+  source:
+    "apps/docs/src/reference/readahead-predictions.md#simulation-assumptions: reference simulation device, 100 us per I/O (assumption, not fitted)",
 });
 const TUPLES_PER_PAGE = 226;
 
@@ -132,15 +133,15 @@ function rows(perTupleUs = DEFAULT_CPU_COSTS.perTupleUs): ExperimentRow[] {
   ];
 }
 
-/** targets.md T1. */
+/** apps/docs/src/reference/experiments.md#t1-freebsd-ufs-striding-and-64-block-chunks. */
 export const T1: Experiment = {
   id: "T1",
   title: "FreeBSD UFS: one striding worker halves throughput; 64-block chunks fix it",
   source:
-    "seed 001, T. Munro, pgsql-hackers 2020-05-20, CA+hUKGJ_EErDv41YycXcbMbCBkztA34+z1ts9VQH+ACRuvpxig@mail.gmail.com",
+    "T. Munro, pgsql-hackers 2020-05-20, CA+hUKGJ_EErDv41YycXcbMbCBkztA34+z1ts9VQH+ACRuvpxig@mail.gmail.com",
   assumptions: [
-    "FreeBSD 12 (2020) UFS: bsize 32 kB, MAXPHYS 128 kB, vfs.read_max 64 (readahead.md 3.1).",
-    "The VM's disk is unknown: the `unknown SSD in a VM` profile class with a 100 us QD1 latency (readahead.md section 5's reference device).",
+    "FreeBSD 12 (2020) UFS: bsize 32 kB, MAXPHYS 128 kB, vfs.read_max 64 (apps/docs/src/reference/freebsd-ufs-clustering.md#ufs-parameters).",
+    "The VM's disk is unknown: the `unknown SSD in a VM` profile class with a 100 us QD1 latency (the reference device of apps/docs/src/reference/readahead-predictions.md#simulation-assumptions).",
     "4 vCPUs (enough for the 4 processes of the largest run), 8 GB RAM, shared_buffers 128 MB; every run starts cold.",
     "Master in May 2020 is PG13-era: one block per atomic fetch-add (pg11 policy).",
     "The prototype's exact ramp is unknown: the `munro2020` policy documents the one chosen.",
@@ -184,7 +185,7 @@ export const T1: Experiment = {
       tolerance: RATIO_TOLERANCE,
     },
   ],
-  // Each threshold below turns a qualitative "Must reproduce" line of targets.md T1 into a number
+  // Each threshold below turns a qualitative "Must reproduce" line of apps/docs/src/reference/experiments.md#t1-freebsd-ufs-striding-and-64-block-chunks into a number
   // (our reading of its wording, e.g. "roughly", "about", "within noise"); none is a published figure.
   statements: [
     {

@@ -1,10 +1,10 @@
 /**
  * T2. Chunk-size cap sweep on Linux 5.4 and Windows 10 (David Rowley, June 2020).
  *
- * Seed 000: a 100 GB table on an AMD Threadripper 3990X with 64 GB of RAM;
+ * pgsql-hackers thread “Parallel Seq Scan vs kernel read ahead”: a 100 GB table on an AMD Threadripper 3990X with 64 GB of RAM;
  * PARALLEL_SEQSCAN_MAX_CHUNK_SIZE swept 256, 512, ..., 8192 (the uncapped
  * size for 100 GB is 8192 blocks anyway). The numbers are only in PNGs that
- * were not recovered: the target is the curve's shape (targets.md T2).
+ * were not recovered: the target is the curve's shape (apps/docs/src/reference/experiments.md#t2-chunk-size-cap-sweep).
  */
 import type { ScenarioInput } from "../scenario/schema.js";
 import { fmt, rowOf, speedup } from "./checks.js";
@@ -74,21 +74,20 @@ function shapeStatement(os: (typeof OSES)[number]) {
   };
 }
 
-/** targets.md T2. */
+/** apps/docs/src/reference/experiments.md#t2-chunk-size-cap-sweep. */
 export const T2: Experiment = {
   id: "T2",
   title: "Chunk-size cap sweep (256..8192) on Linux 5.4 and Windows",
-  source:
-    "seed 000, D. Rowley, pgsql-hackers, June 2020 (v2_on_linux.png / v2_on_windows.png, not recovered)",
+  source: "D. Rowley, pgsql-hackers, June 2020 (v2_on_linux.png / v2_on_windows.png, not recovered)",
   assumptions: [
     "Storage is not named. T3's chunked queries on this host each moved ~2.5 GB/s while sharing one pass of reads, which a PCIe 3.0 NVMe drive of 2020 delivers: the wd-ultrastar-dc-sn640-960gb profile (~3 GB/s, placeholder datasheet figures) stands in.",
     "The worker count is not given: parallel_workers 10 (11 processes), as in T3 on the same host.",
     "A single int column, 226 tuples per page, as in T3's table; CPU costs are the defaults (nothing to calibrate from).",
-    "Windows: the low-confidence cache-manager model (readahead.md 4.2) with its suggested parameters.",
+    "Windows: the low-confidence cache-manager model (apps/docs/src/reference/windows-cache-manager.md#inferred-model) with its suggested parameters.",
   ],
   rows,
   ratios: [],
-  // Each threshold below turns a qualitative "Must reproduce" line of targets.md T2 into a number
+  // Each threshold below turns a qualitative "Must reproduce" line of apps/docs/src/reference/experiments.md#t2-chunk-size-cap-sweep into a number
   // (our reading of its wording, e.g. "roughly", "about", "within noise"); none is a published figure.
   statements: [
     shapeStatement("linux-5.4"),

@@ -1,7 +1,7 @@
 /**
  * T3. An 800 GB table, 6 concurrent parallel queries, synchronize_seqscans on/off.
  *
- * Seed 000 (David Rowley, June 2020): `pgbench -c 6 -j 6 -T 10800` running
+ * Rowley's June 2020 runs (pgsql-hackers thread “Parallel Seq Scan vs kernel read ahead”) (David Rowley, June 2020): `pgbench -c 6 -j 6 -T 10800` running
  * `select * from t where a < 0` (no rows returned) on an 800 GB table with
  * parallel_workers = 10, so 6 x 11 = 66 busy processes, on the 64 GB
  * Threadripper of T2. Uncapped chunks are 65,536 blocks (512 MB) for this
@@ -12,7 +12,7 @@ import type { ScenarioInput } from "../scenario/schema.js";
 import { fmt, RATIO_TOLERANCE, rowOf, speedup } from "./checks.js";
 import type { Experiment, ExperimentRow } from "./types.js";
 
-/** 800 GB of 8 kB blocks (targets.md: ~104.9 M blocks). */
+/** 800 GB of 8 kB blocks (apps/docs/src/reference/experiments.md#t3-setup: ~104.9 M blocks). */
 const TABLE_BLOCKS = (800 * 1024 ** 3) / 8192;
 /**
  * Runs per client simulated (pgbench loops; the first run starts all six
@@ -93,12 +93,11 @@ function rows(perTupleUs = DEFAULT_CPU_COSTS.perTupleUs): ExperimentRow[] {
   return out;
 }
 
-/** targets.md T3. */
+/** apps/docs/src/reference/experiments.md#t3-synchronized-scans-on-an-800-gb-table. */
 export const T3: Experiment = {
   id: "T3",
   title: "800 GB table, 6 concurrent 11-process queries, synchronize_seqscans on/off",
-  source:
-    "seed 000, D. Rowley, pgsql-hackers, June 2020 (800gb_table_synchronize_seqscans_test.txt not recovered)",
+  source: "D. Rowley, pgsql-hackers, June 2020 (800gb_table_synchronize_seqscans_test.txt not recovered)",
   assumptions: [
     "Storage is not named. Each chunked query moved ~2.5 GB/s while the six shared one pass of reads, which a PCIe 3.0 NVMe drive of 2020 delivers: the wd-ultrastar-dc-sn640-960gb profile (~3 GB/s, placeholder datasheet figures) stands in; read_ahead_kb 128 as in T2.",
     "A single int column, 226 tuples per page; shared_buffers 128 MB.",
@@ -143,7 +142,7 @@ export const T3: Experiment = {
       tolerance: RATIO_TOLERANCE,
     },
   ],
-  // Each threshold below turns a qualitative "Must reproduce" line of targets.md T3 into a number
+  // Each threshold below turns a qualitative "Must reproduce" line of apps/docs/src/reference/experiments.md#t3-synchronized-scans-on-an-800-gb-table into a number
   // (our reading of its wording, e.g. "roughly", "about", "within noise"); none is a published figure.
   statements: [
     {

@@ -1,12 +1,12 @@
 /**
  * T4. Block-allocator contention at 72 processes: spinlock vs atomics vs batch-10.
  *
- * Seed 002 (David Rowley, May 2017): parallel_workers = 71 on a 4-socket,
+ * Rowley's 2017 72-process benchmark (postgr.es/m/CAKJS1f9tgsPhqBcoPjv9_KUPZvTLCZ4jy=B=bhqgaKn7cYzm-w@mail.gmail.com) (David Rowley, May 2017): parallel_workers = 71 on a 4-socket,
  * 72-core machine with 3 TB of RAM; `count(*)` over TPC-H lineitem (881 GB,
  * ~6 billion rows, ~56 rows per page, 107.5 M pages) and over a 2-billion-row
  * single-int table (226 rows per page, 8.85 M pages). 881 GB in 73 s is
  * 12 GB/s: the data was served from memory, so this target is about the cost
- * of handing out blocks, not about I/O (targets.md T4).
+ * of handing out blocks, not about I/O (apps/docs/src/reference/experiments.md#t4-allocator-lock-contention-at-72-processes).
  */
 import { DEFAULT_CPU_COSTS } from "../engine/cpu-costs.js";
 import type { ScenarioInput } from "../scenario/schema.js";
@@ -81,12 +81,12 @@ function rows(perTupleUs = DEFAULT_CPU_COSTS.perTupleUs): ExperimentRow[] {
   return out;
 }
 
-/** targets.md T4. */
+/** apps/docs/src/reference/experiments.md#t4-allocator-lock-contention-at-72-processes. */
 export const T4: Experiment = {
   id: "T4",
   title: "Block-allocator contention at 72 processes (spinlock vs atomics vs batch-10)",
   source:
-    "seed 002, D. Rowley, pgsql-hackers, May 2017, CAKJS1f9tgsPhqBcoPjv9_KUPZvTLCZ4jy=B=bhqgaKn7cYzm-w@mail.gmail.com",
+    "D. Rowley, pgsql-hackers, May 2017, CAKJS1f9tgsPhqBcoPjv9_KUPZvTLCZ4jy=B=bhqgaKn7cYzm-w@mail.gmail.com",
   assumptions: [
     "Both tables are resident in the OS page cache (3 TB RAM) before the query; the device is irrelevant (a stand-in profile).",
     "72 cores, one process per core; shared_buffers 128 MB.",
@@ -121,7 +121,7 @@ export const T4: Experiment = {
       tolerance: RATIO_TOLERANCE,
     },
   ],
-  // Each threshold below turns a qualitative "Must reproduce" line of targets.md T4 into a number
+  // Each threshold below turns a qualitative "Must reproduce" line of apps/docs/src/reference/experiments.md#t4-allocator-lock-contention-at-72-processes into a number
   // (our reading of its wording, e.g. "roughly", "about", "within noise"); none is a published figure.
   statements: [
     {

@@ -1,10 +1,10 @@
 /**
  * T5. Synchronized scans, 2007: five concurrent scans of a table larger than RAM.
  *
- * Seed 003 (Jeff Davis, April 2007): with the synchronized-scan patch, five
+ * Davis's 2007 synchronized-scan runs (pgsql-hackers thread “Synchronized Scan benchmark results”) (Jeff Davis, April 2007): with the synchronized-scan patch, five
  * concurrent scans of a table larger than RAM each took about as long as one
  * scan alone (~165 s): one pass of physical I/O instead of five. The machine
- * and table size did not come through (targets.md T5).
+ * and table size did not come through (apps/docs/src/reference/experiments.md#t5-synchronized-scans-in-2007).
  */
 import type { ScenarioInput } from "../scenario/schema.js";
 import { fmt, RATIO_TOLERANCE, rowOf } from "./checks.js";
@@ -66,11 +66,11 @@ function rows(tableBlocks = DEFAULT_BLOCKS): ExperimentRow[] {
   ];
 }
 
-/** targets.md T5. */
+/** apps/docs/src/reference/experiments.md#t5-synchronized-scans-in-2007. */
 export const T5: Experiment = {
   id: "T5",
   title: "Synchronized scans (2007): five concurrent scans of a table larger than RAM",
-  source: "seed 003, J. Davis, pgsql-hackers 2007-04-02..04, http://j-davis.com/patch15-results.html",
+  source: "J. Davis, pgsql-hackers 2007-04-02..04, http://j-davis.com/patch15-results.html",
   assumptions: [
     "8.2.3 with the sync-scan and recycle-buffer patches behaves as 8.3 shipped them (syncscan.c constants are unchanged since 8.3): modelled as PG 9.6 serial scans.",
     "Machine M1: 4 cores, 4 GB RAM, one 7200 rpm disk (hdd-7200 profile), Linux readahead 128 kB; the I/O scheduler (AS vs CFQ) is not modelled.",
@@ -97,7 +97,7 @@ export const T5: Experiment = {
       tolerance: RATIO_TOLERANCE,
     },
   ],
-  // Each threshold below turns a qualitative "Must reproduce" line of targets.md T5 into a number
+  // Each threshold below turns a qualitative "Must reproduce" line of apps/docs/src/reference/experiments.md#t5-synchronized-scans-in-2007 into a number
   // (our reading of its wording, e.g. "roughly", "about", "within noise"); none is a published figure.
   statements: [
     {

@@ -1,5 +1,5 @@
 /**
- * T7. effective_io_concurrency against SATA SSDs (Tomas Vondra, seed 004).
+ * T7. effective_io_concurrency against SATA SSDs (Tomas Vondra, pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”).
  *
  * (b) pgbench scale 3000 right after `pgbench -i`:
  *     `select * from pgbench_accounts where aid between 1000 and 50000000 and abalance != 0`
@@ -59,7 +59,7 @@ function pgbenchScenario(device: (typeof DEVICES)[number], eic: number, perTuple
         kind: "bitmap",
         pg: "13",
         effectiveIoConcurrency: eic,
-        bitmap: { pgbench: "seed004" },
+        bitmap: { pgbench: "bitmap-2022" },
       },
     ],
   };
@@ -132,14 +132,14 @@ function forDevices(
   };
 }
 
-/** targets.md T7. */
+/** apps/docs/src/reference/experiments.md#t7-effective-io-concurrency-on-sata-ssds. */
 export const T7: Experiment = {
   id: "T7",
   title: "effective_io_concurrency vs SATA SSDs (bitmap heap scan prefetch)",
-  source: "seed 004, T. Vondra, pgsql-hackers, 'Re: effective_io_concurrency and NVMe devices'",
+  source: "T. Vondra, pgsql-hackers, 'Re: effective_io_concurrency and NVMe devices'",
   assumptions: [
     "PostgreSQL 13-17 bitmap heap scan prefetcher (eic is the prefetch distance); Linux 5.4 readahead; shared_buffers 128 MB.",
-    "Single SSD: read_ahead_kb 128 (default). RAID0: Linux md with the default 512 KiB chunk, so read_ahead_kb = max(2 x io_opt, 128 kB) = 6144 kB (devices.md 2).",
+    "Single SSD: read_ahead_kb 128 (default). RAID0: Linux md with the default 512 KiB chunk, so read_ahead_kb = max(2 x io_opt, 128 kB) = 6144 kB (apps/docs/src/reference/storage-devices.md#six-drive-md-raid0).",
     "pgbench_accounts at scale 3000: 61 tuples per page (97-byte rows, fillfactor 100), 4.92 M pages; the query's bitmap is the contiguous sixth of the table right after pgbench -i.",
     "Synthetic tables (c): 1 GB (size not published), 27 rows per page; caches dropped before each query.",
   ],
@@ -191,7 +191,7 @@ export const T7: Experiment = {
       tolerance: RATIO_TOLERANCE,
     },
   ],
-  // Each threshold below turns a qualitative "Must reproduce" line of targets.md T7 into a number
+  // Each threshold below turns a qualitative "Must reproduce" line of apps/docs/src/reference/experiments.md#t7-effective-io-concurrency-on-sata-ssds into a number
   // (our reading of its wording, e.g. "roughly", "about", "within noise"); none is a published figure.
   statements: [
     {

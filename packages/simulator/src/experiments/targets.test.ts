@@ -130,8 +130,8 @@ describe("statements on crafted figures", () => {
     expect(c.holds).toBe(true);
   });
 
-  // Mutation verified: T7 adaptive-bar / adaptive-helps skipped NaN rows (held), T1 ufs-stride-32k
-  // held on a striding row with no device reads (average read 0 kB <= 40).
+  // What this catches: T7 adaptive-bar / adaptive-helps skipping NaN rows (and holding), T1 ufs-stride-32k
+  // holding on a striding row with no device reads (average read 0 kB <= 40).
   it.each(ALL_STATEMENTS)(
     "%s %s fails when any row it reads did not finish (NaN) or read nothing",
     (_t, _s, exp, st) => {
@@ -200,7 +200,7 @@ describe("statements: figures that must make them fail", () => {
   });
 
   it("T1 chunks-scale: the detail lists the figures without claiming an order that does not hold", () => {
-    // Mutation verified: the detail printed "1000 < 920 < 1200 MB/s" for a failing order.
+    // A careless detail would print "1000 < 920 < 1200 MB/s" for a failing order.
     const c = check(T1, "chunks-scale", (r) => patch(r, "serial", { mbPerS: 1000 }));
     expect(c.holds).toBe(false);
     expect(c.detail).toBe("serial 1000, 1 worker 920, 3 workers 1200 MB/s");
@@ -243,7 +243,7 @@ describe("statements: figures that must make them fail", () => {
   });
 
   it("T7 high-eic-recovers: recovering only a small part of eic=1's loss is not 'most of the loss'", () => {
-    // Mutation verified: the check was x < y (any recovery at all); eic1 74.2 s, eic256 70 s held.
+    // A check of x < y (any recovery at all) would hold here: eic1 74.2 s, eic256 70 s.
     const c = check(T7, "high-eic-recovers", (r) => patch(r, "raid-eic256", { timeS: 70 }));
     expect(c.holds).toBe(false);
     // Recovering more than half of it holds (eic256 40 s against 10.7 and 74.2 s).
@@ -276,7 +276,7 @@ describe("statements: figures that must make them fail", () => {
   });
 
   it("T7 adaptive-helps: with no case where a fixed eic helps there is nothing to check, and it does not hold", () => {
-    // Mutation verified: with every time equal the statement held ("everywhere") on zero cases.
+    // With every time equal, a statement over zero cases would hold vacuously ("everywhere").
     const c = check(T7, "adaptive-helps", (r) => {
       for (const id of r.keys()) if (id.startsWith("c-")) patch(r, id, { timeS: 10 });
     });
@@ -347,8 +347,8 @@ describe("ratio bars", () => {
     }
   });
 
-  // Mutation verified: flipping T3 master-slowdown to kind "speed", or T1 stride-vs-serial's
-  // published to 24.9 / 13.3, fails this test.
+  // Flipping T3 master-slowdown to kind "speed", or T1 stride-vs-serial's published to
+  // 24.9 / 13.3, fails this test.
   it.each(TARGETS.filter((t) => t.ratios.length > 0))(
     "$id: fed the published times, every ratio equals its published figure (direction and rows right)",
     (exp) => {

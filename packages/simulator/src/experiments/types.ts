@@ -1,9 +1,9 @@
 /**
- * A reproduction target: a published experiment (targets.md), the scenario
+ * A reproduction target: a published experiment (apps/docs/src/reference/experiments.md), the scenario
  * that models it, the published figures, and the statements a faithful model
  * must make true.
  *
- * Honesty rules (DESIGN.md "Fidelity rules", targets.md preamble):
+ * Honesty rules (apps/docs/src/reference/design.md#fidelity-rules, apps/docs/src/reference/experiments.md#how-targets-are-used):
  * - Device profiles come from datasheets; the scenario states every assumption
  *   the publication leaves open (device, core count, tuples per page...).
  * - At most one unknown may be calibrated, from the baseline row, and the
@@ -61,7 +61,7 @@ export interface ExperimentRow {
   metric?: keyof PublishedFigures;
 }
 
-/** A ratio between two rows that the bars of issue 7 name, e.g. T1 "striding/serial speed 0.53". */
+/** A ratio between two rows that the project's ratio bars (checks.ts) name, e.g. T1 "striding/serial speed 0.53". */
 export interface RatioCheck {
   /** Stable id. */
   id: string;
@@ -79,11 +79,11 @@ export interface RatioCheck {
   tolerance: number;
 }
 
-/** A "must reproduce" statement of targets.md, checked on the simulated rows. */
+/** A "must reproduce" statement of apps/docs/src/reference/experiments.md#how-targets-are-used, checked on the simulated rows. */
 export interface Statement {
   /** Stable id. */
   id: string;
-  /** The statement, as targets.md words it. */
+  /** The statement, as apps/docs/src/reference/experiments.md words it. */
   text: string;
   /** Whether the simulated rows make it true, with the figures that decide it. */
   check(rows: ReadonlyMap<string, RowMetrics>): StatementCheck;

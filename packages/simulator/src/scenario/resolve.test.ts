@@ -282,7 +282,7 @@ describe("PostgreSQL version parameters", () => {
   // `ring` blocks of the table, are found in shared buffers.
   // NBuffers 16,384; up to 17 the ring is 32 buffers (256 kB); PG18 wants
   // 32 + io_combine_limit 16 x eic 16 = 288 but is capped by the pin limit
-  // 16384 / (100 connections + 74 auxiliary) = 94 (postgres.md 2.7).
+  // 16384 / (100 connections + 74 auxiliary) = 94 (apps/docs/src/reference/buffer-ring.md#ring-size-with-pg18-defaults).
   const twoRuns = (pg: QueryIn["pg"]) =>
     run(scenario({ table: { cached: "os" }, query: { pg, runs: 2, synchronizeSeqscans: false } }));
 
@@ -426,14 +426,38 @@ describe("bad scenarios name the field", () => {
   it("the pgbench bitmap on a table that is not pgbench_accounts at scale 3000 (checked before anything runs)", () => {
     // 300 M rows (scale 3000 x 100 000) at 61 rows per page: ceil(300e6 / 61) = 4 918 033 blocks.
     const s = ok();
-    s.queries[0] = { name: "q", table: "t", kind: "bitmap", pg: "13", bitmap: { pgbench: "seed004" } };
+    s.queries[0] = { name: "q", table: "t", kind: "bitmap", pg: "13", bitmap: { pgbench: "bitmap-2022" } };
     const e = errorOf(s, "lab.json");
     expect(e.field).toBe("queries.0.bitmap");
     expect(e.message).toBe(
-      'lab.json: field "queries.0.bitmap": the seed-004 pgbench bitmap needs pgbench_accounts at scale 3000 (4918033 blocks), not table "t" of 20000 blocks.',
+      'lab.json: field "queries.0.bitmap": the pgbench bitmap needs pgbench_accounts at scale 3000 (4918033 blocks), not table "t" of 20000 blocks.',
     );
     s.tables[0]!.blocks = 4_918_033;
     expect(() => resolveScenario(s as unknown as ScenarioInput)).not.toThrow();
+  });
+
+  it('the pgbench bitmap by its deprecated name "seed004" resolves like "bitmap-2022"; other names are refused', () => {
+    const renamed = ok();
+    renamed.tables[0]!.blocks = 4_918_033;
+    renamed.queries[0] = {
+      name: "q",
+      table: "t",
+      kind: "bitmap",
+      pg: "13",
+      bitmap: { pgbench: "bitmap-2022" },
+    };
+    const old = ok();
+    old.tables[0]!.blocks = 4_918_033;
+    old.queries[0] = { name: "q", table: "t", kind: "bitmap", pg: "13", bitmap: { pgbench: "seed004" } };
+    const a = resolveScenario(renamed as unknown as ScenarioInput);
+    const b = resolveScenario(old as unknown as ScenarioInput);
+    // Everything resolves alike; only the name as written differs (the engine looks for a pgbench bitmap, not its name).
+    expect(JSON.stringify(b).replaceAll('"seed004"', '"bitmap-2022"')).toBe(JSON.stringify(a));
+    expect(JSON.stringify(b)).toContain('"seed004"');
+    const wrong = ok();
+    wrong.tables[0]!.blocks = 4_918_033;
+    wrong.queries[0] = { name: "q", table: "t", kind: "bitmap", pg: "13", bitmap: { pgbench: "seed005" } };
+    expect(errorOf(wrong, "lab.json").field).toMatch(/^queries\.0\.bitmap/);
   });
 
   it("two queries with one name (results are keyed by it)", () => {

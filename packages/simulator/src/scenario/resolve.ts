@@ -16,8 +16,8 @@ import type { Query, Scenario, ScenarioInput } from "./types.js";
 /** The most blocks a table can have: MaxBlockNumber (0xFFFFFFFE, src/include/storage/block.h). */
 const MAX_TABLE_BLOCKS = 0xfffffffe;
 
-/** pgbench_accounts at seed 004's scale 3000 (targets.md T7 b). */
-const PGBENCH_SEED004_BLOCKS = pgbenchAccountsTableBlocks(3000);
+/** pgbench_accounts at scale 3000, as in Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”) (apps/docs/src/reference/experiments.md#t7-b-pgbench-accounts-range). */
+const PGBENCH_2022_BLOCKS = pgbenchAccountsTableBlocks(3000);
 
 /** A validated scenario with every quantity in bytes, blocks or microseconds. */
 export interface ResolvedScenario {
@@ -231,10 +231,10 @@ function resolveFrom(s: Scenario, problems: ScenarioProblem[]): ResolvedScenario
     }
     if (tableIndex >= 0 && q.kind === "bitmap" && q.bitmap !== undefined && "pgbench" in q.bitmap) {
       const table = tables[tableIndex]!;
-      if (table.nblocks !== PGBENCH_SEED004_BLOCKS) {
+      if (table.nblocks !== PGBENCH_2022_BLOCKS) {
         add(
           `queries.${i}.bitmap`,
-          `the seed-004 pgbench bitmap needs pgbench_accounts at scale 3000 (${PGBENCH_SEED004_BLOCKS} blocks), not table "${table.name}" of ${table.nblocks} blocks`,
+          `the pgbench bitmap needs pgbench_accounts at scale 3000 (${PGBENCH_2022_BLOCKS} blocks), not table "${table.name}" of ${table.nblocks} blocks`,
         );
       }
     }

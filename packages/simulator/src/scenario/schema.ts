@@ -208,7 +208,8 @@ const bitmapSchema = z.union([
     selectivity: z.number().positive("must be above 0").max(1, "must be at most 1 (all of the table)"),
     seed: bounded("seed").optional(),
   }),
-  z.strictObject({ pgbench: z.literal("seed004") }),
+  // "seed004" is the deprecated name of "bitmap-2022", still accepted so no scenario file breaks.
+  z.strictObject({ pgbench: z.enum(["bitmap-2022", "seed004"]) }),
 ]);
 
 const querySchema = z.strictObject({

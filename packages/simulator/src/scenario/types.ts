@@ -27,10 +27,16 @@ export type OsName = `linux-${number}.${number}` | `freebsd-${number}` | "window
  */
 export type AllocatorSpec = AllocatorPolicy;
 
+/**
+ * The pgbench bitmap: the pgbench_accounts query of the 2022 eic benchmark.
+ * `"seed004"` is its deprecated name, still accepted so existing scenario files keep working.
+ */
+export type PgbenchBitmap = "bitmap-2022" | "seed004";
+
 /** The bitmap a bitmap heap scan reads (@scanlab/bitmap-prefetch data sets). */
 export type BitmapSpec =
   | {
-      /** Seed 004's synthetic table layout: every page random, runs of 8 or 32 pages, or 1000 sequential runs. */
+      /** The synthetic table layout of Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”): every page random, runs of 8 or 32 pages, or 1000 sequential runs. */
       dataset: "random" | "random-8" | "random-32" | "sequential";
       /** Fraction of the table's pages the query matches (0..1]. */
       selectivity: number;
@@ -38,22 +44,22 @@ export type BitmapSpec =
       seed?: number;
     }
   | {
-      /** Seed 004's pgbench query on pgbench_accounts at scale 3000 right after pgbench -i. */
-      pgbench: "seed004";
+      /** The pgbench query of Vondra's 2022 benchmark on pgbench_accounts at scale 3000 right after pgbench -i. */
+      pgbench: PgbenchBitmap;
     };
 
 /** What the OS model is told beyond its version. */
 export interface OsOptions {
   /**
    * Linux read_ahead_kb (default: the device's; on linux-6.10 max(2 x io_opt, 128 kB), on linux-5.4
-   * 128 kB except an md RAID0's max(2 x io_opt, 128 kB); devices.md 2).
+   * 128 kB except an md RAID0's max(2 x io_opt, 128 kB); apps/docs/src/reference/storage-devices.md#six-drive-md-raid0).
    */
   readAheadKb?: number;
   /** Linux max_sectors_kb (default: the device's largest I/O). */
   maxSectorsKb?: number;
   /** A posix_fadvise PostgreSQL never issues on relation files, for what-if runs. */
   fadvise?: "normal" | "sequential" | "random";
-  /** FreeBSD UFS parameters (readahead.md 3.1). */
+  /** FreeBSD UFS parameters (apps/docs/src/reference/freebsd-ufs-clustering.md#ufs-parameters). */
   freebsd?: {
     /** File system block size (default 32 kB). */
     bsizeBytes?: number;
@@ -62,7 +68,7 @@ export interface OsOptions {
     /** vfs.read_max in blocks (default 64). */
     readMax?: number;
   };
-  /** The Windows cache-manager model's unknown sizes (readahead.md 4.2; low confidence). */
+  /** The Windows cache-manager model's unknown sizes (apps/docs/src/reference/windows-cache-manager.md#inferred-model; low confidence). */
   windows?: {
     /** Read-ahead granularity G (default 64 kB). */
     granularityBytes?: number;

@@ -1,29 +1,31 @@
 /**
- * Seed 004's synthetic tables and queries, regenerated from a seed.
+ * The synthetic tables and queries of the 2022 bitmap heap scan benchmark,
+ * regenerated from a PRNG seed.
  *
- * Tomas Vondra's test (seed 004; reference/targets.md T7 (c)) used
+ * Tomas Vondra's benchmark (pgsql-hackers, 2022, “Re: effective_io_concurrency
+ * and NVMe devices”; apps/docs/src/reference/experiments.md#t7-c-synthetic-data-sets) used
  * `CREATE TABLE t (a int, padding text)` where "each page contains 27 rows
  * with the same "a" value", `a` between 0 and 1000, in four layouts:
  *
  * - `random`: each page gets a random value;
  * - `random-8`: each sequence of 8 pages gets a random value;
- * - `random-32`: each sequence of 32 pages (the seed text says 8, a typo
- *   noted in targets.md T7);
+ * - `random-32`: each sequence of 32 pages (the message says 8, a typo
+ *   noted in apps/docs/src/reference/experiments.md#t7-effective-io-concurrency-on-sata-ssds);
  * - `sequential`: "split into 1000 sequences, values 0, 1, 2, ...".
  *
  * and queries matching "a random subset of the table, with fractions 1 %,
  * 5 %, 10 %, 25 % and 50 % ... The ranges are generated at random, it's just
  * the length of the range that matters."
  *
- * Choices where the seed is silent (documented in the README):
+ * Choices where the message is silent (documented in the README):
  * - Values are 0..999, i.e. 1000 distinct values, so that `sequential` is
  *   exactly 1000 runs and a range of k values covers k / 1000 of the table
- *   ("a BETWEEN 10 AND 20 matches 1 %" in the seed is the same arithmetic).
+ *   ("a BETWEEN 10 AND 20 matches 1 %" in the message is the same arithmetic).
  * - A query for fraction f is `a BETWEEN lo AND lo + round(1000 f) - 1`, lo
  *   uniform in 0..1000 - round(1000 f). In `sequential` layout that is one
  *   contiguous region; in the random layouts the matched fraction is f on
  *   average (binomial spread).
- * - Table size: not stated in the seed; the default is 131072 blocks (1 GiB,
+ * - Table size: not stated in the message; the default is 131072 blocks (1 GiB,
  *   one segment file). Pass `tableBlocks` for other sizes. In `sequential`
  *   layout, value v covers blocks [floor(v N / 1000), floor((v+1) N / 1000)).
  * - Bitmap pages are exact with 27 tuples each (all rows of a matching page
@@ -35,38 +37,43 @@ import { BitmapPrefetchError } from "./errors.js";
 import { type HeapBitmap, HeapBitmapBuilder } from "./heap-bitmap.js";
 import { seededRandom } from "./prng.js";
 
-/** Rows per page in seed 004's table t (seed 004: "each page contains 27 rows with the same "a" value"). */
-export const SEED004_ROWS_PER_PAGE = 27;
+/** Rows per page in the 2022 eic benchmark's table t ("each page contains 27 rows with the same "a" value"). */
+export const BITMAP_2022_ROWS_PER_PAGE = 27;
 
-/** Distinct values of `a` (0..999): seed 004's `sequential` layout is "1000 sequences". */
-export const SEED004_DISTINCT_VALUES = 1000;
+/** Distinct values of `a` (0..999): the 2022 eic benchmark's `sequential` layout is "1000 sequences". */
+export const BITMAP_2022_DISTINCT_VALUES = 1000;
 
-/** Default table size in blocks: 1 GiB (our choice; seed 004 does not state the size). */
-export const SEED004_DEFAULT_TABLE_BLOCKS = 131072;
+/** Default table size in blocks: 1 GiB (our choice; the benchmark does not state the size). */
+export const BITMAP_2022_DEFAULT_TABLE_BLOCKS = 131072;
 
-/** The selectivities seed 004 tested: 1, 5, 10, 25 and 50 % of the table. */
-export const SEED004_SELECTIVITIES: readonly number[] = [0.01, 0.05, 0.1, 0.25, 0.5];
+/** The selectivities the 2022 eic benchmark tested: 1, 5, 10, 25 and 50 % of the table. */
+export const BITMAP_2022_SELECTIVITIES: readonly number[] = [0.01, 0.05, 0.1, 0.25, 0.5];
 
-/** Page layouts of seed 004's table. */
-export type Seed004Layout = "random" | "random-8" | "random-32" | "sequential";
+/** Page layouts of the 2022 eic benchmark's table. */
+export type Bitmap2022Layout = "random" | "random-8" | "random-32" | "sequential";
 
-/** The four layouts, in seed 004's order. */
-export const SEED004_LAYOUTS: readonly Seed004Layout[] = ["random", "random-8", "random-32", "sequential"];
+/** The four layouts, in the 2022 eic benchmark's order. */
+export const BITMAP_2022_LAYOUTS: readonly Bitmap2022Layout[] = [
+  "random",
+  "random-8",
+  "random-32",
+  "sequential",
+];
 
-/** Options of {@link seed004Table}. */
-export interface Seed004TableOptions {
+/** Options of {@link bitmap2022Table}. */
+export interface Bitmap2022TableOptions {
   /** Page layout. */
-  readonly layout: Seed004Layout;
+  readonly layout: Bitmap2022Layout;
   /** Seed of the value draws (ignored by `sequential`, which has no randomness). */
   readonly seed: number;
-  /** Table size in blocks (default {@link SEED004_DEFAULT_TABLE_BLOCKS}). */
+  /** Table size in blocks (default {@link BITMAP_2022_DEFAULT_TABLE_BLOCKS}). */
   readonly tableBlocks?: number;
 }
 
 /** A generated table: the value of `a` on every page. */
-export interface Seed004Table {
+export interface Bitmap2022Table {
   /** Layout it was generated with. */
-  readonly layout: Seed004Layout;
+  readonly layout: Bitmap2022Layout;
   /** Seed it was generated with. */
   readonly seed: number;
   /** Number of heap pages. */
@@ -77,7 +84,7 @@ export interface Seed004Table {
   readonly pageValues: Uint16Array;
 }
 
-function groupPages(layout: Seed004Layout): number {
+function groupPages(layout: Bitmap2022Layout): number {
   switch (layout) {
     case "random":
       return 1;
@@ -91,31 +98,31 @@ function groupPages(layout: Seed004Layout): number {
 }
 
 /**
- * Generates seed 004's table `t` in the given layout.
+ * Generates the 2022 eic benchmark's table `t` in the given layout.
  *
  * @example
  * ```ts
- * const t = seed004Table({ layout: "random-8", seed: 42, tableBlocks: 65536 });
+ * const t = bitmap2022Table({ layout: "random-8", seed: 42, tableBlocks: 65536 });
  * t.pageValues[0] === t.pageValues[7]; // true: 8-page groups share a value
  * ```
  */
-export function seed004Table(options: Seed004TableOptions): Seed004Table {
+export function bitmap2022Table(options: Bitmap2022TableOptions): Bitmap2022Table {
   const { layout, seed } = options;
-  const tableBlocks = options.tableBlocks ?? SEED004_DEFAULT_TABLE_BLOCKS;
-  if (!SEED004_LAYOUTS.includes(layout)) {
+  const tableBlocks = options.tableBlocks ?? BITMAP_2022_DEFAULT_TABLE_BLOCKS;
+  if (!BITMAP_2022_LAYOUTS.includes(layout)) {
     throw new BitmapPrefetchError(
       "BITMAP_PREFETCH_BAD_DATASET",
-      `layout must be one of ${SEED004_LAYOUTS.join(", ")}, got ${String(layout)}.`,
+      `layout must be one of ${BITMAP_2022_LAYOUTS.join(", ")}, got ${String(layout)}.`,
     );
   }
   if (
     !Number.isInteger(tableBlocks) ||
-    tableBlocks < SEED004_DISTINCT_VALUES ||
+    tableBlocks < BITMAP_2022_DISTINCT_VALUES ||
     tableBlocks > MAX_BLOCK_NUMBER + 1
   ) {
     throw new BitmapPrefetchError(
       "BITMAP_PREFETCH_BAD_DATASET",
-      `tableBlocks must be an integer from ${SEED004_DISTINCT_VALUES} (one page per value) to ${MAX_BLOCK_NUMBER + 1}, got ${String(tableBlocks)}.`,
+      `tableBlocks must be an integer from ${BITMAP_2022_DISTINCT_VALUES} (one page per value) to ${MAX_BLOCK_NUMBER + 1}, got ${String(tableBlocks)}.`,
     );
   }
   if (!Number.isFinite(seed)) {
@@ -127,23 +134,23 @@ export function seed004Table(options: Seed004TableOptions): Seed004Table {
   const values = new Uint16Array(tableBlocks);
   const group = groupPages(layout);
   if (group === 0) {
-    for (let v = 0; v < SEED004_DISTINCT_VALUES; v++) {
-      const from = Math.floor((v * tableBlocks) / SEED004_DISTINCT_VALUES);
-      const to = Math.floor(((v + 1) * tableBlocks) / SEED004_DISTINCT_VALUES);
+    for (let v = 0; v < BITMAP_2022_DISTINCT_VALUES; v++) {
+      const from = Math.floor((v * tableBlocks) / BITMAP_2022_DISTINCT_VALUES);
+      const to = Math.floor(((v + 1) * tableBlocks) / BITMAP_2022_DISTINCT_VALUES);
       values.fill(v, from, to);
     }
   } else {
     const rng = seededRandom(seed);
     for (let p = 0; p < tableBlocks; p += group) {
-      values.fill(rng.below(SEED004_DISTINCT_VALUES), p, Math.min(p + group, tableBlocks));
+      values.fill(rng.below(BITMAP_2022_DISTINCT_VALUES), p, Math.min(p + group, tableBlocks));
     }
   }
-  return { layout, seed, tableBlocks, rowsPerPage: SEED004_ROWS_PER_PAGE, pageValues: values };
+  return { layout, seed, tableBlocks, rowsPerPage: BITMAP_2022_ROWS_PER_PAGE, pageValues: values };
 }
 
 /** A query `a BETWEEN lowValue AND highValue` and its bitmap. */
-export interface Seed004Query {
-  /** Requested fraction of the value range (0.01 .. 0.5 in seed 004). */
+export interface Bitmap2022Query {
+  /** Requested fraction of the value range (0.01 .. 0.5 in the benchmark). */
   readonly selectivity: number;
   /** Lowest matching value of `a`. */
   readonly lowValue: number;
@@ -155,8 +162,8 @@ export interface Seed004Query {
   readonly bitmap: HeapBitmap;
 }
 
-/** Options of {@link seed004Query}. */
-export interface Seed004QueryOptions {
+/** Options of {@link bitmap2022Query}. */
+export interface Bitmap2022QueryOptions {
   /** Fraction of the 1000 values to match (0 < selectivity <= 1). */
   readonly selectivity: number;
   /** Seed of the range's start. */
@@ -171,12 +178,12 @@ export interface Seed004QueryOptions {
  *
  * @example
  * ```ts
- * const t = seed004Table({ layout: "random", seed: 1 });
- * const q = seed004Query(t, { selectivity: 0.05, seed: 2 });
+ * const t = bitmap2022Table({ layout: "random", seed: 1 });
+ * const q = bitmap2022Query(t, { selectivity: 0.05, seed: 2 });
  * q.bitmap.fraction; // about 0.05
  * ```
  */
-export function seed004Query(table: Seed004Table, options: Seed004QueryOptions): Seed004Query {
+export function bitmap2022Query(table: Bitmap2022Table, options: Bitmap2022QueryOptions): Bitmap2022Query {
   const { selectivity, seed } = options;
   if (!Number.isFinite(selectivity) || selectivity <= 0 || selectivity > 1) {
     throw new BitmapPrefetchError(
@@ -184,9 +191,9 @@ export function seed004Query(table: Seed004Table, options: Seed004QueryOptions):
       `selectivity must be a fraction in (0, 1], got ${String(selectivity)}.`,
     );
   }
-  const width = Math.max(1, Math.round(selectivity * SEED004_DISTINCT_VALUES));
+  const width = Math.max(1, Math.round(selectivity * BITMAP_2022_DISTINCT_VALUES));
   const rng = seededRandom(seed);
-  const low = rng.below(SEED004_DISTINCT_VALUES - width + 1);
+  const low = rng.below(BITMAP_2022_DISTINCT_VALUES - width + 1);
   const high = low + width - 1;
   const builder = new HeapBitmapBuilder(table.tableBlocks);
   const info = { lossy: options.lossy ?? false, tuples: table.rowsPerPage };
@@ -218,11 +225,11 @@ export function seed004Query(table: Seed004Table, options: Seed004QueryOptions):
 }
 
 /**
- * The whole seed 004 matrix for one table: one query per selectivity in
- * {@link SEED004_SELECTIVITIES}, each with its own seed derived from `seed`.
+ * The whole Vondra's 2022 benchmark matrix for one table: one query per selectivity in
+ * {@link BITMAP_2022_SELECTIVITIES}, each with its own seed derived from `seed`.
  */
-export function seed004Queries(table: Seed004Table, seed: number): Seed004Query[] {
-  return SEED004_SELECTIVITIES.map((selectivity, i) =>
-    seed004Query(table, { selectivity, seed: seed * 31 + i }),
+export function bitmap2022Queries(table: Bitmap2022Table, seed: number): Bitmap2022Query[] {
+  return BITMAP_2022_SELECTIVITIES.map((selectivity, i) =>
+    bitmap2022Query(table, { selectivity, seed: seed * 31 + i }),
   );
 }

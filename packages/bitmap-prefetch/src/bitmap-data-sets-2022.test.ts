@@ -1,26 +1,26 @@
 import { describe, expect, it } from "vitest";
+import {
+  BITMAP_2022_LAYOUTS,
+  BITMAP_2022_SELECTIVITIES,
+  bitmap2022Queries,
+  bitmap2022Query,
+  bitmap2022Table,
+} from "./bitmap-data-sets-2022.js";
 import { bitmapStats, forEachSequentialRun } from "./bitmap-stats.js";
 import { BitmapPrefetchError } from "./errors.js";
-import {
-  SEED004_LAYOUTS,
-  SEED004_SELECTIVITIES,
-  seed004Queries,
-  seed004Query,
-  seed004Table,
-} from "./seed004-datasets.js";
 
 const N = 131072;
 
 /** Binomial standard deviation of a matched fraction p over `trials` independent draws. */
 const sigma = (p: number, trials: number): number => Math.sqrt((p * (1 - p)) / trials);
 
-describe("seed 004's table t (a int, padding text), 27 rows per page, one value of a per page", () => {
+describe("the 2022 eic benchmark's table t (a int, padding text), 27 rows per page, one value of a per page", () => {
   it("random-8 and random-32: every aligned group of 8 / 32 pages shares one value", () => {
     for (const [layout, group] of [
       ["random-8", 8],
       ["random-32", 32],
     ] as const) {
-      const t = seed004Table({ layout, seed: 7, tableBlocks: N });
+      const t = bitmap2022Table({ layout, seed: 7, tableBlocks: N });
       let distinctNeighbours = 0;
       let splitGroups = 0;
       for (let p = 1; p < N; p++) {
@@ -35,7 +35,7 @@ describe("seed 004's table t (a int, padding text), 27 rows per page, one value 
   });
 
   it("random: values are drawn per page, uniform over 0..999", () => {
-    const t = seed004Table({ layout: "random", seed: 3, tableBlocks: N });
+    const t = bitmap2022Table({ layout: "random", seed: 3, tableBlocks: N });
     let equalNeighbours = 0;
     const counts = new Array(1000).fill(0);
     for (let p = 0; p < N; p++) {
@@ -48,7 +48,7 @@ describe("seed 004's table t (a int, padding text), 27 rows per page, one value 
   });
 
   it("sequential: exactly 1000 runs with values 0, 1, 2, ... in order", () => {
-    const t = seed004Table({ layout: "sequential", seed: 0, tableBlocks: N });
+    const t = bitmap2022Table({ layout: "sequential", seed: 0, tableBlocks: N });
     let runs = 1;
     let badSteps = 0;
     for (let p = 1; p < N; p++) {
@@ -64,26 +64,26 @@ describe("seed 004's table t (a int, padding text), 27 rows per page, one value 
   });
 
   it("is deterministic for a seed and different for another", () => {
-    for (const layout of SEED004_LAYOUTS) {
-      const a = seed004Table({ layout, seed: 42, tableBlocks: 4096 });
-      const b = seed004Table({ layout, seed: 42, tableBlocks: 4096 });
+    for (const layout of BITMAP_2022_LAYOUTS) {
+      const a = bitmap2022Table({ layout, seed: 42, tableBlocks: 4096 });
+      const b = bitmap2022Table({ layout, seed: 42, tableBlocks: 4096 });
       expect(Buffer.from(a.pageValues.buffer).equals(Buffer.from(b.pageValues.buffer))).toBe(true);
-      const q1 = seed004Query(a, { selectivity: 0.1, seed: 9 });
-      const q2 = seed004Query(b, { selectivity: 0.1, seed: 9 });
+      const q1 = bitmap2022Query(a, { selectivity: 0.1, seed: 9 });
+      const q2 = bitmap2022Query(b, { selectivity: 0.1, seed: 9 });
       expect([...q1.bitmap.runWords]).toEqual([...q2.bitmap.runWords]);
       if (layout !== "sequential") {
-        const c = seed004Table({ layout, seed: 43, tableBlocks: 4096 });
+        const c = bitmap2022Table({ layout, seed: 43, tableBlocks: 4096 });
         expect(Buffer.from(a.pageValues.buffer).equals(Buffer.from(c.pageValues.buffer))).toBe(false);
       }
     }
   });
 });
 
-describe("seed 004's queries: random ranges of a covering 1, 5, 10, 25 and 50 % of the table", () => {
+describe("the 2022 eic benchmark's queries: random ranges of a covering 1, 5, 10, 25 and 50 % of the table", () => {
   it("sequential layout: each query is one contiguous region of selectivity x table", () => {
-    const t = seed004Table({ layout: "sequential", seed: 0, tableBlocks: N });
-    for (const selectivity of SEED004_SELECTIVITIES) {
-      const q = seed004Query(t, { selectivity, seed: 5 });
+    const t = bitmap2022Table({ layout: "sequential", seed: 0, tableBlocks: N });
+    for (const selectivity of BITMAP_2022_SELECTIVITIES) {
+      const q = bitmap2022Query(t, { selectivity, seed: 5 });
       const s = bitmapStats(q.bitmap);
       expect(q.highValue - q.lowValue + 1).toBe(selectivity * 1000);
       expect(s.runs).toBe(1);
@@ -99,8 +99,8 @@ describe("seed 004's queries: random ranges of a covering 1, 5, 10, 25 and 50 % 
       ["random-8", 8],
       ["random-32", 32],
     ] as const) {
-      const t = seed004Table({ layout, seed: 11, tableBlocks: N });
-      for (const q of seed004Queries(t, 2)) {
+      const t = bitmap2022Table({ layout, seed: 11, tableBlocks: N });
+      for (const q of bitmap2022Queries(t, 2)) {
         const s = bitmapStats(q.bitmap);
         const trials = N / group;
         expect(Math.abs(s.fraction - q.selectivity)).toBeLessThan(5 * sigma(q.selectivity, trials) + 1e-9);
@@ -119,33 +119,33 @@ describe("seed 004's queries: random ranges of a covering 1, 5, 10, 25 and 50 % 
     }
   });
 
-  it("more sequential layouts have more sequential bitmaps (seed 004's second rule)", () => {
-    const seqs = SEED004_LAYOUTS.map((layout) => {
-      const t = seed004Table({ layout, seed: 1, tableBlocks: N });
-      return bitmapStats(seed004Query(t, { selectivity: 0.05, seed: 1 }).bitmap).sequentiality;
+  it("more sequential layouts have more sequential bitmaps (the 2022 eic benchmark's second rule)", () => {
+    const seqs = BITMAP_2022_LAYOUTS.map((layout) => {
+      const t = bitmap2022Table({ layout, seed: 1, tableBlocks: N });
+      return bitmapStats(bitmap2022Query(t, { selectivity: 0.05, seed: 1 }).bitmap).sequentiality;
     });
     for (let i = 1; i < seqs.length; i++) expect(seqs[i]).toBeGreaterThan(seqs[i - 1] as number);
   });
 
   it("lossy queries keep 27 tuples per page", () => {
-    const t = seed004Table({ layout: "random", seed: 1, tableBlocks: 4096 });
-    const q = seed004Query(t, { selectivity: 0.25, seed: 1, lossy: true });
+    const t = bitmap2022Table({ layout: "random", seed: 1, tableBlocks: 4096 });
+    const q = bitmap2022Query(t, { selectivity: 0.25, seed: 1, lossy: true });
     expect(bitmapStats(q.bitmap).lossyPages).toBe(q.bitmap.pageCount);
     expect(q.bitmap.run(0).tuples).toBe(27);
   });
 
   it("bad layout, size, selectivity or seed are user errors", () => {
     const bad: Array<() => unknown> = [
-      () => seed004Table({ layout: "zigzag" as "random", seed: 1 }),
-      () => seed004Table({ layout: "random", seed: 1, tableBlocks: 999 }),
-      () => seed004Table({ layout: "random", seed: Number.NaN }),
+      () => bitmap2022Table({ layout: "zigzag" as "random", seed: 1 }),
+      () => bitmap2022Table({ layout: "random", seed: 1, tableBlocks: 999 }),
+      () => bitmap2022Table({ layout: "random", seed: Number.NaN }),
       () =>
-        seed004Query(seed004Table({ layout: "random", seed: 1, tableBlocks: 2000 }), {
+        bitmap2022Query(bitmap2022Table({ layout: "random", seed: 1, tableBlocks: 2000 }), {
           selectivity: 0,
           seed: 1,
         }),
       () =>
-        seed004Query(seed004Table({ layout: "random", seed: 1, tableBlocks: 2000 }), {
+        bitmap2022Query(bitmap2022Table({ layout: "random", seed: 1, tableBlocks: 2000 }), {
           selectivity: 1.5,
           seed: 1,
         }),

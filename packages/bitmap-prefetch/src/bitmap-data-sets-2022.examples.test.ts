@@ -1,12 +1,12 @@
 /**
- * Worked examples for seed 004's data sets (reference/targets.md T7 (c)); expected values by hand.
+ * Worked examples for the 2022 eic benchmark's data sets (apps/docs/src/reference/experiments.md#t7-c-synthetic-data-sets); expected values by hand.
  */
 import { describe, expect, it } from "vitest";
+import { BITMAP_2022_SELECTIVITIES, bitmap2022Query, bitmap2022Table } from "./bitmap-data-sets-2022.js";
 import { bitmapStats } from "./bitmap-stats.js";
-import { SEED004_SELECTIVITIES, seed004Query, seed004Table } from "./seed004-datasets.js";
 
 describe("sequential layout on a 1500-block table: value v on blocks floor(1.5 v) .. floor(1.5 (v + 1)) - 1", () => {
-  const t = seed004Table({ layout: "sequential", seed: 0, tableBlocks: 1500 });
+  const t = bitmap2022Table({ layout: "sequential", seed: 0, tableBlocks: 1500 });
 
   it("values alternate 1 and 2 pages: 0 | 1 1 | 2 | 3 3 | ... | 999 999 at the end", () => {
     // floor(1.5 v): 0, 1, 3, 4, 6, ... so v = 0 has block 0, v = 1 blocks 1-2, v = 2 block 3, v = 3 blocks 4-5.
@@ -16,11 +16,11 @@ describe("sequential layout on a 1500-block table: value v on blocks floor(1.5 v
   });
 
   // A query of width w = 1000 f values starting at lo covers floor(1.5 lo) .. floor(1.5 lo + 1.5 w) - 1:
-  // exactly 1.5 w pages (1.5 w is an integer for every seed 004 width), in one run, 27 tuples each.
+  // exactly 1.5 w pages (1.5 w is an integer for every Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”) width), in one run, 27 tuples each.
   it("each selectivity is one run of 1.5 x 1000 f pages: 15, 75, 150, 375, 750", () => {
-    for (const [i, f] of SEED004_SELECTIVITIES.entries()) {
+    for (const [i, f] of BITMAP_2022_SELECTIVITIES.entries()) {
       for (let seed = 0; seed < 20; seed++) {
-        const q = seed004Query(t, { selectivity: f, seed: seed * 7 + i });
+        const q = bitmap2022Query(t, { selectivity: f, seed: seed * 7 + i });
         const width = [10, 50, 100, 250, 500][i] as number;
         expect(q.highValue - q.lowValue + 1).toBe(width);
         expect(q.lowValue).toBeGreaterThanOrEqual(0);
@@ -46,13 +46,13 @@ describe("random layouts: the bitmap is exactly the pages whose value is in the 
       ["random-8", 8],
       ["random-32", 32],
     ] as const) {
-      const t = seed004Table({ layout, seed: 5, tableBlocks: 4001 });
+      const t = bitmap2022Table({ layout, seed: 5, tableBlocks: 4001 });
       // Groups are aligned: page p shares its value with page group x floor(p / group); the last group
       // (4001 = 125 x 32 + 1 = 500 x 8 + 1) is a single page.
       for (let p = 0; p < 4001; p++)
         expect(t.pageValues[p]).toBe(t.pageValues[group * Math.floor(p / group)]);
-      for (const f of SEED004_SELECTIVITIES) {
-        const q = seed004Query(t, { selectivity: f, seed: 3 });
+      for (const f of BITMAP_2022_SELECTIVITIES) {
+        const q = bitmap2022Query(t, { selectivity: f, seed: 3 });
         const expected: number[] = [];
         for (let p = 0; p < 4001; p++) {
           const v = t.pageValues[p] as number;
