@@ -30,7 +30,11 @@
  *   PG18 reads through a read stream with io_method sync or worker (these
  *   builds have no liburing).
  */
-import { SEED004_LAYOUTS, SEED004_SELECTIVITIES, type Seed004Layout } from "@scanlab/bitmap-prefetch";
+import {
+  BITMAP_2022_LAYOUTS,
+  BITMAP_2022_SELECTIVITIES,
+  type Bitmap2022Layout,
+} from "@scanlab/bitmap-prefetch";
 import { LabError } from "./errors.js";
 
 /** PostgreSQL majors the lab can run (servers from Debian or the pinned npm builds). */
@@ -53,7 +57,7 @@ export interface LabTable {
   /** Tuples a page the table is built with. */
   readonly tuplesPerPage: number;
   /** Page layout of a bitmap table. */
-  readonly layout?: Seed004Layout;
+  readonly layout?: Bitmap2022Layout;
 }
 
 /** One cell: a scan scenario and its settings. */
@@ -161,7 +165,7 @@ const BLOCK_BYTES = 8192;
 export function labTables(quick: boolean, maxTableBlocks = Number.POSITIVE_INFINITY): LabTable[] {
   const narrowBlocks = Math.min(maxTableBlocks, quick ? (128 << 20) / BLOCK_BYTES : (1 << 30) / BLOCK_BYTES);
   const bitmapBlocks = Math.min(maxTableBlocks, quick ? (64 << 20) / BLOCK_BYTES : (256 << 20) / BLOCK_BYTES);
-  const layouts: readonly Seed004Layout[] = quick ? ["random", "sequential"] : SEED004_LAYOUTS;
+  const layouts: readonly Bitmap2022Layout[] = quick ? ["random", "sequential"] : BITMAP_2022_LAYOUTS;
   return [
     { name: "narrow", kind: "narrow", blocks: narrowBlocks, tuplesPerPage: NARROW_TUPLES_PER_PAGE },
     ...layouts.map(
@@ -240,7 +244,7 @@ export function planLab(options: PlanOptions): LabPlan {
   if (dev !== null && dev !== KERNEL_DEFAULT_READ_AHEAD_KB) readAheads.push(KERNEL_DEFAULT_READ_AHEAD_KB);
 
   const workerCounts = quick ? [0, 2] : [0, 1, 2, 4];
-  const selectivities = quick ? [0.05] : SEED004_SELECTIVITIES;
+  const selectivities = quick ? [0.05] : BITMAP_2022_SELECTIVITIES;
   const eics = quick ? [0, 16] : [0, 1, 16, 64];
 
   for (const pg of [...options.pgMajors]) {

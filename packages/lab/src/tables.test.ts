@@ -1,4 +1,4 @@
-import { seed004Query, seed004Table } from "@scanlab/bitmap-prefetch";
+import { bitmap2022Query, bitmap2022Table } from "@scanlab/bitmap-prefetch";
 import { describe, expect, it } from "vitest";
 import {
   bitmapRange,
@@ -35,8 +35,8 @@ const cell: Cell = {
 
 describe("tables and queries", () => {
   it("queries the value range the simulator's bitmap matches (table seed 4, query seed 5)", () => {
-    const t = seed004Table({ layout: bitmap.layout!, seed: 4, tableBlocks: bitmap.blocks });
-    const q = seed004Query(t, { selectivity: 0.1, seed: 5 });
+    const t = bitmap2022Table({ layout: bitmap.layout!, seed: 4, tableBlocks: bitmap.blocks });
+    const q = bitmap2022Query(t, { selectivity: 0.1, seed: 5 });
     expect(bitmapRange(bitmap, 0.1)).toEqual({ low: q.lowValue, high: q.highValue });
     expect(cellQuerySql(cell, bitmap)).toContain(`WHERE a BETWEEN ${q.lowValue} AND ${q.highValue}`);
     expect(cellQuerySql(cell, bitmap)).toMatch(
@@ -46,7 +46,11 @@ describe("tables and queries", () => {
 
   it("loads a bitmap table with 27 rows for each page value, in page order", () => {
     const sql = createTableSql(bitmap);
-    const values = seed004Table({ layout: bitmap.layout!, seed: 4, tableBlocks: bitmap.blocks }).pageValues;
+    const values = bitmap2022Table({
+      layout: bitmap.layout!,
+      seed: 4,
+      tableBlocks: bitmap.blocks,
+    }).pageValues;
     expect(sql).toContain(`'{${Array.from(values).join(",")}}'`);
     expect(sql).toContain("generate_series(1, 27) ORDER BY v.page");
     expect(createTableSql(narrow)).toContain(`generate_series(1, ${narrow.blocks * 226})`);

@@ -24,7 +24,7 @@
  * - Queries are `count(*)`: no rows travel to the client, so time is the
  *   scan's.
  */
-import { type Seed004Layout, seed004Query, seed004Table } from "@scanlab/bitmap-prefetch";
+import { type Bitmap2022Layout, bitmap2022Query, bitmap2022Table } from "@scanlab/bitmap-prefetch";
 import type { Cell, LabTable } from "./cells.js";
 
 /** Table seed of the simulator's bitmap data sets (its default `bitmap.seed`). */
@@ -47,8 +47,8 @@ export function createTableSql(table: LabTable): string {
       "CHECKPOINT;",
     ].join("\n");
   }
-  const values = seed004Table({
-    layout: table.layout as Seed004Layout,
+  const values = bitmap2022Table({
+    layout: table.layout as Bitmap2022Layout,
     seed: BITMAP_TABLE_SEED,
     tableBlocks: table.blocks,
   }).pageValues;
@@ -64,12 +64,12 @@ export function createTableSql(table: LabTable): string {
 
 /** The value range a bitmap cell's query matches (the simulator's query for the same table and selectivity). */
 export function bitmapRange(table: LabTable, selectivity: number): { low: number; high: number } {
-  const t = seed004Table({
-    layout: table.layout as Seed004Layout,
+  const t = bitmap2022Table({
+    layout: table.layout as Bitmap2022Layout,
     seed: BITMAP_TABLE_SEED,
     tableBlocks: table.blocks,
   });
-  const q = seed004Query(t, { selectivity, seed: BITMAP_QUERY_SEED });
+  const q = bitmap2022Query(t, { selectivity, seed: BITMAP_QUERY_SEED });
   return { low: q.lowValue, high: q.highValue };
 }
 
