@@ -30,10 +30,11 @@
  *   match). A lossy bitmap (small work_mem) has the same 27 tuples per page,
  *   so `lossy: true` changes only the flag.
  */
+
+import { sfc32 } from "@scanlab/core";
 import { MAX_BLOCK_NUMBER } from "./constants.js";
 import { BitmapPrefetchError } from "./errors.js";
 import { type HeapBitmap, HeapBitmapBuilder } from "./heap-bitmap.js";
-import { seededRandom } from "./prng.js";
 
 /** Rows per page in seed 004's table t (seed 004: "each page contains 27 rows with the same "a" value"). */
 export const SEED004_ROWS_PER_PAGE = 27;
@@ -133,7 +134,7 @@ export function seed004Table(options: Seed004TableOptions): Seed004Table {
       values.fill(v, from, to);
     }
   } else {
-    const rng = seededRandom(seed);
+    const rng = sfc32(seed);
     for (let p = 0; p < tableBlocks; p += group) {
       values.fill(rng.below(SEED004_DISTINCT_VALUES), p, Math.min(p + group, tableBlocks));
     }
@@ -185,7 +186,7 @@ export function seed004Query(table: Seed004Table, options: Seed004QueryOptions):
     );
   }
   const width = Math.max(1, Math.round(selectivity * SEED004_DISTINCT_VALUES));
-  const rng = seededRandom(seed);
+  const rng = sfc32(seed);
   const low = rng.below(SEED004_DISTINCT_VALUES - width + 1);
   const high = low + width - 1;
   const builder = new HeapBitmapBuilder(table.tableBlocks);

@@ -48,6 +48,7 @@ import {
   type ResolvedPolicy,
   resolvePolicy,
 } from "@scanlab/block-allocator";
+import { BLCKSZ } from "@scanlab/core";
 import { checkInputFile, InputFileError } from "@scanlab/host";
 import { fileIdentityKey, SharedSyncScanTracker } from "@scanlab/syncscan";
 import { type BlockWork, formatChecksum } from "./block-work.js";
@@ -80,7 +81,7 @@ import {
 } from "./worker-protocol.js";
 
 /** BLCKSZ, PostgreSQL's default block size (pg_config.h; postgres.md assumes it throughout). */
-export const DEFAULT_BLOCK_BYTES = 8192;
+export const DEFAULT_BLOCK_BYTES: number = BLCKSZ;
 /** Largest block size accepted: 64 MiB (scanlab's bound; PostgreSQL's BLCKSZ goes up to 32 kB). */
 export const MAX_BLOCK_BYTES = 64 * 1024 * 1024;
 /** Most workers accepted: 1024, MAX_PARALLEL_WORKER_LIMIT (src/include/postmaster/bgworker.h), the upper bound of max_parallel_workers and max_parallel_workers_per_gather. */

@@ -33,13 +33,14 @@
  * in the OS page cache instead (a small cost difference, documented here as
  * the approximation it is).
  */
+import { BULKREAD_RING_BASE_BUFFERS, bulkReadRingBuffers } from "@scanlab/core";
 import { BufferMap, TAG_TABLE_STRIDE } from "./buffer-map.js";
 import type { TableChange } from "./ports.js";
 
 /** BM_MAX_USAGE_COUNT (src/include/storage/buf_internals.h). */
 export const BM_MAX_USAGE_COUNT = 5;
 /** BAS_BULKREAD ring size up to PG17: 256 kB / 8 kB (postgres.md 2.7). */
-export const BULKREAD_RING_BUFFERS_PRE18 = 32;
+export const BULKREAD_RING_BUFFERS_PRE18: number = BULKREAD_RING_BASE_BUFFERS;
 
 /**
  * Auxiliary and background process slots added to max_connections when
@@ -49,7 +50,12 @@ export const BULKREAD_RING_BUFFERS_PRE18 = 32;
  */
 export const PG18_EXTRA_PROCS = 74;
 
-/** Ring size in buffers for a BAS_BULKREAD scan (postgres.md 2.7). */
+/**
+ * Ring size in buffers for a BAS_BULKREAD scan (postgres.md 2.7): the formula
+ * of `@scanlab/core`, with PG18's GetPinLimit() sized from max_connections
+ * plus {@link PG18_EXTRA_PROCS}. shared_buffers is at least 16 buffers, so the
+ * NBuffers / 8 cap is never below 1.
+ */
 export function bulkreadRingBuffers(options: {
   pg: string;
   nbuffers: number;
@@ -57,12 +63,13 @@ export function bulkreadRingBuffers(options: {
   ioCombineLimit: number;
   effectiveIoConcurrency: number;
 }): number {
-  const cap = Math.max(1, Math.floor(options.nbuffers / 8));
-  if (Number(options.pg) < 18) return Math.min(BULKREAD_RING_BUFFERS_PRE18, cap);
-  const pinLimit = Math.max(1, Math.floor(options.nbuffers / (options.maxConnections + PG18_EXTRA_PROCS)));
-  const wanted = BULKREAD_RING_BUFFERS_PRE18 + options.ioCombineLimit * options.effectiveIoConcurrency;
-  const upper = Math.max(BULKREAD_RING_BUFFERS_PRE18, pinLimit);
-  return Math.min(wanted, upper, cap);
+  if (Number(options.pg) < 18) return bulkReadRingBuffers({ nBuffers: options.nbuffers });
+  return bulkReadRingBuffers({
+    nBuffers: options.nbuffers,
+    pinLimit: Math.floor(options.nbuffers / (options.maxConnections + PG18_EXTRA_PROCS)),
+    ioCombineLimit: options.ioCombineLimit,
+    effectiveIoConcurrency: options.effectiveIoConcurrency,
+  });
 }
 
 /** A BAS_BULKREAD ring owned by one scan. */

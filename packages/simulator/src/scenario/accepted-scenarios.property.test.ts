@@ -77,9 +77,7 @@ function num(path: string, lo: number, hi: number): fc.Arbitrary<number> {
  */
 function duration(path: string, loS: number, hiS: number): fc.Arbitrary<string> {
   const r = range(path, loS, hiS);
-  return fc
-    .integer({ min: Math.ceil(r.min * 1e6), max: Math.floor(r.max * 1e6) })
-    .map((us) => `${us}us`);
+  return fc.integer({ min: Math.ceil(r.min * 1e6), max: Math.floor(r.max * 1e6) }).map((us) => `${us}us`);
 }
 
 function choice(path: string): fc.Arbitrary<string> {
