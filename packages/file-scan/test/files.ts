@@ -9,7 +9,7 @@
 import { closeSync, fsyncSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { xorshift32 } from "@scanlab/core";
+import { BLCKSZ, xorshift32 } from "@scanlab/core";
 import type * as FileScan from "../src/index.js";
 
 /** The built package (the workers only exist in dist/), typed from the sources. */
@@ -25,7 +25,7 @@ export function makeTempDir(prefix = "scanlab-file-scan-"): { dir: string; remov
 }
 
 /** Writes `bytes` bytes in blocks of `blockBytes` (the last may be partial), fsyncs, closes. */
-export function writeBlockFile(path: string, bytes: number, blockBytes = 8192, seed = 1): void {
+export function writeBlockFile(path: string, bytes: number, blockBytes: number = BLCKSZ, seed = 1): void {
   const CHUNK_BLOCKS = Math.max(1, Math.floor((8 * 1024 * 1024) / blockBytes));
   const storage = new ArrayBuffer(Math.ceil((CHUNK_BLOCKS * blockBytes) / 4) * 4);
   const chunk = new Uint8Array(storage, 0, CHUNK_BLOCKS * blockBytes);

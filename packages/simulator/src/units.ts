@@ -16,7 +16,7 @@ import { BLCKSZ, parseDuration, parseSize } from "@scanlab/core";
 import { ScenarioError } from "./errors.js";
 import { MAX_SIMULATED_US } from "./scenario/limits.js";
 
-/** PostgreSQL's default block size, BLCKSZ = 8192 bytes (`@scanlab/core`). */
+/** PostgreSQL's default block size in bytes, BLCKSZ of `@scanlab/core`. */
 export const BLOCK_BYTES: number = BLCKSZ;
 
 /**

@@ -15,7 +15,7 @@
  * embedded in the worker's: the factory is self-contained).
  */
 import { Worker } from "node:worker_threads";
-import { mulberry32 } from "@scanlab/core";
+import { BLCKSZ, mulberry32 } from "@scanlab/core";
 import { ReadaheadError } from "../errors.js";
 import type { ScanPattern } from "../scan-harness.js";
 
@@ -70,7 +70,7 @@ export async function runRealPattern(
   path: string,
   blocks: number,
   pattern: ScanPattern,
-  blockBytes = 8192,
+  blockBytes: number = BLCKSZ,
 ): Promise<RealPatternRun> {
   let workers = 1;
   let claim = blocks;
