@@ -33,7 +33,7 @@ import { runChild } from "./child-run.js";
 import { DeviceProfileError } from "./errors.js";
 import { fioReadMeasurements } from "./fio-import.js";
 import { profileFromMeasurements } from "./measured-profile.js";
-import { evictFromPageCache } from "./page-cache-eviction.js";
+import { evictAndVerify } from "./page-cache-eviction.js";
 import type { FlashProfile, ReadMeasurement } from "./profile-schema.js";
 import { KiB, MiB } from "./units.js";
 
@@ -332,7 +332,7 @@ async function calibrateWithNode(
   const small = options.randomReadBytes ?? 8 * KiB;
   let verified = true;
   const evict = () => {
-    const r = evictFromPageCache(path);
+    const r = evictAndVerify(path);
     if (r.evicted === false)
       throw calibrationError(
         path,

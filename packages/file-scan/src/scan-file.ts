@@ -49,19 +49,12 @@ import {
   resolvePolicy,
 } from "@scanlab/block-allocator";
 import { BLCKSZ } from "@scanlab/core";
-import { checkInputFile, InputFileError } from "@scanlab/host";
+import { checkInputFile, evictFromPageCache, InputFileError, measureResidency } from "@scanlab/host";
 import { fileIdentityKey, SharedSyncScanTracker } from "@scanlab/syncscan";
 import { type BlockWork, formatChecksum } from "./block-work.js";
 import { type DeviceReport, type KernelPaths, probeDevice } from "./diskstats.js";
 import { FileScanError } from "./errors.js";
-import {
-  type CacheState,
-  classifyCache,
-  type EvictionReport,
-  evictFromPageCache,
-  measureResidency,
-  type Residency,
-} from "./page-cache.js";
+import { type CacheState, classifyCache, type EvictionReport, type Residency } from "./page-cache.js";
 import { classifyByDeviceReads, processReadBytes, residencyVisibility } from "./residency-visibility.js";
 import { RELSEG_BLOCKS, resolveTarget, type ScanTarget } from "./target.js";
 import { checkWorkerCount } from "./worker-limit.js";
@@ -611,10 +604,10 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
 
   let eviction: EvictionReport = { requested: false, ok: false };
   if (options.evict === true && !signal?.aborted) {
-    eviction = await evictFromPageCache(paths);
+    eviction = { requested: true, ...evictFromPageCache(paths) };
     if (!eviction.ok && eviction.reason !== undefined) warnings.push(eviction.reason);
   }
-  const before = await measureResidency(paths);
+  const before = measureResidency(paths);
   // mincore() hides the page cache of files this caller may not write (residency-visibility.ts).
   const visibility = residencyVisibility(paths);
   if (!before.known) warnings.push(before.reason);
@@ -720,7 +713,7 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
   report();
   if (progressError !== null) throw progressError;
 
-  const after = await measureResidency(paths);
+  const after = measureResidency(paths);
   const bytesAfter = currentBytes(resolved);
 
   let lastEnd = windowStart;
