@@ -1,7 +1,7 @@
 /**
  * Running the command line: build the context, parse, run, and turn every
  * outcome into an exit code (errors.ts): commander's usage errors and any
- * scanlab package's user errors (`userError === true`) are one line on stderr
+ * scanlab package's user errors (a `ScanlabError` of kind "user") are one line on stderr
  * and exit 2, or exit 1 when branded `runtime` (a failure while running, not
  * a mistake in the command line); SIGINT and SIGTERM are 130 and 143; anything
  * else is an internal error, exit 1, with the stack under `--debug`.

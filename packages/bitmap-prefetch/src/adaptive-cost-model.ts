@@ -60,6 +60,7 @@
  * g x t < L / Q (on an HDD, Q = 1 and L in milliseconds, that is hundreds of
  * blocks; on SSDs, usually 0).
  */
+import { linuxInitRaSize, linuxNextRaSize } from "@scanlab/core";
 import { BLCKSZ } from "./constants.js";
 import { requireInteger, requirePositive } from "./errors.js";
 
@@ -145,22 +146,6 @@ export function resolveCostParameters(p: AdaptiveCostParameters): ResolvedCostPa
   };
 }
 
-/** Linux init() window sizing in 4 KiB pages (apps/docs/src/reference/linux-readahead.md#sizing-functions). */
-export function linuxInitWindowPages(reqPages: number, maxPages: number): number {
-  let n = 1;
-  while (n < reqPages) n *= 2;
-  if (n <= maxPages / 32) return 4 * n;
-  if (n <= maxPages / 4) return 2 * n;
-  return maxPages;
-}
-
-/** Linux next() window sizing in 4 KiB pages (apps/docs/src/reference/linux-readahead.md#sizing-functions). */
-export function linuxNextWindowPages(curPages: number, maxPages: number): number {
-  if (curPages < maxPages / 16) return 4 * curPages;
-  if (curPages <= maxPages / 2) return 2 * curPages;
-  return maxPages;
-}
-
 /**
  * The read sizes (in 8 kB blocks) Linux issues while one process reads a cold
  * run of `runBlocks` blocks with 8 kB reads: the 1-block random read, the
@@ -191,12 +176,12 @@ function walkReadahead(
   const maxPages = 2 * readaheadBlocks;
   visit(1, 0, 0, false);
   if (runBlocks <= 1) return;
-  let pages = linuxInitWindowPages(2, maxPages);
+  let pages = linuxInitRaSize(2, maxPages);
   let first = 1;
   for (let k = 1; ; k++) {
     const w = Math.max(1, Math.ceil(pages / 2));
     visit(w, k, first, false);
-    const next = linuxNextWindowPages(pages, maxPages);
+    const next = linuxNextRaSize(pages, maxPages);
     if (first + w >= runBlocks) {
       // The marker: first page of an async window; second block of a multi-block INITIAL window.
       const markerReached = k >= 2 || w === 1 || runBlocks - first >= 2;

@@ -1,3 +1,4 @@
+import { linuxInitRaSize, linuxNextRaSize } from "@scanlab/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
@@ -6,8 +7,6 @@ import {
   chooseRegionMode,
   gapMergeLimitBlocks,
   INTEL_320_LINUX_DEFAULTS,
-  linuxInitWindowPages,
-  linuxNextWindowPages,
   readaheadCostUs,
   readaheadWindowsBlocks,
   resolveCostParameters,
@@ -61,13 +60,13 @@ function run(bitmap: HeapBitmap, params: AdaptiveCostParameters, env = nothingBu
 
 describe("the cost model's Linux readahead (apps/docs/src/reference/linux-readahead.md#sizing-functions, apps/docs/src/reference/linux-readahead.md#worked-traces)", () => {
   it("init() with max 32 pages: req 1-2 -> 4, 3-4 -> 8, 5-8 -> 16, > 8 -> 32", () => {
-    expect([1, 2, 3, 4, 5, 8, 9, 32].map((r) => linuxInitWindowPages(r, 32))).toEqual([
+    expect([1, 2, 3, 4, 5, 8, 9, 32].map((r) => linuxInitRaSize(r, 32))).toEqual([
       4, 4, 8, 8, 16, 16, 32, 32,
     ]);
   });
 
   it("next() with max 32 pages: 4 -> 8 -> 16 -> 32 -> 32", () => {
-    expect([4, 8, 16, 32].map((c) => linuxNextWindowPages(c, 32))).toEqual([8, 16, 32, 32]);
+    expect([4, 8, 16, 32].map((c) => linuxNextRaSize(c, 32))).toEqual([8, 16, 32, 32]);
   });
 
   it("a cold run read with 8 kB reads: 8 KiB random read, then 16, 32, 64, 128 KiB windows, then 128 KiB each", () => {

@@ -32,10 +32,11 @@
  *   match). A lossy bitmap (small work_mem) has the same 27 tuples per page,
  *   so `lossy: true` changes only the flag.
  */
+
+import { sfc32 } from "@scanlab/core";
 import { MAX_BLOCK_NUMBER } from "./constants.js";
 import { BitmapPrefetchError } from "./errors.js";
 import { type HeapBitmap, HeapBitmapBuilder } from "./heap-bitmap.js";
-import { seededRandom } from "./prng.js";
 
 /** Rows per page in the 2022 eic benchmark's table t ("each page contains 27 rows with the same "a" value"). */
 export const BITMAP_2022_ROWS_PER_PAGE = 27;
@@ -140,7 +141,7 @@ export function bitmap2022Table(options: Bitmap2022TableOptions): Bitmap2022Tabl
       values.fill(v, from, to);
     }
   } else {
-    const rng = seededRandom(seed);
+    const rng = sfc32(seed);
     for (let p = 0; p < tableBlocks; p += group) {
       values.fill(rng.below(BITMAP_2022_DISTINCT_VALUES), p, Math.min(p + group, tableBlocks));
     }
@@ -192,7 +193,7 @@ export function bitmap2022Query(table: Bitmap2022Table, options: Bitmap2022Query
     );
   }
   const width = Math.max(1, Math.round(selectivity * BITMAP_2022_DISTINCT_VALUES));
-  const rng = seededRandom(seed);
+  const rng = sfc32(seed);
   const low = rng.below(BITMAP_2022_DISTINCT_VALUES - width + 1);
   const high = low + width - 1;
   const builder = new HeapBitmapBuilder(table.tableBlocks);

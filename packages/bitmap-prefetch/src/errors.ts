@@ -4,11 +4,14 @@
  * Everything a user can get wrong (a setting outside the range PostgreSQL
  * accepts, a bitmap built out of order, a data set that cannot exist) throws a
  * {@link BitmapPrefetchError}: one sentence naming what was wrong, a stable
- * `code`, `userError = true` and `name = "BitmapPrefetchError"`, so the CLI can
- * recognise it without importing this package. Programming errors (calling a
+ * `code` and `name = "BitmapPrefetchError"`; it extends `ScanlabError`
+ * (`@scanlab/core`), so the CLI recognises it with `ScanlabError.isInstance`
+ * without importing this package. Programming errors (calling a
  * state machine out of order, for example `resume` without a pending wait)
  * throw plain `Error`s.
  */
+
+import { ScanlabError } from "@scanlab/core";
 
 /** Stable codes of {@link BitmapPrefetchError}; new codes may be added, existing ones never change meaning. */
 export type BitmapPrefetchErrorCode =
@@ -32,17 +35,14 @@ export type BitmapPrefetchErrorCode =
  * }
  * ```
  */
-export class BitmapPrefetchError extends Error {
-  /** Brand shared by every scanlab package's user errors. */
-  readonly userError = true;
+export class BitmapPrefetchError extends ScanlabError {
   /** Stable machine-readable code. */
-  readonly code: BitmapPrefetchErrorCode;
+  declare readonly code: BitmapPrefetchErrorCode;
 
   /** @param code stable code; @param message one sentence naming what was wrong. */
   constructor(code: BitmapPrefetchErrorCode, message: string) {
-    super(message);
+    super(message, { code });
     this.name = "BitmapPrefetchError";
-    this.code = code;
   }
 }
 

@@ -19,8 +19,6 @@ export {
   type DevicePhysics,
   gapMergeLimitBlocks,
   INTEL_320_LINUX_DEFAULTS,
-  linuxInitWindowPages,
-  linuxNextWindowPages,
   type RegionMode,
   type RegionShape,
   type ResolvedCostParameters,

@@ -27,7 +27,7 @@
  * 128 MB, 174 backend + auxiliary slots: pin limit 16384 / 174 = 94, ring
  * 94 buffers.
  */
-import { BLCKSZ } from "./constants.js";
+import { bulkReadRingBuffers as coreBulkReadRingBuffers } from "@scanlab/core";
 import { BitmapPrefetchError } from "./errors.js";
 
 /** Read-stream versions modelled here. */
@@ -133,15 +133,13 @@ export interface BulkReadRingOptions extends BufferPoolSize {
  */
 export function bulkReadRingBuffers(version: ReadStreamVersion, options: BulkReadRingOptions): number {
   const { nBuffers } = pool(version, options);
-  const blockKb = BLCKSZ / 1024;
-  let ringKb = BULKREAD_RING_BASE_KB;
-  if (version !== 17) {
-    const ringMaxKb = Math.max(ringKb, backendPinLimit(version, options) * blockKb);
-    ringKb += blockKb * options.effectiveIoConcurrency * options.ioCombineLimit;
-    if (ringKb > ringMaxKb) ringKb = ringMaxKb;
-  }
-  // GetAccessStrategy (freelist.c) caps every ring at NBuffers / 8 (reference 2.7).
-  return Math.min(Math.floor(nBuffers / 8), Math.floor(ringKb / blockKb));
+  if (version === 17) return coreBulkReadRingBuffers({ nBuffers });
+  return coreBulkReadRingBuffers({
+    nBuffers,
+    pinLimit: backendPinLimit(version, options),
+    ioCombineLimit: options.ioCombineLimit,
+    effectiveIoConcurrency: options.effectiveIoConcurrency,
+  });
 }
 
 /** Inputs of {@link maxPinnedBuffers}. */

@@ -3,10 +3,13 @@
  * block count, a policy option out of range, a participant count of zero, a
  * buffer that is not a shared allocator. They follow the scanlab convention
  * (apps/docs/src/reference/design.md#conventions): one clear sentence naming what was wrong,
- * `name` set to the class name, `userError = true` and a stable `code`, so the
- * CLI can recognise them without importing this package. Programming errors
+ * `name` set to the class name and a stable `code`; they extend `ScanlabError`
+ * (`@scanlab/core`), so the CLI recognises them with `ScanlabError.isInstance`
+ * without importing this package. Programming errors
  * throw plain `Error`s.
  */
+
+import { ScanlabError } from "@scanlab/core";
 
 /** Stable codes of {@link AllocatorError}; new codes may be added, existing ones never change meaning. */
 export type AllocatorErrorCode =
@@ -34,16 +37,13 @@ export type AllocatorErrorCode =
  * }
  * ```
  */
-export class AllocatorError extends Error {
-  /** Brand the CLI looks for to print the message and exit with status 2. */
-  readonly userError = true;
+export class AllocatorError extends ScanlabError {
   /** Stable machine-readable code. */
-  readonly code: AllocatorErrorCode;
+  declare readonly code: AllocatorErrorCode;
 
   /** @param code stable code; @param message one sentence naming what was wrong. */
   constructor(code: AllocatorErrorCode, message: string) {
-    super(message);
+    super(message, { code });
     this.name = "AllocatorError";
-    this.code = code;
   }
 }

@@ -34,17 +34,18 @@
  *   The three constants are options here so the 2020 cap sweep (T2: 256..8192)
  *   and the uncapped variant (T3: 65536 blocks for 800 GB) can be simulated.
  */
+import { InvalidBlockNumber, MaxBlockNumber } from "@scanlab/core";
 import { AllocatorError } from "./errors.js";
 
 /** PostgreSQL's InvalidBlockNumber (src/include/storage/block.h): "no block", returned when a participant is done. */
-export const INVALID_BLOCK = 0xffffffff;
+export const INVALID_BLOCK: number = InvalidBlockNumber;
 
 /**
  * Largest relation size in blocks: block numbers are uint32 and 0xFFFFFFFF is
  * InvalidBlockNumber, so the last valid block is 0xFFFFFFFE (MaxBlockNumber)
  * and a relation holds at most 2^32 - 1 blocks (32 TiB at 8 kB).
  */
-export const MAX_NBLOCKS = 0xffffffff;
+export const MAX_NBLOCKS: number = MaxBlockNumber + 1;
 
 /** PARALLEL_SEQSCAN_NCHUNKS = 2048: target number of chunks per scan (56788d2156; apps/docs/src/reference/parallel-block-allocation.md#chunk-constants). */
 export const PG14_NCHUNKS = 2048;

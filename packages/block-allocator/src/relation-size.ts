@@ -4,25 +4,15 @@
  * MB, GB, TB are powers of 1024), so "800GB" is 800 x 2^30 bytes =
  * 104,857,600 blocks of 8 kB, the figure apps/docs/src/reference/experiments.md#t3-synchronized-scans-on-an-800-gb-table uses. A bare number is
  * a block count. A size that is not a whole number of blocks is rounded up (a
- * relation is always whole blocks).
+ * relation is always whole blocks). The grammar is `@scanlab/core`'s
+ * `parseSize`, with "block"/"blocks" as words for the bare unit.
  */
+import { BLCKSZ, parseSize } from "@scanlab/core";
 import { AllocatorError } from "./errors.js";
 import { MAX_NBLOCKS } from "./policy.js";
 
-/** BLCKSZ: PostgreSQL's default block size in bytes (pg_config.h), assumed throughout apps/docs/src/reference/index.md#block-size-and-units. */
-export const BLOCK_BYTES = 8192;
-
-const UNIT_BYTES: Record<string, number> = {
-  b: 1,
-  kb: 1024,
-  mb: 1024 ** 2,
-  gb: 1024 ** 3,
-  tb: 1024 ** 4,
-  kib: 1024,
-  mib: 1024 ** 2,
-  gib: 1024 ** 3,
-  tib: 1024 ** 4,
-};
+/** BLCKSZ: PostgreSQL's default block size in bytes (`@scanlab/core`). */
+export const BLOCK_BYTES: number = BLCKSZ;
 
 /**
  * Parses a relation size: a block count (number or digits), or a number with a
@@ -44,16 +34,9 @@ export function blocksFromSize(size: string | number): number {
   if (typeof size === "number") {
     blocks = size;
   } else if (typeof size === "string") {
-    const m = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$/.exec(size);
-    if (m === null) throw bad(size);
-    const value = Number(m[1]);
-    const unit = m[2]!.toLowerCase();
-    if (unit === "" || unit === "blocks" || unit === "block") blocks = value;
-    else {
-      const bytes = UNIT_BYTES[unit];
-      if (bytes === undefined) throw bad(size);
-      blocks = Math.ceil((value * bytes) / BLOCK_BYTES);
-    }
+    const q = parseSize(size, { bareUnits: ["block", "blocks"] });
+    if (q === null) throw bad(size);
+    blocks = q.scale === null ? q.value : Math.ceil((q.value * q.scale) / BLOCK_BYTES);
   } else {
     throw bad(size);
   }

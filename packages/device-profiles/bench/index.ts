@@ -5,13 +5,8 @@
  * advancing by a fixed step) so the loop measures `submit` alone. Random traces
  * use a seeded generator; the same run always submits the same reads.
  */
-import {
-  builtinProfiles,
-  createDeviceModel,
-  type DeviceProfile,
-  getBuiltinProfile,
-  seededRandom,
-} from "../src/index.js";
+import { mulberry32 } from "@scanlab/core";
+import { builtinProfiles, createDeviceModel, type DeviceProfile, getBuiltinProfile } from "../src/index.js";
 
 const TARGET = 10_000_000;
 const N = 4_000_000;
@@ -27,11 +22,11 @@ interface Case {
 
 function trace(c: Case): Float64Array {
   const offsets = new Float64Array(N);
-  const random = seededRandom(7);
+  const random = mulberry32(7);
   const span = c.profile.kind === "hdd" ? c.profile.capacityBytes : 64 * 1024 ** 3;
   const slots = Math.floor(span / c.bytes);
   for (let i = 0; i < N; i++)
-    offsets[i] = c.pattern === "sequential" ? i * c.bytes : Math.floor(random() * slots) * c.bytes;
+    offsets[i] = c.pattern === "sequential" ? i * c.bytes : Math.floor(random.nextFloat() * slots) * c.bytes;
   return offsets;
 }
 

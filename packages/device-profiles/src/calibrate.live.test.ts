@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DeviceProfileError } from "./errors.js";
-import { calibrate, evictFromPageCache, fioVersion } from "./node.js";
+import { calibrate, evictAndVerify, fioVersion } from "./node.js";
 
 const requireLive = process.env.SCANLAB_REQUIRE_LIVE === "1";
 const MiB = 1024 * 1024;
@@ -36,7 +36,7 @@ function makeTable(parent: string): void {
 beforeAll(() => {
   makeTable(tmpdir());
   // A tmpfs temp dir cannot be evicted: try next to the package, which is on a real file system.
-  if (evictFromPageCache(file).evicted === false) {
+  if (evictAndVerify(file).evicted === false) {
     rmSync(dir, { recursive: true, force: true });
     makeTable(join(import.meta.dirname, ".."));
   }
@@ -48,7 +48,7 @@ afterAll(() => {
 
 describe("calibrate() on a real temporary file", () => {
   it("measures with Node worker threads on a file evicted from the page cache", async (ctx) => {
-    const eviction = evictFromPageCache(file);
+    const eviction = evictAndVerify(file);
     if (eviction.evicted !== true)
       return skipOrFail(ctx, `page-cache eviction is impossible here: ${eviction.reason}`);
     const profile = await calibrate(file, { method: "node", phaseMs: 150 });
@@ -116,7 +116,7 @@ describe("calibrate() on a real temporary file", () => {
     try {
       const shmFile = join(shmDir, "cached.data");
       writeFileSync(shmFile, Buffer.alloc(2 * MiB, 1));
-      const eviction = evictFromPageCache(shmFile);
+      const eviction = evictAndVerify(shmFile);
       if (eviction.evicted === "unverified")
         return skipOrFail(ctx, `eviction cannot be checked: ${eviction.reason}`);
       expect(eviction.evicted).toBe(false);

@@ -28,13 +28,13 @@
 import { spawnSync } from "node:child_process";
 import { statSync } from "node:fs";
 import { Worker } from "node:worker_threads";
+import { mulberry32 } from "@scanlab/core";
 import { runChild } from "./child-run.js";
 import { DeviceProfileError } from "./errors.js";
 import { fioReadMeasurements } from "./fio-import.js";
 import { profileFromMeasurements } from "./measured-profile.js";
-import { evictFromPageCache } from "./page-cache-eviction.js";
+import { evictAndVerify } from "./page-cache-eviction.js";
 import type { FlashProfile, ReadMeasurement } from "./profile-schema.js";
-import { seededRandom } from "./seeded-random.js";
 import { KiB, MiB } from "./units.js";
 
 /**
@@ -309,12 +309,12 @@ function blockPermutation(nBlocks: number, cap: number, seed: number): SharedArr
   const count = Math.min(nBlocks, cap);
   const shared = new SharedArrayBuffer(count * 4);
   const out = new Uint32Array(shared);
-  const random = seededRandom(seed);
+  const random = mulberry32(seed);
   // Affine permutation k -> (a k + c) mod n with gcd(a, n) = 1 (BigInt: a k can pass 2^53).
   const gcd = (x: number, y: number): number => (y === 0 ? x : gcd(y, x % y));
-  let a = Math.max(1, Math.floor(nBlocks * (0.5 + 0.3 * random()))) | 1;
+  let a = Math.max(1, Math.floor(nBlocks * (0.5 + 0.3 * random.nextFloat()))) | 1;
   while (gcd(a, nBlocks) !== 1) a += 2;
-  const c = BigInt(Math.floor(random() * nBlocks));
+  const c = BigInt(Math.floor(random.nextFloat() * nBlocks));
   const A = BigInt(a);
   const N = BigInt(nBlocks);
   for (let k = 0; k < count; k++) out[k] = Number((A * BigInt(k) + c) % N);
@@ -332,7 +332,7 @@ async function calibrateWithNode(
   const small = options.randomReadBytes ?? 8 * KiB;
   let verified = true;
   const evict = () => {
-    const r = evictFromPageCache(path);
+    const r = evictAndVerify(path);
     if (r.evicted === false)
       throw calibrationError(
         path,

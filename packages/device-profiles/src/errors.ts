@@ -4,10 +4,13 @@
  * cannot be calibrated. They follow the scanlab convention (apps/docs/src/reference/design.md#conventions
  * ): one clear sentence naming what was wrong (for a profile
  * file: the field and the file), `name` set to the class name,
- * `userError = true` and a stable `code`, so the CLI recognises them without
- * importing this package. Programming errors (a negative byte count passed to
+ * and a stable `code`; they extend `ScanlabError` (`@scanlab/core`), so the
+ * CLI recognises them with `ScanlabError.isInstance` without importing this
+ * package. Programming errors (a negative byte count passed to
  * `submit`, say) throw plain `RangeError`s.
  */
+
+import { ScanlabError } from "@scanlab/core";
 
 /** Stable codes of {@link DeviceProfileError}; new codes may be added, existing ones never change meaning. */
 export type DeviceProfileErrorCode =
@@ -33,11 +36,9 @@ export type DeviceProfileErrorCode =
  * }
  * ```
  */
-export class DeviceProfileError extends Error {
-  /** Brand the CLI looks for to print the message and exit with status 2. */
-  readonly userError = true;
+export class DeviceProfileError extends ScanlabError {
   /** Stable machine-readable code. */
-  readonly code: DeviceProfileErrorCode;
+  declare readonly code: DeviceProfileErrorCode;
   /** Dotted path of the offending field, when there is one (e.g. `member.readLatencyQd1Us`). */
   readonly field: string | undefined;
   /** The file (or other source label) the bad input came from, when known. */
@@ -53,9 +54,8 @@ export class DeviceProfileError extends Error {
     message: string,
     details: { field?: string; source?: string } = {},
   ) {
-    super(message);
+    super(message, { code });
     this.name = "DeviceProfileError";
-    this.code = code;
     this.field = details.field;
     this.source = details.source;
   }

@@ -8,8 +8,9 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseFioSize } from "@scanlab/core";
 import { describe, expect, it } from "vitest";
-import { fioReadMeasurements, parseFioSize } from "./fio-import.js";
+import { fioReadMeasurements } from "./fio-import.js";
 
 describe("fio sizes, live", () => {
   it("agrees with the fio installed here on what a block size string means", (ctx) => {

@@ -6,9 +6,10 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parseFioSize } from "@scanlab/core";
 import { describe, expect, it } from "vitest";
 import { DeviceProfileError } from "./errors.js";
-import { fioReadMeasurements, importFioJson, parseFioSize } from "./fio-import.js";
+import { fioReadMeasurements, importFioJson } from "./fio-import.js";
 import { throughputAt } from "./throughput.js";
 
 const fixtures = join(import.meta.dirname, "..", "fixtures", "fio");

@@ -23,6 +23,7 @@
  * added up into one point. Jobs that wrote, or read nothing, are skipped. The
  * points become a profile with `profileFromMeasurements` (`measured-profile.ts`).
  */
+import { parseFioSize } from "@scanlab/core";
 import { DeviceProfileError } from "./errors.js";
 import { type MeasuredProfileOptions, profileFromMeasurements } from "./measured-profile.js";
 import type { FlashProfile, ReadMeasurement } from "./profile-schema.js";
@@ -31,32 +32,6 @@ const SYNC_ENGINES = new Set(["sync", "psync", "vsync", "pvsync", "pvsync2"]);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/**
- * Parses a fio size ("4k", "128K", "1m", "4096", "4KiB") into bytes the way
- * fio does. fio's `kb_base` (default 1024) is the base of the plain prefixes
- * (k, kB, m, ...); the IEC forms (KiB, MiB, ...) take the other base, so with
- * the default "4KiB" is 4000 bytes (fio's "compatibility mode", checked with
- * fio 3.33). Returns NaN when it is not a size.
- *
- * @param text the size as written in a job file
- * @param kbBase the job's `kb_base`, 1024 (fio's default) or 1000
- *
- * @example
- * ```ts
- * import { parseFioSize } from "@scanlab/device-profiles";
- * parseFioSize("128k"); // 131072
- * parseFioSize("4KiB"); // 4000, as fio reads it with its default kb_base=1024
- * ```
- */
-export function parseFioSize(text: string, kbBase = 1024): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$/i.exec(text);
-  if (m === null) return Number.NaN;
-  const iec = m[3]!.toLowerCase() === "ib";
-  const base = (kbBase === 1000) === iec ? 1024 : 1000;
-  const power: Record<string, number> = { "": 0, k: 1, m: 2, g: 3, t: 4 };
-  return Math.round(Number(m[1]) * base ** (power[m[2]!.toLowerCase()] ?? Number.NaN));
 }
 
 /**

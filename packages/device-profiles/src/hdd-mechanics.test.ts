@@ -1,9 +1,9 @@
+import { mulberry32 } from "@scanlab/core";
 import { describe, expect, it } from "vitest";
 import { getBuiltinProfile } from "./builtin-profiles.js";
 import { createDeviceModel } from "./create-device-model.js";
 import { HddModel, hddMechanics, seekUs } from "./hdd-mechanics.js";
 import type { HddProfile } from "./profile-schema.js";
-import { seededRandom } from "./seeded-random.js";
 import { hddWithLookAhead } from "./test-profiles.js";
 import { throughputAt } from "./throughput.js";
 
@@ -18,10 +18,10 @@ describe("seek curve (hdd-mechanics.ts header)", () => {
 
   it("averages the datasheet's 7.4 ms over uniformly random start and end points", () => {
     const m = hddMechanics(hdd);
-    const random = seededRandom(3);
+    const random = mulberry32(3);
     let sum = 0;
     const n = 200_000;
-    for (let i = 0; i < n; i++) sum += seekUs(m, Math.abs(random() - random()));
+    for (let i = 0; i < n; i++) sum += seekUs(m, Math.abs(random.nextFloat() - random.nextFloat()));
     expect(sum / n).toBeGreaterThan(7400 * 0.99);
     expect(sum / n).toBeLessThan(7400 * 1.01);
   });
@@ -29,10 +29,10 @@ describe("seek curve (hdd-mechanics.ts header)", () => {
   it("solves the exponent from a given full stroke so the average still matches", () => {
     // 17.06 ms full stroke (apps/docs/src/reference/storage-devices.md#hard-disks-at-7200-rpm, Constellation.2): k = 7170/16830; p from E[x^p] = 2/((p+1)(p+2)).
     const m = hddMechanics({ ...hdd, fullStrokeSeekUs: 17060 });
-    const random = seededRandom(4);
+    const random = mulberry32(4);
     let sum = 0;
     const n = 200_000;
-    for (let i = 0; i < n; i++) sum += seekUs(m, Math.abs(random() - random()));
+    for (let i = 0; i < n; i++) sum += seekUs(m, Math.abs(random.nextFloat() - random.nextFloat()));
     expect(sum / n / 7400).toBeGreaterThan(0.99);
     expect(sum / n / 7400).toBeLessThan(1.01);
     expect(seekUs(m, 1)).toBeCloseTo(17060, 6);
@@ -42,19 +42,20 @@ describe("seek curve (hdd-mechanics.ts header)", () => {
 describe("rotation", () => {
   it("waits half a revolution on average (HC310 Table 7: 4.16 ms)", () => {
     const model = new HddModel(hdd);
-    const random = seededRandom(5);
+    const random = mulberry32(5);
     let sum = 0;
     const n = 50_000;
-    for (let i = 0; i < n; i++) sum += model.rotationalWaitUs(Math.floor(random() * 6e12), random() * 1e9);
+    for (let i = 0; i < n; i++)
+      sum += model.rotationalWaitUs(Math.floor(random.nextFloat() * 6e12), random.nextFloat() * 1e9);
     expect(sum / n).toBeGreaterThan(4166 * 0.98);
     expect(sum / n).toBeLessThan(4166 * 1.02);
   });
 
   it("never waits a full revolution or more", () => {
     const model = new HddModel(hdd);
-    const random = seededRandom(6);
+    const random = mulberry32(6);
     for (let i = 0; i < 10_000; i++) {
-      const w = model.rotationalWaitUs(Math.floor(random() * 6e12), random() * 1e9);
+      const w = model.rotationalWaitUs(Math.floor(random.nextFloat() * 6e12), random.nextFloat() * 1e9);
       expect(w).toBeGreaterThanOrEqual(0);
       expect(w).toBeLessThan(8333.34);
     }

@@ -18,6 +18,7 @@
 /** The package name, for diagnostics. */
 export const PACKAGE_NAME = "@scanlab/device-profiles";
 
+export { parseFioSize } from "@scanlab/core";
 export { builtinProfiles, getBuiltinProfile, type Raid0Options, raid0Of } from "./builtin-profiles.js";
 export { CloudVolumeModel, countedIos } from "./cloud-budget.js";
 export { createDeviceModel, type DeviceModelOptions } from "./create-device-model.js";
@@ -28,7 +29,7 @@ export {
   linuxReadAheadKb,
 } from "./device-model.js";
 export { DeviceProfileError, type DeviceProfileErrorCode } from "./errors.js";
-export { fioReadMeasurements, importFioJson, parseFioSize } from "./fio-import.js";
+export { fioReadMeasurements, importFioJson } from "./fio-import.js";
 export { FlashQueueModel, type FlashQueueParameters, flashQueueParameters } from "./flash-queue.js";
 export { type HddMechanics, HddModel, hddMechanics, seekUs } from "./hdd-mechanics.js";
 export { type MeasuredProfileOptions, profileFromMeasurements } from "./measured-profile.js";
@@ -58,7 +59,6 @@ export {
   type ReadMeasurement,
 } from "./profile-schema.js";
 export { Raid0Model, raid0Location, type StripeLocation } from "./raid0-stripes.js";
-export { seededRandom } from "./seeded-random.js";
 export { type ThroughputResult, type ThroughputWorkload, throughputAt } from "./throughput.js";
 export { GiB, KiB, MB_PER_S, MiB, US_PER_S } from "./units.js";
 export { type UnknownVmSsdOptions, unknownVmSsdProfile, VM_SSD_CLASS_DEFAULTS } from "./vm-ssd-class.js";

@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 export { type CalibrateOptions, calibrate, fioVersion } from "./calibrate.js";
-export { type EvictionResult, evictFromPageCache, residentBytes } from "./page-cache-eviction.js";
+export { type EvictionResult, evictAndVerify } from "./page-cache-eviction.js";
 export {
   importFioJsonFile,
   type ProfileFileOptions,

@@ -17,9 +17,10 @@
  * for a rotating disk (datasheet average seeks are over the full stroke), and
  * 8 GiB otherwise (Intel's IOPS test span, apps/docs/src/reference/storage-devices.md#intel-ssd-320).
  */
+
+import { mulberry32 } from "@scanlab/core";
 import { createDeviceModel } from "./create-device-model.js";
 import type { DeviceProfile } from "./profile-schema.js";
-import { seededRandom } from "./seeded-random.js";
 import { GiB, US_PER_S } from "./units.js";
 
 /** Workload of {@link throughputAt}. */
@@ -71,7 +72,7 @@ export function throughputAt(profile: DeviceProfile, workload: ThroughputWorkloa
   const start = workload.startOffsetBytes ?? 0;
   const span = workload.spanBytes ?? defaultSpanBytes(profile);
   const slots = Math.max(1, Math.floor(span / bytes));
-  const random = seededRandom(workload.seed ?? 1);
+  const random = mulberry32(workload.seed ?? 1);
   // Sample sizes are our choice (no reference gives them): enough reads that the queue fills (4 x depth, at
   // least 200) before counting, and 20 x depth (at least 2000) counted reads for a steady mean.
   const measured = workload.requests ?? Math.max(2000, 20 * q);
@@ -85,7 +86,7 @@ export function throughputAt(profile: DeviceProfile, workload: ThroughputWorkloa
       nextSequential += bytes;
       return o;
     }
-    return start + Math.floor(random() * slots) * bytes;
+    return start + Math.floor(random.nextFloat() * slots) * bytes;
   };
   const submittedUs = new Float64Array(q);
   const completionUs = new Float64Array(q);

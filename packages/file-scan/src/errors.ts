@@ -4,14 +4,17 @@
  * a per-block work module that does not load, a read the device refused.
  * They follow the scanlab convention (apps/docs/src/reference/design.md#conventions): one clear
  * sentence naming what was wrong, `name` set to the class name,
- * `userError = true` and a stable `code`, so the CLI can recognise them
- * without importing this package. Programming errors throw plain `Error`s.
+ * and a stable `code`; they extend `ScanlabError` (`@scanlab/core`), so the
+ * CLI recognises them with `ScanlabError.isInstance` without importing this
+ * package. Programming errors throw plain `Error`s.
  *
  * Some situations are not errors but documented results (README, "Bad
  * input"): a size that is not a whole number of blocks (the partial last
  * block is read and reported), a file that shrinks during the scan (short
  * reads are counted and the result says so).
  */
+
+import { ScanlabError } from "@scanlab/core";
 
 /** Stable codes of {@link FileScanError}; new codes may be added, existing ones never change meaning. */
 export type FileScanErrorCode =
@@ -59,22 +62,19 @@ const RUNTIME_CODES: ReadonlySet<FileScanErrorCode> = new Set([
  * }
  * ```
  */
-export class FileScanError extends Error {
-  /** Brand the CLI looks for to print the message as one sentence, without a stack trace. */
-  readonly userError = true;
+export class FileScanError extends ScanlabError {
   /**
    * True when the scan failed while running, not because of how it was asked (the work module threw,
    * the operating system refused a read): the CLI exits 1 for these and 2 for the others.
    */
   readonly runtime: boolean;
   /** Stable machine-readable code. */
-  readonly code: FileScanErrorCode;
+  declare readonly code: FileScanErrorCode;
 
   /** @param code stable code; @param message one sentence naming what was wrong. */
   constructor(code: FileScanErrorCode, message: string) {
-    super(message);
+    super(message, { code });
     this.name = "FileScanError";
-    this.code = code;
     this.runtime = RUNTIME_CODES.has(code);
   }
 }

@@ -46,8 +46,6 @@ export {
   COLD_MAX_RESIDENT_FRACTION,
   classifyCache,
   type EvictionReport,
-  evictFromPageCache,
-  measureResidency,
   type Residency,
   WARM_MIN_RESIDENT_FRACTION,
 } from "./page-cache.js";

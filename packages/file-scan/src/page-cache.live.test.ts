@@ -4,15 +4,10 @@
  */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
+import { evictFromPageCache, measureResidency } from "@scanlab/host";
 import { afterAll, describe, expect, it } from "vitest";
 import { makeTempDir, writeBlockFile } from "../test/files.js";
-import {
-  COLD_MAX_RESIDENT_FRACTION,
-  classifyCache,
-  evictFromPageCache,
-  measureResidency,
-  WARM_MIN_RESIDENT_FRACTION,
-} from "./page-cache.js";
+import { COLD_MAX_RESIDENT_FRACTION, classifyCache, WARM_MIN_RESIDENT_FRACTION } from "./page-cache.js";
 
 const tmp = makeTempDir();
 afterAll(() => tmp.remove());
@@ -51,25 +46,25 @@ describe("the real page cache", () => {
     const p = join(tmp.dir, "cache.dat");
     writeBlockFile(p, 64 * 1024 * 1024);
     spawnSync("dd", [`if=${p}`, "of=/dev/null", "bs=1M", "status=none"]);
-    const warm = await measureResidency([p]);
+    const warm = measureResidency([p]);
     expect(warm).toMatchObject({ known: true, totalBytes: 64 * 1024 * 1024 });
     expect(classifyCache(warm)).toBe("warm");
-    const report = await evictFromPageCache([p]);
-    expect(report).toEqual({ requested: true, ok: true });
-    const cold = await measureResidency([p]);
+    const report = evictFromPageCache([p]);
+    expect(report).toEqual({ ok: true });
+    const cold = measureResidency([p]);
     expect(classifyCache(cold)).toBe("cold");
   });
 
-  it("without fincore on the PATH residency is unknown, with the reason", async () => {
+  it("without fincore on the PATH residency is unknown, with the reason", () => {
     const saved = process.env.PATH;
     process.env.PATH = join(tmp.dir, "empty-path");
     try {
-      const r = await measureResidency([join(tmp.dir, "whatever")]);
+      const r = measureResidency([join(tmp.dir, "whatever")]);
       expect(r).toEqual({
         known: false,
         reason: "fincore (util-linux) is not installed, so residency is unknown.",
       });
-      const e = await evictFromPageCache([join(tmp.dir, "whatever")]);
+      const e = evictFromPageCache([join(tmp.dir, "whatever")]);
       expect(e.ok).toBe(false);
       expect(e.reason).toMatch(/dd \(GNU coreutils\) is not installed/);
     } finally {

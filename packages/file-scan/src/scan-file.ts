@@ -48,19 +48,13 @@ import {
   type ResolvedPolicy,
   resolvePolicy,
 } from "@scanlab/block-allocator";
-import { checkInputFile, InputFileError } from "@scanlab/host";
+import { BLCKSZ } from "@scanlab/core";
+import { checkInputFile, evictFromPageCache, InputFileError, measureResidency } from "@scanlab/host";
 import { fileIdentityKey, SharedSyncScanTracker } from "@scanlab/syncscan";
 import { type BlockWork, formatChecksum } from "./block-work.js";
 import { type DeviceReport, type KernelPaths, probeDevice } from "./diskstats.js";
 import { FileScanError } from "./errors.js";
-import {
-  type CacheState,
-  classifyCache,
-  type EvictionReport,
-  evictFromPageCache,
-  measureResidency,
-  type Residency,
-} from "./page-cache.js";
+import { type CacheState, classifyCache, type EvictionReport, type Residency } from "./page-cache.js";
 import { classifyByDeviceReads, processReadBytes, residencyVisibility } from "./residency-visibility.js";
 import { RELSEG_BLOCKS, resolveTarget, type ScanTarget } from "./target.js";
 import { checkWorkerCount } from "./worker-limit.js";
@@ -80,7 +74,7 @@ import {
 } from "./worker-protocol.js";
 
 /** BLCKSZ, PostgreSQL's default block size (pg_config.h; apps/docs/src/reference/index.md#block-size-and-units assumes it throughout). */
-export const DEFAULT_BLOCK_BYTES = 8192;
+export const DEFAULT_BLOCK_BYTES: number = BLCKSZ;
 /** Largest block size accepted: 64 MiB (scanlab's bound; PostgreSQL's BLCKSZ goes up to 32 kB). */
 export const MAX_BLOCK_BYTES = 64 * 1024 * 1024;
 /** Most workers accepted: 1024, MAX_PARALLEL_WORKER_LIMIT (src/include/postmaster/bgworker.h), the upper bound of max_parallel_workers and max_parallel_workers_per_gather. */
@@ -610,10 +604,10 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
 
   let eviction: EvictionReport = { requested: false, ok: false };
   if (options.evict === true && !signal?.aborted) {
-    eviction = await evictFromPageCache(paths);
+    eviction = { requested: true, ...evictFromPageCache(paths) };
     if (!eviction.ok && eviction.reason !== undefined) warnings.push(eviction.reason);
   }
-  const before = await measureResidency(paths);
+  const before = measureResidency(paths);
   // mincore() hides the page cache of files this caller may not write (residency-visibility.ts).
   const visibility = residencyVisibility(paths);
   if (!before.known) warnings.push(before.reason);
@@ -719,7 +713,7 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
   report();
   if (progressError !== null) throw progressError;
 
-  const after = await measureResidency(paths);
+  const after = measureResidency(paths);
   const bytesAfter = currentBytes(resolved);
 
   let lastEnd = windowStart;

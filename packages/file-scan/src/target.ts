@@ -30,13 +30,14 @@
  */
 import { closeSync, constants, existsSync, openSync, type Stats, statSync } from "node:fs";
 import { basename, resolve } from "node:path";
+import { MaxBlockNumber, RELSEG_SIZE } from "@scanlab/core";
 import { clause, errnoCode, FileScanError } from "./errors.js";
 
 /** RELSEG_SIZE: blocks per relation segment file, 131072 x 8 kB = 1 GB (pg_config.h, configure --with-segsize=1 default). */
-export const RELSEG_BLOCKS = 131072;
+export const RELSEG_BLOCKS: number = RELSEG_SIZE;
 
 /** The largest number of blocks a scan can address: block numbers are uint32 and 0xFFFFFFFF is InvalidBlockNumber (apps/docs/src/reference/parallel-block-allocation.md#shared-scan-state). */
-export const MAX_SCAN_BLOCKS = 0xffffffff;
+export const MAX_SCAN_BLOCKS: number = MaxBlockNumber + 1;
 
 /** One file of the target (a plain file is a target of one segment). */
 export interface Segment {

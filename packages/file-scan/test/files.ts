@@ -9,6 +9,7 @@
 import { closeSync, fsyncSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BLCKSZ, xorshift32 } from "@scanlab/core";
 import type * as FileScan from "../src/index.js";
 
 /** The built package (the workers only exist in dist/), typed from the sources. */
@@ -24,13 +25,13 @@ export function makeTempDir(prefix = "scanlab-file-scan-"): { dir: string; remov
 }
 
 /** Writes `bytes` bytes in blocks of `blockBytes` (the last may be partial), fsyncs, closes. */
-export function writeBlockFile(path: string, bytes: number, blockBytes = 8192, seed = 1): void {
+export function writeBlockFile(path: string, bytes: number, blockBytes: number = BLCKSZ, seed = 1): void {
   const CHUNK_BLOCKS = Math.max(1, Math.floor((8 * 1024 * 1024) / blockBytes));
   const storage = new ArrayBuffer(Math.ceil((CHUNK_BLOCKS * blockBytes) / 4) * 4);
   const chunk = new Uint8Array(storage, 0, CHUNK_BLOCKS * blockBytes);
   const words = new Uint32Array(storage);
   const view = new DataView(storage);
-  let x = seed >>> 0 || 1;
+  const random = xorshift32(seed);
   const fd = openSync(path, "w");
   try {
     let written = 0;
@@ -38,10 +39,7 @@ export function writeBlockFile(path: string, bytes: number, blockBytes = 8192, s
     while (written < bytes) {
       const len = Math.min(chunk.length, bytes - written);
       for (let i = 0, n = Math.ceil(len / 4); i < n; i++) {
-        x ^= x << 13;
-        x ^= x >>> 17;
-        x ^= x << 5;
-        words[i] = x >>> 0;
+        words[i] = random.nextUint32();
       }
       for (let off = 0; off < len; off += blockBytes, block++) {
         if (off + 8 <= len) view.setBigUint64(off, BigInt(block), true);

@@ -2,9 +2,12 @@
  * Errors a user of this package can cause: a path to a file that is missing,
  * not a regular file, unreadable, too large, empty or not JSON. They follow
  * the scanlab convention: one clear sentence naming the file and what to do,
- * `name` set to the class name, `userError = true` and a stable `code`, so the
- * CLI recognises them without importing this package.
+ * `name` set to the class name and a stable `code`; they extend `ScanlabError`
+ * (`@scanlab/core`), so the CLI recognises them with `ScanlabError.isInstance`
+ * without importing this package.
  */
+
+import { ScanlabError } from "@scanlab/core";
 
 /** Stable codes of {@link InputFileError}; new codes may be added, existing ones never change meaning. */
 export type InputFileErrorCode =
@@ -36,11 +39,9 @@ export type InputFileErrorCode =
  * }
  * ```
  */
-export class InputFileError extends Error {
-  /** Brand the CLI looks for to print the message and exit with status 2. */
-  readonly userError = true;
+export class InputFileError extends ScanlabError {
   /** Stable machine-readable code. */
-  readonly code: InputFileErrorCode;
+  declare readonly code: InputFileErrorCode;
   /** The path as the user gave it. */
   readonly path: string;
 
@@ -50,9 +51,8 @@ export class InputFileError extends Error {
    * @param path the path as given
    */
   constructor(code: InputFileErrorCode, message: string, path: string) {
-    super(message);
+    super(message, { code });
     this.name = "InputFileError";
-    this.code = code;
     this.path = path;
   }
 }

@@ -8,6 +8,8 @@
  * @packageDocumentation
  */
 export { InputFileError, type InputFileErrorCode } from "./errors.js";
+export { evictFromPageCache, type PageCacheEviction } from "./fadvise-eviction.js";
+export { measureResidency, type Residency, residencyVisible } from "./fincore-residency.js";
 export {
   type CheckedInputFile,
   checkInputFile,

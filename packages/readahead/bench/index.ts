@@ -9,10 +9,10 @@
  * model must still decide once per 128 KiB window, the floor of any honest
  * fast path.
  */
+import { mulberry32 } from "@scanlab/core";
 import {
   freebsdUfsReadahead,
   linuxReadahead,
-  mulberry32,
   type OpenFile,
   PageCache,
   type ReadaheadModel,
@@ -53,7 +53,7 @@ const rate = (n: number, ms: number) => `${((n / ms) * 1000).toExponential(2)} /
   const rnd = mulberry32(1);
   const random = new PageCache({ capacityPages: 200_000 });
   const ri = time(() => {
-    for (let i = 0; i < 300_000; i++) random.insert(2, Math.floor(rnd() * 1e8) * 2, 2, 0, i);
+    for (let i = 0; i < 300_000; i++) random.insert(2, Math.floor(rnd.nextFloat() * 1e8) * 2, 2, 0, i);
   });
   rows.push([
     "cache.insert random 8 kB, evicting (200 k-page cache)",

@@ -3,10 +3,13 @@
  * version string, an unknown model name, a file the kernel measurement tool
  * cannot use. They follow the scanlab convention (apps/docs/src/reference/design.md#conventions):
  * one clear sentence naming what was wrong, `name` set to the class name,
- * `userError = true` and a stable `code`, so the CLI recognises them without
- * importing this package. Programming errors (reading past a file's end,
+ * and a stable `code`; they extend `ScanlabError` (`@scanlab/core`), so the
+ * CLI recognises them with `ScanlabError.isInstance` without importing this
+ * package. Programming errors (reading past a file's end,
  * resuming a finished read) throw plain `RangeError`s.
  */
+
+import { ScanlabError } from "@scanlab/core";
 
 /** Stable codes of {@link ReadaheadError}; new codes may be added, existing ones never change meaning. */
 export type ReadaheadErrorCode =
@@ -29,17 +32,14 @@ export type ReadaheadErrorCode =
  * }
  * ```
  */
-export class ReadaheadError extends Error {
-  /** Brand the CLI looks for to print the message and exit with status 2. */
-  readonly userError = true;
+export class ReadaheadError extends ScanlabError {
   /** Stable machine-readable code. */
-  readonly code: ReadaheadErrorCode;
+  declare readonly code: ReadaheadErrorCode;
 
   /** @param code stable code; @param message one sentence naming what was wrong. */
   constructor(code: ReadaheadErrorCode, message: string) {
-    super(message);
+    super(message, { code });
     this.name = "ReadaheadError";
-    this.code = code;
   }
 }
 

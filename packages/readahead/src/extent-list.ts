@@ -15,6 +15,7 @@
  * structure (and its speed) is deterministic; its contents never depend on
  * the draw.
  */
+import { type SeededRandom, xorshift32 } from "@scanlab/core";
 
 /** Internal: tallest tower; 4^16 extents is far beyond any simulated cache. */
 const MAX_LEVEL = 16;
@@ -72,8 +73,8 @@ export class ExtentList {
   private readonly head: (Extent | null)[] = new Array<Extent | null>(MAX_LEVEL).fill(null);
   private readonly update: (Extent | null)[] = new Array<Extent | null>(MAX_LEVEL).fill(null);
   private level = 1;
-  /** xorshift32 state: any nonzero value; fixed so that every run builds the same towers. */
-  private seed = 0x2545f491;
+  /** xorshift32 from a fixed nonzero state, so that every run builds the same towers. */
+  private readonly levels: SeededRandom = xorshift32(0x2545f491);
   /** Number of extents. */
   size = 0;
 
@@ -135,12 +136,7 @@ export class ExtentList {
     let lvl = 1;
     for (;;) {
       // Marsaglia's xorshift32 (shifts 13, 17, 5); p = 1/4 per extra level.
-      let x = this.seed;
-      x ^= x << 13;
-      x ^= x >>> 17;
-      x ^= x << 5;
-      this.seed = x >>> 0;
-      if ((this.seed & 3) !== 0 || lvl >= MAX_LEVEL) return lvl;
+      if ((this.levels.nextUint32() & 3) !== 0 || lvl >= MAX_LEVEL) return lvl;
       lvl++;
     }
   }

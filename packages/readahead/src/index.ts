@@ -36,8 +36,6 @@ export {
   LinuxReadahead,
   type LinuxReadLoop,
   type LinuxVersion,
-  linuxInitRaSize,
-  linuxNextRaSize,
   linuxReadahead,
 } from "./linux.js";
 export {
@@ -75,7 +73,6 @@ export {
 export {
   type HarnessDevice,
   type HarnessIo,
-  mulberry32,
   type ScanHarnessOptions,
   type ScanPattern,
   type ScanResult,

@@ -4,10 +4,12 @@
  * did (ftrace of `readahead:*` events and `fincore`, recorded in the README,
  * "Measured on the real kernel").
  */
+
+import { linuxInitRaSize, linuxNextRaSize } from "@scanlab/core";
 import { describe, expect, it } from "vitest";
 import { createReadaheadModel } from "./create-model.js";
 import { ReadaheadError } from "./errors.js";
-import { type LinuxOptions, linuxInitRaSize, linuxNextRaSize, linuxReadahead } from "./linux.js";
+import { type LinuxOptions, linuxReadahead } from "./linux.js";
 import { PageCache } from "./page-cache.js";
 import { readAll, readBlock, TestDevice } from "./test-driver.js";
 

@@ -72,6 +72,7 @@
  * merging across windows. (The device's segment limit is modelled: the
  * `maxSegments` option.)
  */
+import { linuxInitRaSize, linuxNextRaSize } from "@scanlab/core";
 import { checkNumber, ReadaheadError } from "./errors.js";
 import {
   checkRead,
@@ -226,22 +227,6 @@ class LinuxPending implements PendingRead {
   get remainingPages(): number {
     return this.end - this.pos;
   }
-}
-
-/** `get_init_ra_size()` (apps/docs/src/reference/linux-readahead.md#sizing-functions). */
-export function linuxInitRaSize(req: number, max: number): number {
-  let n = 1;
-  while (n < req) n *= 2;
-  if (n <= max / 32) return n * 4;
-  if (n <= max / 4) return n * 2;
-  return max;
-}
-
-/** `get_next_ra_size()` (apps/docs/src/reference/linux-readahead.md#sizing-functions). */
-export function linuxNextRaSize(cur: number, max: number): number {
-  if (cur < max / 16) return 4 * cur;
-  if (cur <= max / 2) return 2 * cur;
-  return max;
 }
 
 /** xarray node fan-out: 64 slots per node (`XA_CHUNK_SHIFT` 6, include/linux/xarray.h). */

@@ -19,6 +19,7 @@
  * blocks inside a chunk, as the real simulator will; `fastPath: false` turns
  * it off (the tests check both give the same answer).
  */
+import { mulberry32, type SeededRandom } from "@scanlab/core";
 import { checkNumber } from "./errors.js";
 import type { OpenFile, ReadaheadModel, SubmitIo } from "./model.js";
 import { PAGE_BYTES } from "./model.js";
@@ -144,18 +145,6 @@ export interface ScanResult {
   reads: number;
 }
 
-/** Seeded PRNG (mulberry32): same seed, same sequence. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Min-heap of (time, id) pairs, ties broken by id. */
 class EventQueue {
   private readonly t: number[] = [];
@@ -250,10 +239,10 @@ export function simulateScan(pattern: ScanPattern, options: ScanHarnessOptions):
   const resumeAt = (t: number, ready: number): number => {
     if (ready <= t) return t;
     if (wakeupSamples !== null && wakeupSamples.length > 0) {
-      return ready + wakeupSamples[Math.floor(rngs[wakeProc]!() * wakeupSamples.length)]!;
+      return ready + wakeupSamples[Math.floor(rngs[wakeProc]!.nextFloat() * wakeupSamples.length)]!;
     }
     if (wakeupUs === 0) return ready;
-    return ready + 2 * wakeupUs * rngs[wakeProc]!();
+    return ready + 2 * wakeupUs * rngs[wakeProc]!.nextFloat();
   };
   const cache = new PageCache(
     options.capacityPages === undefined ? {} : { capacityPages: options.capacityPages },
@@ -289,7 +278,7 @@ export function simulateScan(pattern: ScanPattern, options: ScanHarnessOptions):
 
   const shared = options.sharedOpen === true ? model.open(file, { sizePages }) : null;
   const opens: OpenFile[] = [];
-  const rngs: (() => number)[] = [];
+  const rngs: SeededRandom[] = [];
   const cur: number[] = []; // next block of the current claim
   const claimEnd: number[] = [];
   const pending: (ReturnType<ReadaheadModel["read"]>["pending"] | null)[] = [];
@@ -348,7 +337,7 @@ export function simulateScan(pattern: ScanPattern, options: ScanHarnessOptions):
   const cpu = (i: number, nblocks: number, startUs: number): number => {
     let t = 0;
     const rng = rngs[i]!;
-    for (let k = 0; k < nblocks; k++) t += cpuUs * (1 + jitter * (2 * rng() - 1));
+    for (let k = 0; k < nblocks; k++) t += cpuUs * (1 + jitter * (2 * rng.nextFloat() - 1));
     if (!Number.isFinite(cpus) || t === 0) return t;
     for (let k = bursts.length - 1; k >= 0; k--) if (bursts[k]! <= startUs) bursts.splice(k, 1);
     const stretched = t * Math.max(1, (bursts.length + 1) / cpus);
@@ -385,7 +374,7 @@ export function simulateScan(pattern: ScanPattern, options: ScanHarnessOptions):
           continue;
         }
         randomDone++;
-        const b = Math.floor(randomPick!() * blocks);
+        const b = Math.floor(randomPick!.nextFloat() * blocks);
         cur[i] = b;
         claimEnd[i] = b + 1;
       } else {

@@ -1,14 +1,12 @@
+import { ScanlabError } from "@scanlab/core";
+
 /**
  * Errors a user can cause: a bad scenario file, an unknown device or OS name,
  * an impossible setting. One clear sentence naming what was wrong; the CLI
- * recognises any scanlab user error by its `userError` brand and turns it into
- * exit code 2 without a stack trace.
+ * recognises any scanlab user error with `ScanlabError.isInstance`
+ * (`@scanlab/core`) and turns it into exit code 2 without a stack trace.
  */
-export class ScenarioError extends Error {
-  /** Brand shared by every scanlab package's user errors. */
-  readonly userError = true;
-  /** Stable machine-readable code. */
-  readonly code: string;
+export class ScenarioError extends ScanlabError {
   /** Dotted path of the offending field, when there is one (e.g. `queries.0.workers`); the first of several. */
   readonly field: string | undefined;
   /** Every problem found, when the error is about a scenario's fields (all are reported at once). */
@@ -19,9 +17,8 @@ export class ScenarioError extends Error {
     message: string,
     options: { code?: string; field?: string; problems?: readonly ScenarioProblem[] } = {},
   ) {
-    super(message);
+    super(message, { code: options.code ?? "SCENARIO_INVALID" });
     this.name = "ScenarioError";
-    this.code = options.code ?? "SCENARIO_INVALID";
     this.field = options.field;
     this.problems =
       options.problems ?? (options.field === undefined ? [] : [{ field: options.field, message }]);

@@ -6,38 +6,18 @@
  * as the published benchmarks do ("100GB table", "800GB"). `GiB`/`KiB` spellings are accepted
  * too; decimal units can be written explicitly as `GB10` is not a thing, so a
  * reader who wants 10^9 writes the number of bytes.
+ *
+ * The grammar is `@scanlab/core`'s (`parseSize`, `parseDuration`); the rule
+ * for a bare number is this module's: bytes for a size (including
+ * `machine.sharedBuffers`, unlike postgresql.conf, which reads a bare
+ * shared_buffers as 8 kB pages), seconds for a duration.
  */
+import { BLCKSZ, parseDuration, parseSize } from "@scanlab/core";
 import { ScenarioError } from "./errors.js";
 import { MAX_SIMULATED_US } from "./scenario/limits.js";
 
-const SIZE_UNITS: Record<string, number> = {
-  b: 1,
-  k: 1024,
-  kb: 1024,
-  kib: 1024,
-  m: 1024 ** 2,
-  mb: 1024 ** 2,
-  mib: 1024 ** 2,
-  g: 1024 ** 3,
-  gb: 1024 ** 3,
-  gib: 1024 ** 3,
-  t: 1024 ** 4,
-  tb: 1024 ** 4,
-  tib: 1024 ** 4,
-};
-
-const TIME_UNITS_US: Record<string, number> = {
-  us: 1,
-  µs: 1,
-  ms: 1e3,
-  s: 1e6,
-  min: 60e6,
-  m: 60e6,
-  h: 3600e6,
-};
-
-/** PostgreSQL's default block size, BLCKSZ = 8192 bytes. */
-export const BLOCK_BYTES = 8192;
+/** PostgreSQL's default block size in bytes, BLCKSZ of `@scanlab/core`. */
+export const BLOCK_BYTES: number = BLCKSZ;
 
 /**
  * Parses a size such as `100GB`, `8kB`, `131072` (bytes) into bytes: a whole
@@ -56,16 +36,14 @@ export function parseBytes(value: string | number, field = "size"): number {
     }
     return value;
   }
-  const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*$/.exec(value);
-  const unit = m?.[2]?.toLowerCase() ?? "";
-  const factor = SIZE_UNITS[unit === "" ? "b" : unit];
-  if (!m || factor === undefined) {
+  const q = parseSize(value);
+  if (q === null) {
     throw new ScenarioError(
       `${field} "${value}" is not a size: write a number with an optional unit (B, kB, MB, GB, TB).`,
       { field, code: "SCENARIO_BAD_SIZE" },
     );
   }
-  const bytes = Math.round(Number(m[1]) * factor);
+  const bytes = Math.round(q.value * (q.scale ?? 1));
   if (!Number.isSafeInteger(bytes)) {
     throw new ScenarioError(
       `${field} "${value}" is too large: a size must be below 2^53 bytes (8 PiB) to be exact.`,
@@ -108,16 +86,14 @@ export function parseDurationUs(value: string | number, field = "duration"): num
     }
     return checkUs(value * 1e6, value, field);
   }
-  const m = /^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Zµ]*)\s*$/.exec(value);
-  const unit = m?.[2]?.toLowerCase() ?? "";
-  const factor = TIME_UNITS_US[unit === "" ? "s" : unit];
-  if (!m || factor === undefined) {
+  const q = parseDuration(value);
+  if (q === null) {
     throw new ScenarioError(
-      `${field} "${value}" is not a duration: write a number with a unit (us, ms, s, min, h).`,
+      `${field} "${value}" is not a duration: write a number with a unit (us, ms, s, min, h, d).`,
       { field, code: "SCENARIO_BAD_DURATION" },
     );
   }
-  return checkUs(Number(m[1]) * factor, value, field);
+  return checkUs(q.value * (q.scale ?? 1e6), value, field);
 }
 
 /** Formats bytes for people: `1.5 GiB`, `128 KiB`. */

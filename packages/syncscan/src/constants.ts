@@ -5,11 +5,10 @@
  * notes they are identical in the 8.3 commit a04a423599 and in PG19.
  */
 
-/**
- * Bytes per PostgreSQL block (BLCKSZ, the default build; apps/docs/src/reference/index.md#block-size-and-units "Every
- * constant assumes BLCKSZ = 8192").
- */
-export const BLCKSZ_BYTES = 8192;
+import { BLCKSZ, InvalidBlockNumber, MaxBlockNumber } from "@scanlab/core";
+
+/** Bytes per PostgreSQL block: BLCKSZ of the default build (`@scanlab/core`). */
+export const BLCKSZ_BYTES: number = BLCKSZ;
 
 /**
  * SYNC_SCAN_NELEM: slots in the shared LRU list of scan locations
@@ -36,11 +35,11 @@ export const SYNC_SCAN_REPORT_INTERVAL_BLOCKS = SYNC_SCAN_REPORT_INTERVAL_BYTES 
  */
 export const SYNC_SCAN_NBUFFERS_DIVISOR = 4;
 
-/** InvalidBlockNumber (0xFFFFFFFF): block numbers are unsigned 32-bit (apps/docs/src/reference/design.md#conventions). */
-export const INVALID_BLOCK_NUMBER = 0xffffffff;
+/** InvalidBlockNumber (0xFFFFFFFF, `@scanlab/core`): block numbers are unsigned 32-bit. */
+export const INVALID_BLOCK_NUMBER: number = InvalidBlockNumber;
 
-/** MaxBlockNumber (0xFFFFFFFE), the largest valid block number; a relation has at most MaxBlockNumber + 1 blocks. */
-export const MAX_BLOCK_NUMBER = 0xfffffffe;
+/** MaxBlockNumber (0xFFFFFFFE, `@scanlab/core`), the largest valid block number; a relation has at most MaxBlockNumber + 1 blocks. */
+export const MAX_BLOCK_NUMBER: number = MaxBlockNumber;
 
 /**
  * scanlab's own upper bound on `nelem` (PostgreSQL's is a compile-time 20):

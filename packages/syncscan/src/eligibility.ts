@@ -13,7 +13,8 @@
  * Example from apps/docs/src/reference/synchronized-scans.md#syncscan-constants: shared_buffers = 128 MB -> NBuffers = 16384
  * -> threshold 4096 blocks -> only tables over 32 MB synchronize.
  */
-import { BLCKSZ_BYTES, SYNC_SCAN_NBUFFERS_DIVISOR } from "./constants.js";
+import { largeScanThresholdBlocks } from "@scanlab/core";
+import { BLCKSZ_BYTES } from "./constants.js";
 import { SyncScanError } from "./errors.js";
 import { checkNblocks, checkNbuffers } from "./validate.js";
 
@@ -40,7 +41,7 @@ export interface SyncScanEligibilityInput {
  */
 export function syncScanThresholdBlocks(nbuffers: number): number {
   checkNbuffers(nbuffers);
-  return Math.floor(nbuffers / SYNC_SCAN_NBUFFERS_DIVISOR);
+  return largeScanThresholdBlocks(nbuffers);
 }
 
 /**

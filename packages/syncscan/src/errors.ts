@@ -1,11 +1,13 @@
 /**
  * Errors a user of this package can cause (a bad parameter, a buffer that is
- * not a syncscan tracker). They follow the scanlab convention (apps/docs/src/reference/design.md#conventions
- * ): one clear sentence naming what was wrong, `name` set to the
- * class name, `userError = true` and a stable `code`, so the CLI can recognise
- * them without importing this package. Programming errors (for example taking
+ * not a syncscan tracker). They follow the scanlab convention (apps/docs/src/reference/design.md#conventions): one clear sentence naming what was wrong, `name` set to the
+ * class name and a stable `code`; they extend `ScanlabError` (`@scanlab/core`),
+ * so the CLI recognises them with `ScanlabError.isInstance` without importing
+ * this package. Programming errors (for example taking
  * the in-process lock twice) throw plain `Error`s.
  */
+
+import { ScanlabError } from "@scanlab/core";
 
 /** Stable codes of {@link SyncScanError}; new codes may be added, existing ones never change meaning. */
 export type SyncScanErrorCode =
@@ -33,16 +35,13 @@ export type SyncScanErrorCode =
  * }
  * ```
  */
-export class SyncScanError extends Error {
-  /** Brand the CLI looks for to print the message and exit with status 2. */
-  readonly userError = true;
+export class SyncScanError extends ScanlabError {
   /** Stable machine-readable code. */
-  readonly code: SyncScanErrorCode;
+  declare readonly code: SyncScanErrorCode;
 
   /** @param code stable code; @param message one sentence naming what was wrong. */
   constructor(code: SyncScanErrorCode, message: string) {
-    super(message);
+    super(message, { code });
     this.name = "SyncScanError";
-    this.code = code;
   }
 }

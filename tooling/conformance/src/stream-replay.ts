@@ -26,6 +26,17 @@ import {
   type ReadStreamOptions,
   type ReadStreamVersion,
 } from "@scanlab/bitmap-prefetch";
+import { BLCKSZ, parseSize } from "@scanlab/core";
+
+/**
+ * A GUC counted in 8 kB blocks as SHOW prints it ("128kB", "1MB", or a bare
+ * number of blocks, as postgresql.conf reads one), in blocks.
+ */
+export function gucBlocks(text: string): number {
+  const q = parseSize(text);
+  if (q === null) throw new Error(`unexpected io_combine_limit ${text}`);
+  return q.scale === null ? q.value : (q.value * q.scale) / BLCKSZ;
+}
 
 /** The I/O settings of a capture server that a read stream depends on. */
 export interface StreamSettings {
@@ -57,17 +68,10 @@ export async function readStreamSettings(psql: (sql: string) => Promise<string>)
             coalesce(current_setting('debug_io_direct', true), '')`,
   );
   const [eic, icl, imcl, method, nb, mc, direct] = row.split("|");
-  const blocks = (v: string) => {
-    // io_combine_limit shows as "128kB" (8 kB blocks); a bare number is blocks
-    const m = /^(\d+)(kB|MB)?$/.exec(v.trim());
-    if (m === null) throw new Error(`unexpected io_combine_limit ${v}`);
-    const n = Number(m[1]);
-    return m[2] === "kB" ? n / 8 : m[2] === "MB" ? (n * 1024) / 8 : n;
-  };
   return {
     eic: Number(eic),
-    ioCombineLimit: blocks(icl!),
-    ioMaxCombineLimit: imcl === "" ? null : blocks(imcl!),
+    ioCombineLimit: gucBlocks(icl!),
+    ioMaxCombineLimit: imcl === "" ? null : gucBlocks(imcl!),
     ioMethod: method as IoMethod,
     nBuffers: Number(nb),
     maxConnections: Number(mc),

@@ -7,6 +7,7 @@
  * (PG 11-13 parallel workers striding, apps/docs/src/reference/experiments.md#t1-freebsd-ufs-striding-and-64-block-chunks), or runs of N blocks
  * (PG14+ chunks).
  */
+import { BLCKSZ } from "@scanlab/core";
 import type { Ctx } from "../context.js";
 import { toJson } from "../context.js";
 import { CliError, EXIT } from "../errors.js";
@@ -19,7 +20,7 @@ import { type ProcessReads, summariseReads } from "../trace/read-runs.js";
 import { looksLikeStrace, parseStraceLog } from "../trace/strace-log.js";
 
 /** BLCKSZ: the runs are described in PostgreSQL blocks. */
-const BLOCK_BYTES = 8192;
+const BLOCK_BYTES = BLCKSZ;
 
 /** Options of `trace import`. */
 export interface TraceFlags {

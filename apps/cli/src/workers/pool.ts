@@ -8,6 +8,7 @@
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import { ScanlabError } from "@scanlab/core";
 import { parseIntFlag } from "../options.js";
 import {
   type Answer,
@@ -50,13 +51,14 @@ function defaultJobs(): number {
   return Math.max(1, availableParallelism());
 }
 
-/** Rebuilds a worker's error in the main thread, keeping the user-error brand and code. */
+/** Rebuilds a worker's error in the main thread: a user error becomes a `ScanlabError` again, with its code. */
 function unwire(w: WireError): Error {
-  const e = new Error(w.message) as Error & { userError?: boolean; code?: string };
+  const e = w.userError
+    ? new ScanlabError(w.message, { code: w.code ?? "USER_ERROR" })
+    : (new Error(w.message) as Error & { code?: string });
   e.name = w.name;
   if (w.stack !== undefined) e.stack = w.stack;
-  if (w.userError) Object.defineProperty(e, "userError", { value: true, enumerable: true });
-  if (w.code !== undefined) e.code = w.code;
+  if (!w.userError && w.code !== undefined) (e as Error & { code?: string }).code = w.code;
   return e;
 }
 

@@ -3,6 +3,7 @@
  * next to the CLI's other files.
  */
 import { parentPort, workerData } from "node:worker_threads";
+import { ScanlabError } from "@scanlab/core";
 import { rowMetrics, simulate } from "@scanlab/simulator";
 import {
   type Answer,
@@ -18,13 +19,13 @@ const port = parentPort!;
 
 function wire(e: unknown): WireError {
   const err = e instanceof Error ? e : new Error(String(e));
-  const branded = err as Error & { userError?: unknown; code?: unknown };
+  const coded = err as Error & { code?: unknown };
   return {
     name: err.name,
     message: err.message,
     stack: err.stack,
-    userError: branded.userError === true,
-    code: typeof branded.code === "string" ? branded.code : undefined,
+    userError: ScanlabError.isInstance(err) && err.kind === "user",
+    code: typeof coded.code === "string" ? coded.code : undefined,
   };
 }
 

@@ -11,9 +11,11 @@
  * blocks: one per claim before v14 ("stride"), a chunk per claim since
  * ("chunk"). Workers open the file, then wait on a start flag so all start
  * together. The random pattern is one reader picking blocks with the
- * harness's seeded PRNG.
+ * harness's seeded PRNG (`mulberry32` of `@scanlab/core`, whose source is
+ * embedded in the worker's: the factory is self-contained).
  */
 import { Worker } from "node:worker_threads";
+import { BLCKSZ, mulberry32 } from "@scanlab/core";
 import { ReadaheadError } from "../errors.js";
 import type { ScanPattern } from "../scan-harness.js";
 
@@ -39,16 +41,9 @@ parentPort.postMessage({ ready: true });
 Atomics.wait(flag, 0, 0);
 let reads = 0;
 if (randomReads > 0) {
-  let a = seed >>> 0;
-  const rnd = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rnd = (${mulberry32.toString()})(seed);
   for (let i = 0; i < randomReads; i++) {
-    const b = Math.floor(rnd() * blocks);
+    const b = Math.floor(rnd.nextFloat() * blocks);
     fs.readSync(fd, buf, 0, blockBytes, b * blockBytes);
     reads++;
   }
@@ -75,7 +70,7 @@ export async function runRealPattern(
   path: string,
   blocks: number,
   pattern: ScanPattern,
-  blockBytes = 8192,
+  blockBytes: number = BLCKSZ,
 ): Promise<RealPatternRun> {
   let workers = 1;
   let claim = blocks;

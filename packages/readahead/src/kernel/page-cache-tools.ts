@@ -8,33 +8,27 @@
  * read before asking). `dd if=FILE iflag=nocache count=0` calls
  * `posix_fadvise(POSIX_FADV_DONTNEED)` on the whole file, which drops its clean
  * cached pages; any user may do it for a file they can read. Dirty pages are
- * not dropped, so a freshly written file must be synced first.
+ * not dropped, so a freshly written file must be synced first. Both tools are
+ * run by `@scanlab/host` (fincore-residency.ts, fadvise-eviction.ts).
  */
-import { execFileSync } from "node:child_process";
+import { evictFromPageCache, measureResidency } from "@scanlab/host";
 import { ReadaheadError } from "../errors.js";
 
-/** Resident pages (4 KiB) of `path` per `fincore`. */
+/** Resident pages (4 KiB) of `path` per `fincore` (`@scanlab/host` `measureResidency`). */
 export function residentPages(path: string): number {
-  let out: string;
-  try {
-    out = execFileSync("fincore", ["--bytes", "--raw", "--noheadings", "-o", "RES", path], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-  } catch {
+  const r = measureResidency([path]);
+  if (!r.known) {
     throw new ReadaheadError(
       "READAHEAD_MEASUREMENT_UNAVAILABLE",
       "fincore (util-linux) is not installed or cannot read the file, so resident pages cannot be counted.",
     );
   }
-  return Math.round(Number(out.trim()) / 4096);
+  return Math.round(r.residentBytes / 4096);
 }
 
-/** Drops the clean cached pages of `path` (POSIX_FADV_DONTNEED via dd); returns the pages still resident. */
+/** Drops the clean cached pages of `path` (POSIX_FADV_DONTNEED via dd, `@scanlab/host` `evictFromPageCache`); returns the pages still resident. */
 export function evictFile(path: string): number {
-  try {
-    execFileSync("dd", [`if=${path}`, "iflag=nocache", "count=0", "status=none"], { stdio: "ignore" });
-  } catch {
+  if (!evictFromPageCache([path]).ok) {
     throw new ReadaheadError(
       "READAHEAD_MEASUREMENT_UNAVAILABLE",
       `dd could not drop ${path} from the page cache (GNU coreutils dd with iflag=nocache is needed).`,

@@ -13,39 +13,27 @@
  * variance, so a stretch never costs less than 0). Deterministic: a seeded
  * xorshift generator per process.
  */
+import { type SeededRandom, scrambleSeed32, xorshift32 } from "@scanlab/core";
 
 /** apps/docs/src/reference/readahead-predictions.md#simulation-assumptions: "15 us CPU per block (+-30% jitter)". */
 export const DEFAULT_CPU_JITTER = 0.3;
 
 /** Seeded per-process source of CPU-time multipliers. */
 export class CpuJitter {
-  private state: number;
+  private readonly random: SeededRandom;
 
   constructor(
     seed: number,
     private readonly jitter: number,
   ) {
-    // splitmix-style scramble so nearby seeds give unrelated streams; never 0.
-    let s = (seed ^ 0x9e3779b9) >>> 0;
-    s = Math.imul(s ^ (s >>> 16), 0x85ebca6b) >>> 0;
-    s = Math.imul(s ^ (s >>> 13), 0xc2b2ae35) >>> 0;
-    this.state = (s ^ (s >>> 16)) >>> 0 || 1;
-  }
-
-  /** A uniform number in [0, 1). */
-  private next(): number {
-    let x = this.state;
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    this.state = x >>> 0;
-    return this.state / 4294967296;
+    // Scrambled so nearby seeds give unrelated streams; never 0.
+    this.random = xorshift32(scrambleSeed32(seed));
   }
 
   /** The multiplier for the CPU time of a stretch of `blocks` blocks (mean 1). */
   factor(blocks: number): number {
     if (this.jitter === 0) return 1;
     const spread = this.jitter / Math.sqrt(blocks > 1 ? blocks : 1);
-    return 1 + (2 * this.next() - 1) * spread;
+    return 1 + (2 * this.random.nextFloat() - 1) * spread;
   }
 }

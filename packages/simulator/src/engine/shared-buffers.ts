@@ -33,6 +33,7 @@
  * in the OS page cache instead (a small cost difference, documented here as
  * the approximation it is).
  */
+import { BULKREAD_RING_BASE_BUFFERS, bulkReadRingBuffers } from "@scanlab/core";
 import { pgModel } from "../scenario/pg-model.js";
 import type { PgVersion } from "../scenario/types.js";
 import { BufferMap, TAG_TABLE_STRIDE } from "./buffer-map.js";
@@ -41,7 +42,7 @@ import type { TableChange } from "./ports.js";
 /** BM_MAX_USAGE_COUNT (src/include/storage/buf_internals.h). */
 export const BM_MAX_USAGE_COUNT = 5;
 /** BAS_BULKREAD ring size up to PG17: 256 kB / 8 kB (apps/docs/src/reference/buffer-ring.md#ring-size-by-version). */
-export const BULKREAD_RING_BUFFERS_PRE18 = 32;
+export const BULKREAD_RING_BUFFERS_PRE18: number = BULKREAD_RING_BASE_BUFFERS;
 
 /**
  * Auxiliary and background process slots added to max_connections when
@@ -51,7 +52,12 @@ export const BULKREAD_RING_BUFFERS_PRE18 = 32;
  */
 export const PG18_EXTRA_PROCS = 74;
 
-/** Ring size in buffers for a BAS_BULKREAD scan (apps/docs/src/reference/buffer-ring.md#ring-size-by-version). */
+/**
+ * Ring size in buffers for a BAS_BULKREAD scan (apps/docs/src/reference/buffer-ring.md#ring-size-by-version): the formula
+ * of `@scanlab/core`, with PG18's GetPinLimit() sized from max_connections
+ * plus {@link PG18_EXTRA_PROCS}. shared_buffers is at least 16 buffers, so the
+ * NBuffers / 8 cap is never below 1.
+ */
 export function bulkreadRingBuffers(options: {
   pg: string;
   nbuffers: number;
@@ -59,12 +65,13 @@ export function bulkreadRingBuffers(options: {
   ioCombineLimit: number;
   effectiveIoConcurrency: number;
 }): number {
-  const cap = Math.max(1, Math.floor(options.nbuffers / 8));
-  if (pgModel(options.pg as PgVersion).ring === "pg96") return Math.min(BULKREAD_RING_BUFFERS_PRE18, cap);
-  const pinLimit = Math.max(1, Math.floor(options.nbuffers / (options.maxConnections + PG18_EXTRA_PROCS)));
-  const wanted = BULKREAD_RING_BUFFERS_PRE18 + options.ioCombineLimit * options.effectiveIoConcurrency;
-  const upper = Math.max(BULKREAD_RING_BUFFERS_PRE18, pinLimit);
-  return Math.min(wanted, upper, cap);
+  if (pgModel(options.pg as PgVersion).ring === "pg96") return bulkReadRingBuffers({ nBuffers: options.nbuffers });
+  return bulkReadRingBuffers({
+    nBuffers: options.nbuffers,
+    pinLimit: Math.floor(options.nbuffers / (options.maxConnections + PG18_EXTRA_PROCS)),
+    ioCombineLimit: options.ioCombineLimit,
+    effectiveIoConcurrency: options.effectiveIoConcurrency,
+  });
 }
 
 /** A BAS_BULKREAD ring owned by one scan. */

@@ -15,6 +15,7 @@
  * larger than NBuffers / 4 that is not temporary is read through a
  * BAS_BULKREAD ring and may synchronize (when synchronize_seqscans is on).
  */
+import { largeScanThresholdBlocks } from "@scanlab/core";
 import { PAGE_BYTES } from "@scanlab/readahead";
 import { ScenarioError } from "../errors.js";
 import type { ResolvedScenario } from "../scenario/resolve.js";
@@ -339,7 +340,7 @@ export function simulateWith(
       mibPerS: 0,
     };
     queryResults.push(result);
-    const bigTable = !table.temp && table.nblocks > Math.floor(resolved.nbuffers / 4);
+    const bigTable = !table.temp && table.nblocks > largeScanThresholdBlocks(resolved.nbuffers);
     // Bitmap heap scans never use a ring or synchronize (apps/docs/src/reference/synchronized-scans.md#which-scans-synchronize).
     const syncscan = bigTable && spec.synchronizeSeqscans && spec.kind === "seqscan";
     const ringBuffers =

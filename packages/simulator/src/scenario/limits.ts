@@ -15,6 +15,8 @@
  * kilobytes of readahead).
  */
 
+import { BLCKSZ } from "@scanlab/core";
+
 /** A closed range of allowed values. */
 export interface ScenarioRange {
   /** Smallest allowed value. */
@@ -31,7 +33,7 @@ const range = (min: number, max: number, integer: boolean, source: string): Scen
   Object.freeze({ min, max, integer, source });
 
 /** BLCKSZ. */
-const BLOCK_BYTES = 8192;
+const BLOCK_BYTES = BLCKSZ;
 /** INT_MAX of C. */
 const INT_MAX = 2 ** 31 - 1;
 

@@ -1,19 +1,14 @@
 // A worker thread for shared-tracker.test.ts. It uses the *built* package
 // (dist/), exactly what @scanlab/file-scan's workers will load.
 import { parentPort, workerData } from "node:worker_threads";
+import { mulberry32 } from "@scanlab/core";
 import { SharedSyncScanTracker } from "../../dist/index.js";
 
 if (workerData.mode === "hammer") {
   const tracker = SharedSyncScanTracker.attach(workerData.buffer);
   // Deterministic per-worker pseudo-random operations (mulberry32, seeded by the worker id).
-  let seed = workerData.seed >>> 0;
-  const rand = () => {
-    seed = (seed + 0x6d2b79f5) >>> 0;
-    let t = seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = mulberry32(workerData.seed);
+  const rand = () => random.nextFloat();
   const { keys, nblocks, iterations } = workerData;
   let stored = 0;
   let notStored = 0;

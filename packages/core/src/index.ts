@@ -1,0 +1,23 @@
+/**
+ * `@scanlab/core`: the small shared leaf every scanlab package builds on.
+ * Browser-safe and without dependencies.
+ *
+ * @packageDocumentation
+ */
+export { BLCKSZ, InvalidBlockNumber, MaxBlockNumber, RELSEG_SIZE } from "./block-layout.js";
+export {
+  BULKREAD_RING_BASE_BUFFERS,
+  type BulkReadRingInput,
+  bulkReadRingBuffers,
+  largeScanThresholdBlocks,
+} from "./buffer-strategy.js";
+export {
+  type ParseSizeOptions,
+  parseDuration,
+  parseFioSize,
+  parseSize,
+  type Quantity,
+} from "./quantities.js";
+export { linuxInitRaSize, linuxNextRaSize } from "./readahead-window.js";
+export { ScanlabError, type ScanlabErrorKind, type ScanlabErrorOptions } from "./scanlab-error.js";
+export { mulberry32, type SeededRandom, scrambleSeed32, sfc32, xorshift32 } from "./seeded-random.js";
