@@ -1,7 +1,7 @@
 /**
  * Simulator speed, measured side by side in one run (`npm run bench`).
  *
- * Bars (issue 7): T3 (six 11-process queries over an 800 GB table) in under
+ * Bars: T3 (six 11-process queries over an 800 GB table) in under
  * 5 s on a 2-core machine and under 1 GB; every built-in target's rows
  * together in under 30 s.
  *
