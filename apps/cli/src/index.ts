@@ -6,8 +6,9 @@
  * and read traces of real scans ({@link parseStraceLog}, {@link parseBlkparse},
  * {@link summariseReads}). Node-only.
  */
+
+export type { ReproduceJson } from "@scanlab/experiments";
 export { formatAllocator, parseAllocator } from "./allocator-arg.js";
-export type { ReproduceJson } from "./commands/reproduce.js";
 export type { CliStreams, TerminalInfo } from "./context.js";
 export { type DeviceArg, resolveDeviceArg } from "./device-arg.js";
 export { type BrandedUserError, CliError, EXIT, isUserError } from "./errors.js";

@@ -33,8 +33,7 @@ import {
 import { createRequire } from "node:module";
 import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { TARGETS, type TargetReport } from "@scanlab/simulator";
-import type { ReproduceJson } from "scanlab";
+import { type ReproduceJson, TARGETS, type TargetReport } from "@scanlab/experiments";
 import { barChartSvg, formatNumber, lineChartSvg } from "../src/lib/charts.js";
 import { buildHash, filesUnder } from "./build-hash.js";
 import { conformanceFragments } from "./conformance.js";

@@ -3,8 +3,8 @@
  * The scanlab discrete-event simulator: parallel and serial sequential scans
  * and bitmap heap scans on a modelled machine (device, OS page cache and
  * readahead, shared buffers, CPU, allocator contention, synchronized scans),
- * composed from the scanlab model packages, with the pgsql-hackers
- * experiments as built-in reproduction targets. Browser-safe.
+ * composed from the scanlab model packages. Browser-safe. The published
+ * experiments it reproduces live in `@scanlab/experiments`.
  */
 import { realModels } from "./engine/adapters.js";
 import { type SimulateOptions, type SimulationResult, simulateWith } from "./engine/simulate.js";
@@ -32,6 +32,7 @@ export function simulate(scenario: ScenarioInput | unknown, options: SimulateOpt
 
 export { defaultAllocator, resolveDeviceProfile } from "./engine/adapters.js";
 export { type CpuCosts, DEFAULT_CPU_COSTS } from "./engine/cpu-costs.js";
+export { type RowMetrics, rowMetrics } from "./engine/row-metrics.js";
 export {
   type ParticipantResult,
   POLL_STEPS,
@@ -57,31 +58,6 @@ export {
   type WorkLever,
 } from "./engine/work-estimate.js";
 export { ScenarioError, type ScenarioProblem } from "./errors.js";
-export { getTarget, T1, T2, T3, T4, T5, T7, TARGETS } from "./experiments/index.js";
-export {
-  type AsyncReproduceOptions,
-  type RatioReport,
-  type ReproduceOptions,
-  type RowReport,
-  reproduceTarget,
-  reproduceTargetAsync,
-  rowMetrics,
-  type SimulationRequest,
-  type SolveResult,
-  type StatementReport,
-  solveMonotone,
-  type TargetReport,
-} from "./experiments/reproduce.js";
-export type {
-  Calibration,
-  Experiment,
-  ExperimentRow,
-  PublishedFigures,
-  RatioCheck,
-  RowMetrics,
-  Statement,
-  StatementCheck,
-} from "./experiments/types.js";
 export {
   limitProblem,
   MAX_MEMORY_BYTES,

@@ -3,7 +3,7 @@
  * need a left-out row are dropped; statements that need one are marked
  * skipped and dropped from the report.
  */
-import type { Experiment, TargetReport } from "@scanlab/simulator";
+import type { Experiment, TargetReport } from "@scanlab/experiments";
 
 /** Detail of a statement whose rows were left out. */
 const SKIPPED = "\u0000skipped";

@@ -1,6 +1,6 @@
 /**
  * `scanlab reproduce [T1 ... | all]`: run the built-in reproduction targets
- * of @scanlab/simulator (apps/docs/src/reference/experiments.md) and report, per target, its assumptions,
+ * of @scanlab/experiments (apps/docs/src/reference/experiments.md) and report, per target, its assumptions,
  * the calibration of its one unknown, the published figures beside the
  * simulated ones, the ratio checks and the "must reproduce" statements. With
  * `--report DIR`: SVG and PNG charts and one self-contained HTML report.
@@ -11,7 +11,14 @@
  * and the targets before it are done, so the output order (and `--json`)
  * does not depend on timing.
  */
-import { getTarget, reproduceTargetAsync, TARGETS, type TargetReport } from "@scanlab/simulator";
+import {
+  getTarget,
+  type ReproduceJson,
+  reproduceTargetAsync,
+  summarizeReports,
+  TARGETS,
+  type TargetReport,
+} from "@scanlab/experiments";
 import type { Ctx } from "../context.js";
 import { toJson } from "../context.js";
 import { CliError, EXIT } from "../errors.js";
@@ -41,34 +48,6 @@ export interface ReproduceFlags {
   rows?: string;
   strict?: boolean;
   json?: boolean;
-}
-
-/** What `scanlab reproduce --json` prints (and `--report DIR` saves as report.json). */
-export interface ReproduceJson {
-  /** The scanlab version that ran. */
-  scanlab: string;
-  /** The `--seed` given, or null for each scenario's own seed. */
-  seed: number | null;
-  /** False with `--no-calibration`. */
-  calibration: boolean;
-  /** True when Ctrl-C cut the run short. */
-  interrupted: boolean;
-  /** One report per target, in the order asked. */
-  targets: (TargetReport & {
-    /** Ctrl-C cut this target short: only the rows finished before it, no ratios or statements. */
-    interrupted: boolean;
-  })[];
-  /** Statements that hold and ratios within tolerance, over every target. */
-  summary: {
-    /** "Must reproduce" statements checked. */
-    statements: number;
-    /** Of those, how many hold. */
-    hold: number;
-    /** Ratio bars checked. */
-    ratios: number;
-    /** Of those, how many are within their tolerance. */
-    withinTolerance: number;
-  };
 }
 
 /** Picks the targets named on the command line (none or `all`: every target). */
@@ -192,14 +171,7 @@ export async function reproduceCommand(ctx: Ctx, names: string[], flags: Reprodu
     done.push(s.value);
   }
   const interrupted = ctx.interrupt.stopped && done.some((a) => a.interrupted);
-  const statements = done.flatMap((a) => a.report.statements);
-  const ratios = done.flatMap((a) => a.report.ratios);
-  const summary = {
-    statements: statements.length,
-    hold: statements.filter((s) => s.holds).length,
-    ratios: ratios.length,
-    withinTolerance: ratios.filter((r) => r.withinTolerance).length,
-  };
+  const summary = summarizeReports(done.map((a) => a.report));
   const json: ReproduceJson = {
     scanlab: VERSION,
     seed: seed ?? null,

@@ -3,7 +3,7 @@
  * published and simulated figures, the ratio bars and the "must reproduce"
  * statements.
  */
-import type { TargetReport } from "@scanlab/simulator";
+import type { TargetReport } from "@scanlab/experiments";
 import type { Ctx } from "../context.js";
 import { fixed, gapPct, pct, seconds } from "./format.js";
 import { renderTable } from "./table.js";

@@ -9,7 +9,7 @@
  * - sweep: time against the varied setting, one line per value of the second
  *   varied setting.
  */
-import type { TargetReport } from "@scanlab/simulator";
+import type { TargetReport } from "@scanlab/experiments";
 import type { VegaLiteSpec } from "./render.js";
 
 const SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json";

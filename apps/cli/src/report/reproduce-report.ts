@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ReproduceJson } from "../commands/reproduce.js";
+import type { ReproduceJson } from "@scanlab/experiments";
 import type { Ctx } from "../context.js";
 import { toJson } from "../context.js";
 import { fixed, gapPct, pct, seconds } from "../output/format.js";

@@ -9,6 +9,7 @@
  * the page shows with Node's.
  */
 import { builtinProfiles } from "@scanlab/device-profiles";
+import { TARGETS } from "@scanlab/experiments";
 import {
   OS_NAMES,
   PG_VERSIONS,
@@ -17,7 +18,6 @@ import {
   rowMetrics,
   type ScenarioInput,
   type SimulationResult,
-  TARGETS,
 } from "@scanlab/simulator";
 import { barChartSvg, lineChartSvg } from "./charts.js";
 

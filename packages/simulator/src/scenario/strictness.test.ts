@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from "vitest";
 import { ScenarioError } from "../errors.js";
-import { TARGETS } from "../experiments/index.js";
 import { resolveScenario } from "./resolve.js";
 
 // Scenarios mutated into every wrong shape: typed loosely on purpose.
@@ -246,21 +245,6 @@ describe("every problem at once", () => {
 });
 
 describe("what is valid stays valid", () => {
-  it("every built-in experiment row validates", () => {
-    let rows = 0;
-    for (const target of TARGETS) {
-      for (const row of target.rows()) {
-        expect(() => resolveScenario(row.scenario, `${target.id} ${row.id}`)).not.toThrow();
-        rows++;
-      }
-      const c = target.calibration;
-      if (c !== undefined) {
-        for (const v of c.bounds) for (const row of c.apply(v)) resolveScenario(row.scenario);
-      }
-    }
-    expect(rows).toBeGreaterThan(100);
-  });
-
   it("the bounds themselves are accepted", () => {
     const s = base();
     s.machine.cores = 8192;

@@ -5,13 +5,12 @@
  * fails when a row it reads did not finish (NaN) or read nothing, and
  * calibration sets the one declared unknown the same way in every row.
  */
+import type { RowMetrics, ScenarioInput, SimulationResult } from "@scanlab/simulator";
 import { describe, expect, it } from "vitest";
-import type { SimulationResult } from "../engine/simulate.js";
-import type { ScenarioInput } from "../scenario/schema.js";
 import { T1, T2, T3, T4, T5, T7, TARGETS } from "./index.js";
 import { reproduceTarget } from "./reproduce.js";
 import { T7_EIC, T7C_DATASETS, T7C_EIC, T7C_SELECTIVITY } from "./t7-effective-io-concurrency.js";
-import type { Experiment, RowMetrics, Statement } from "./types.js";
+import type { Experiment, Statement } from "./types.js";
 
 /** Row metrics with plausible defaults; every figure can be overridden. */
 function m(over: Partial<RowMetrics> = {}): RowMetrics {

@@ -11,7 +11,7 @@
  * - Results print the published figure beside the simulated one with the
  *   ratio; a statement that does not hold is reported as not holding.
  */
-import type { ScenarioInput } from "../scenario/schema.js";
+import type { RowMetrics, ScenarioInput } from "@scanlab/simulator";
 
 /** Figures a publication gives for one row (any may be missing). */
 export interface PublishedFigures {
@@ -21,30 +21,6 @@ export interface PublishedFigures {
   mbPerS?: number;
   /** Average device read size, kB. */
   avgReadKb?: number;
-}
-
-/** Simulated figures of one row (always all present). */
-export interface RowMetrics {
-  /** Mean duration of the row's runs, seconds. */
-  timeS: number;
-  /** MiB a run read (warp credit included) per second of its duration (throughput.ts; MiB despite the name). */
-  mbPerS: number;
-  /** Average device read, KiB. */
-  avgReadKb: number;
-  /** Share of device reads a process waited for synchronously. */
-  syncShare: number;
-  /** Device reads per second. */
-  iops: number;
-  /** OS page cache hit ratio: 1 - device bytes / bytes asked of the OS (0..1). */
-  osHitRatio: number;
-  /** Both caches together: 1 - device bytes / bytes the scans processed (0..1). */
-  cacheHitRatio: number;
-  /** Shared buffers hit ratio (0..1). */
-  sharedHitRatio: number;
-  /** Mean device queue depth. */
-  meanQueueDepth: number;
-  /** Participants' blocks per allocation claim (mean run length). */
-  meanRunBlocks: number;
 }
 
 /** One row of a target's table. */

@@ -10,10 +10,8 @@
  * search stops at the closer bound and the report says the baseline was not
  * reached. Every other row is a prediction.
  */
-import type { SimulationResult } from "../engine/simulate.js";
-import { scanThroughput } from "../engine/throughput.js";
-import type { ScenarioInput } from "../scenario/schema.js";
-import type { Experiment, ExperimentRow, PublishedFigures, RowMetrics } from "./types.js";
+import { type RowMetrics, rowMetrics, type ScenarioInput, type SimulationResult } from "@scanlab/simulator";
+import type { Experiment, ExperimentRow, PublishedFigures } from "./types.js";
 
 /** The simulated and published figures of one row. */
 export interface RowReport {
@@ -108,38 +106,6 @@ export interface TargetReport {
   statements: StatementReport[];
   /** Confidence notes the models attach (e.g. the Windows model is low-confidence). */
   notes: string[];
-}
-
-/**
- * Turns a simulation result into the row metrics the targets compare.
- * Throughput is the one computation of throughput.ts, as in `simulate`.
- *
- * @param result the simulation's result
- * @param _scenario the scenario it ran (not needed: the runs carry every count the metrics use)
- * @example
- * ```ts
- * import { rowMetrics, simulate, T1 } from "@scanlab/simulator";
- * const row = T1.rows()[0]!;
- * console.log(rowMetrics(simulate(row.scenario), row.scenario).avgReadKb);
- * ```
- */
-export function rowMetrics(result: SimulationResult, _scenario: ScenarioInput): RowMetrics {
-  const runs = result.queries.flatMap((q) => q.runs.filter((r) => r.finished));
-  const throughput = scanThroughput(runs);
-  const claims = runs.reduce((a, r) => a + r.claims, 0);
-  const scanned = runs.reduce((a, r) => a + r.blocks, 0);
-  return {
-    timeS: throughput.meanDurationS,
-    mbPerS: throughput.mibPerS,
-    avgReadKb: result.device.avgReadKb,
-    syncShare: result.device.syncShare,
-    iops: result.device.iops,
-    osHitRatio: result.os.hitRatio,
-    cacheHitRatio: scanned > 0 ? Math.max(0, 1 - result.device.bytes / (scanned * 8192)) : 0,
-    sharedHitRatio: result.sharedBuffers.hitRatio,
-    meanQueueDepth: result.device.meanQueueDepth,
-    meanRunBlocks: claims > 0 ? scanned / claims : 0,
-  };
 }
 
 /** How a target is run: the simulator entry point is injected so this file stays model-agnostic. */
@@ -307,7 +273,8 @@ function finishReport(
  *
  * @example
  * ```ts
- * import { getTarget, reproduceTarget, simulate } from "@scanlab/simulator";
+ * import { getTarget, reproduceTarget } from "@scanlab/experiments";
+ * import { simulate } from "@scanlab/simulator";
  * const report = reproduceTarget(getTarget("T4")!, { simulate });
  * for (const s of report.statements) console.log(s.holds ? "holds" : "FAILS", s.text);
  * ```
@@ -340,7 +307,8 @@ export function reproduceTarget(exp: Experiment, options: ReproduceOptions): Tar
  *
  * @example
  * ```ts
- * import { getTarget, reproduceTargetAsync, simulate } from "@scanlab/simulator";
+ * import { getTarget, reproduceTargetAsync } from "@scanlab/experiments";
+ * import { simulate } from "@scanlab/simulator";
  * const report = await reproduceTargetAsync(getTarget("T4")!, {
  *   simulate: async ({ scenario }) => simulate(scenario),
  * });

@@ -6,7 +6,7 @@
  * size for 100 GB is 8192 blocks anyway). The numbers are only in PNGs that
  * were not recovered: the target is the curve's shape (apps/docs/src/reference/experiments.md#t2-chunk-size-cap-sweep).
  */
-import type { ScenarioInput } from "../scenario/schema.js";
+import type { ScenarioInput } from "@scanlab/simulator";
 import { fmt, rowOf, speedup } from "./checks.js";
 import type { Experiment, ExperimentRow } from "./types.js";
 
@@ -59,7 +59,7 @@ function shapeStatement(os: (typeof OSES)[number]) {
   return {
     id: `${os}-shape`,
     text: `${os}: throughput rises with each doubling of the cap, with ever smaller gains, and saturates by 8192`,
-    check: (r: ReadonlyMap<string, import("./types.js").RowMetrics>) => {
+    check: (r: ReadonlyMap<string, import("@scanlab/simulator").RowMetrics>) => {
       const speeds = CAPS.map((c) => 1 / rowOf(r, `${os}-${c}`).timeS);
       const gains = speeds.slice(1).map((s, i) => s / speeds[i]! - 1);
       // "Rises": the first doubling must gain something (1%), none may lose (0.5%, noise).

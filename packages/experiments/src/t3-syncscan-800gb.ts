@@ -7,8 +7,7 @@
  * Threadripper of T2. Uncapped chunks are 65,536 blocks (512 MB) for this
  * table; the cap is 8192; master handed out one block at a time.
  */
-import { DEFAULT_CPU_COSTS } from "../engine/cpu-costs.js";
-import type { ScenarioInput } from "../scenario/schema.js";
+import { DEFAULT_CPU_COSTS, type ScenarioInput } from "@scanlab/simulator";
 import { fmt, RATIO_TOLERANCE, rowOf, speedup } from "./checks.js";
 import type { Experiment, ExperimentRow } from "./types.js";
 

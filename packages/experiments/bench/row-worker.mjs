@@ -4,7 +4,8 @@
  * JavaScript over the built package, so the thread needs no TypeScript loader.
  */
 import { parentPort } from "node:worker_threads";
-import { rowMetrics, simulate, TARGETS } from "../dist/index.js";
+import { rowMetrics, simulate } from "@scanlab/simulator";
+import { TARGETS } from "../dist/index.js";
 
 const rowsOf = new Map();
 parentPort.on("message", ({ target, row }) => {

@@ -13,10 +13,9 @@
  * Machine: i5-2500K (4 cores), 8 GB RAM. PostgreSQL 13+ semantics (eic is the
  * prefetch distance; PG13-17 bitmap heap scan prefetcher).
  */
-import { DEFAULT_CPU_COSTS } from "../engine/cpu-costs.js";
-import type { ScenarioInput } from "../scenario/schema.js";
+import { DEFAULT_CPU_COSTS, type RowMetrics, type ScenarioInput } from "@scanlab/simulator";
 import { fmt, RATIO_TOLERANCE, rowOf } from "./checks.js";
-import type { Experiment, ExperimentRow, RowMetrics } from "./types.js";
+import type { Experiment, ExperimentRow } from "./types.js";
 
 export const T7_EIC = [0, 1, 2, 4, 8, 16, 32, 64, 128, 256] as const;
 const DEVICES = [

@@ -8,8 +8,7 @@
  * 12 GB/s: the data was served from memory, so this target is about the cost
  * of handing out blocks, not about I/O (apps/docs/src/reference/experiments.md#t4-allocator-lock-contention-at-72-processes).
  */
-import { DEFAULT_CPU_COSTS } from "../engine/cpu-costs.js";
-import type { ScenarioInput } from "../scenario/schema.js";
+import { DEFAULT_CPU_COSTS, type ScenarioInput } from "@scanlab/simulator";
 import { fmt, RATIO_TOLERANCE, speedup } from "./checks.js";
 import type { Experiment, ExperimentRow } from "./types.js";
 

@@ -1,5 +1,5 @@
 /** Small helpers shared by the targets' "must reproduce" statements. */
-import type { RowMetrics } from "./types.js";
+import type { RowMetrics } from "@scanlab/simulator";
 
 /**
  * The bar a ratio check must meet: within 25% of the published ratio. A

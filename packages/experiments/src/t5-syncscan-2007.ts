@@ -6,7 +6,7 @@
  * scan alone (~165 s): one pass of physical I/O instead of five. The machine
  * and table size did not come through (apps/docs/src/reference/experiments.md#t5-synchronized-scans-in-2007).
  */
-import type { ScenarioInput } from "../scenario/schema.js";
+import type { ScenarioInput } from "@scanlab/simulator";
 import { fmt, RATIO_TOLERANCE, rowOf } from "./checks.js";
 import type { Experiment, ExperimentRow } from "./types.js";
 

@@ -12,9 +12,9 @@
  * line pointer: 36 bytes, so (8192 - 24) / 36 = 226 tuples per page and
  * 884,956 blocks (6.75 GiB; apps/docs/src/reference/experiments.md#t1-setup derives "about 6.6-7 GB").
  */
+
 import { unknownVmSsdProfile } from "@scanlab/device-profiles";
-import { DEFAULT_CPU_COSTS } from "../engine/cpu-costs.js";
-import type { ScenarioInput } from "../scenario/schema.js";
+import { DEFAULT_CPU_COSTS, type ScenarioInput } from "@scanlab/simulator";
 import { fmt, RATIO_TOLERANCE, rowOf, speedup } from "./checks.js";
 import type { Experiment, ExperimentRow } from "./types.js";
 

@@ -4,19 +4,17 @@
  * "simulator" returns crafted results (the entry point is injected), and
  * `rowMetrics` on real simulations small enough to check by hand.
  */
-import { describe, expect, it } from "vitest";
-import { realModels } from "../engine/adapters.js";
-import { type RunResult, type SimulationResult, simulateWith } from "../engine/simulate.js";
-import { resolveScenario } from "../scenario/resolve.js";
-import type { ScenarioInput } from "../scenario/schema.js";
 import {
-  reproduceTarget,
-  reproduceTargetAsync,
+  type RowMetrics,
+  type RunResult,
   rowMetrics,
-  type SimulationRequest,
-  solveMonotone,
-} from "./reproduce.js";
-import type { Experiment, ExperimentRow, RowMetrics } from "./types.js";
+  type ScenarioInput,
+  type SimulationResult,
+  simulate,
+} from "@scanlab/simulator";
+import { describe, expect, it } from "vitest";
+import { reproduceTarget, reproduceTargetAsync, type SimulationRequest, solveMonotone } from "./reproduce.js";
+import type { Experiment, ExperimentRow } from "./types.js";
 
 describe("solveMonotone", () => {
   /** f, counting its evaluations. */
@@ -540,7 +538,6 @@ describe("rowMetrics", () => {
     expect(Number.isNaN(rowMetrics(r, fakeScenario("base", 0.05)).timeS)).toBe(true);
   });
 
-  const simulate = (s: ScenarioInput) => simulateWith(resolveScenario(s), realModels);
   const small = (over: Partial<ScenarioInput> = {}): ScenarioInput => ({
     name: "row",
     machine: { cores: 8, ram: "4GB", os: "linux-5.4", device: "intel-ssd-320-120gb", cpu: { jitter: 0 } },
