@@ -65,7 +65,8 @@ export function bulkreadRingBuffers(options: {
   ioCombineLimit: number;
   effectiveIoConcurrency: number;
 }): number {
-  if (pgModel(options.pg as PgVersion).ring === "pg96") return bulkReadRingBuffers({ nBuffers: options.nbuffers });
+  if (pgModel(options.pg as PgVersion).ring === "pg96")
+    return bulkReadRingBuffers({ nBuffers: options.nbuffers });
   return bulkReadRingBuffers({
     nBuffers: options.nbuffers,
     pinLimit: Math.floor(options.nbuffers / (options.maxConnections + PG18_EXTRA_PROCS)),
