@@ -35,14 +35,8 @@ import { existsSync, statfsSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
-import {
-  type DeviceProbe,
-  deviceNumbers,
-  evictFromPageCache,
-  measureResidency,
-  probeDevice,
-  resolveBlockDevice,
-} from "@scanlab/file-scan";
+import { type DeviceProbe, deviceNumbers, probeDevice, resolveBlockDevice } from "@scanlab/file-scan";
+import { evictFromPageCache, measureResidency } from "@scanlab/host";
 import { type Cluster, cachedPostgres, ensurePostgres, startCluster } from "@scanlab/pg-harness";
 import { DEFAULT_CPU_COSTS } from "@scanlab/simulator";
 import { type Cell, type LabPlan, type LabTable, planLab, type RefusedCell } from "./cells.js";
@@ -686,7 +680,7 @@ async function runCells(
     for (let r = 0; r < runs && !stopped(); r++) {
       await cluster.restart();
       if (cell.cache === "cold") {
-        await evictFromPageCache(files);
+        evictFromPageCache(files);
         if (dropCaches) {
           try {
             writeFileSync("/proc/sys/vm/drop_caches", "1\n");
@@ -695,7 +689,7 @@ async function runCells(
           }
         }
       }
-      const residency = await measureResidency(heapFiles);
+      const residency = measureResidency(heapFiles);
       const residentBefore = residency.known ? residency.fraction : null;
       if (residentBefore !== null) {
         if (cell.cache === "cold" && residentBefore > 0.01) {
