@@ -30,11 +30,13 @@
  *   PG18 reads through a read stream with io_method sync or worker (these
  *   builds have no liburing).
  */
+
 import {
   BITMAP_2022_LAYOUTS,
   BITMAP_2022_SELECTIVITIES,
   type Bitmap2022Layout,
 } from "@scanlab/bitmap-prefetch";
+import { BLCKSZ } from "@scanlab/core";
 import { LabError } from "./errors.js";
 
 /** PostgreSQL majors the lab can run (servers from Debian or the pinned npm builds). */
@@ -159,7 +161,7 @@ export const WARM_BITMAP_EIC = 16;
 /** Minimum runs per cell: the median of three ignores one disturbed run. */
 export const MIN_RUNS = 3;
 
-const BLOCK_BYTES = 8192;
+const BLOCK_BYTES = BLCKSZ;
 
 /** Tables of the quick and the full set. */
 export function labTables(quick: boolean, maxTableBlocks = Number.POSITIVE_INFINITY): LabTable[] {

@@ -1,8 +1,10 @@
 /**
  * Errors a user can cause in a lab run (an unknown PostgreSQL version, a
  * profile that does not parse, too little free space, a setting the lab may
- * not change): one sentence each, turned into exit code 2 by the CLI.
+ * not change): one sentence each, turned into exit code 2 by the CLI, which
+ * recognises them with `ScanlabError.isInstance` (`@scanlab/core`).
  */
+import { ScanlabError } from "@scanlab/core";
 
 /** Codes of {@link LabError}. */
 export type LabErrorCode =
@@ -14,14 +16,12 @@ export type LabErrorCode =
   | "LAB_BAD_OPTION";
 
 /** A user-caused lab error: `message` is one sentence. */
-export class LabError extends Error {
-  /** Brand shared by every scanlab package's user errors (the CLI turns it into exit 2). */
-  readonly userError = true;
+export class LabError extends ScanlabError {
   /** Machine-readable code. */
-  readonly code: LabErrorCode;
+  declare readonly code: LabErrorCode;
+  /** @param code stable code; @param message one sentence naming what was wrong. */
   constructor(code: LabErrorCode, message: string) {
-    super(message);
+    super(message, { code });
     this.name = "LabError";
-    this.code = code;
   }
 }
