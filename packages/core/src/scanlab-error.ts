@@ -64,7 +64,7 @@ export class ScanlabError extends Error {
     Object.defineProperty(this, MARKER, { value: true });
   }
 
-  /** True for any {@link ScanlabError}, from this copy of the package or another one. */
+  /** True for any `ScanlabError` (of any scanlab package), from this copy of `@scanlab/core` or another one. */
   static isInstance(value: unknown): value is ScanlabError {
     return typeof value === "object" && value !== null && (value as { [MARKER]?: unknown })[MARKER] === true;
   }

@@ -64,8 +64,12 @@ export {
   LAB_REPORT_VERSION,
   LAB_SHARED_BUFFERS_BYTES,
   type LabOptions,
+  type LabPredictions,
   type LabReport,
+  type LabReportMachine,
+  type LabServer,
   type LabSummary,
+  type MeasuredCell,
   type MeasuredSummary,
   NOTHING_READ_BYTES,
   predictAll,
@@ -78,4 +82,11 @@ export {
   summarizeRuns,
   TIME_TOLERANCE,
 } from "./run-lab.js";
-export { bitmapRange, cellQuerySql, createTableSql, sessionSettingsSql, warmUpSql } from "./tables.js";
+export {
+  type BitmapRange,
+  bitmapRange,
+  cellQuerySql,
+  createTableSql,
+  sessionSettingsSql,
+  warmUpSql,
+} from "./tables.js";

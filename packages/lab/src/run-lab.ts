@@ -49,6 +49,44 @@ import { defaultPreadBlockUs, kernelLine, type LabMachine, type Prediction, pred
 import { type ReadAheadControl, readAheadControl, readAheadPath } from "./read-ahead.js";
 import { cellQuerySql, createTableSql, expectedNode, sessionSettingsSql, warmUpSql } from "./tables.js";
 
+/** A PostgreSQL server a lab run used. */
+export interface LabServer {
+  /** Major version. */
+  readonly pg: number;
+  /** Directory of its binaries. */
+  readonly bin: string;
+  /** What the server reported (`SHOW server_version`). */
+  readonly version: string;
+}
+
+/** The machine a lab run measured, with the device named. */
+export interface LabReportMachine extends LabMachine {
+  /** The device as the user named it (profile file or built-in profile). */
+  readonly deviceLabel: string;
+  /** The block device holding the work directory, when it was found. */
+  readonly deviceName: string | null;
+}
+
+/** One measured cell: its runs and what was noted about them. */
+export interface MeasuredCell {
+  /** The cell. */
+  cell: Cell;
+  /** Every run of it. */
+  runs: RunRecord[];
+  /** Notes on runs that were not what the cell asked for (not cold, fewer workers...). */
+  notes: string[];
+}
+
+/** The predictions of a lab run. */
+export interface LabPredictions {
+  /** Every cell, measured beside predicted. */
+  cells: CellResult[];
+  /** Every pairwise comparison and whether it points the same way. */
+  comparisons: ComparisonResult[];
+  /** The CPU costs used per version, fitted or default. */
+  cpu: CpuUsed[];
+}
+
 /** Version of the JSON document; bumped when a field changes meaning or goes away. */
 export const LAB_REPORT_VERSION = 1;
 
@@ -154,9 +192,9 @@ export interface LabReport {
   /** Runs per cell. */
   readonly runsPerCell: number;
   /** PostgreSQL majors and their server directories. */
-  readonly servers: readonly { readonly pg: number; readonly bin: string; readonly version: string }[];
+  readonly servers: readonly LabServer[];
   /** The modelled machine. */
-  readonly machine: LabMachine & { readonly deviceLabel: string; readonly deviceName: string | null };
+  readonly machine: LabReportMachine;
   /** Where the time comes from. */
   readonly timeSource: string;
   /** How cold runs were made cold. */
@@ -325,12 +363,12 @@ export function fitPerVersion(
 
 /** Predicts every measured cell and judges cells and comparisons. */
 export function predictAll(
-  measured: readonly { cell: Cell; runs: RunRecord[]; notes: string[] }[],
+  measured: readonly MeasuredCell[],
   plan: LabPlan,
   tables: readonly LabTable[],
   machine: LabMachine,
   fit: boolean,
-): { cells: CellResult[]; comparisons: ComparisonResult[]; cpu: CpuUsed[] } {
+): LabPredictions {
   const pgs = [...new Set(measured.map((m) => m.cell.pg))];
   const bare = measured.map((m) => judgeCell(m.cell, m.runs, null, m.notes));
   const fits = fit ? fitPerVersion(bare, tables, pgs) : new Map<number, CpuFit | null>();
@@ -479,8 +517,8 @@ export async function runLab(options: LabOptions): Promise<LabReport> {
     const coldMethod = dropCaches
       ? "server restarted; relation files dropped with posix_fadvise(DONTNEED) and /proc/sys/vm/drop_caches = 1"
       : "server restarted; relation files dropped with posix_fadvise(DONTNEED) (not root: no drop_caches)";
-    const measured: { cell: Cell; runs: RunRecord[]; notes: string[] }[] = [];
-    const versions: { pg: number; bin: string; version: string }[] = [];
+    const measured: MeasuredCell[] = [];
+    const versions: LabServer[] = [];
     let tables: LabTable[] = [...plan.tables];
     for (const server of servers) {
       if (stopped()) break;
@@ -546,9 +584,9 @@ export interface ReportParts {
   /** Tables as built. */
   readonly tables: readonly LabTable[];
   /** Finished cells with their runs. */
-  readonly measured: readonly { cell: Cell; runs: RunRecord[]; notes: string[] }[];
+  readonly measured: readonly MeasuredCell[];
   /** Servers used. */
-  readonly servers: readonly { pg: number; bin: string; version: string }[];
+  readonly servers: readonly LabServer[];
   /** The modelled machine. */
   readonly machine: LabMachine;
   /** How the device model was chosen. */

@@ -27,6 +27,14 @@
 import { type Bitmap2022Layout, bitmap2022Query, bitmap2022Table } from "@scanlab/bitmap-prefetch";
 import type { Cell, LabTable } from "./cells.js";
 
+/** The range of indexed values a bitmap cell's query selects. */
+export interface BitmapRange {
+  /** Lowest value selected. */
+  low: number;
+  /** Highest value selected. */
+  high: number;
+}
+
 /** Table seed of the simulator's bitmap data sets (its default `bitmap.seed`). */
 export const BITMAP_TABLE_SEED = 4;
 /** Query seed the simulator derives from it (`seed + 1`). */
@@ -63,7 +71,7 @@ export function createTableSql(table: LabTable): string {
 }
 
 /** The value range a bitmap cell's query matches (the simulator's query for the same table and selectivity). */
-export function bitmapRange(table: LabTable, selectivity: number): { low: number; high: number } {
+export function bitmapRange(table: LabTable, selectivity: number): BitmapRange {
   const t = bitmap2022Table({
     layout: table.layout as Bitmap2022Layout,
     seed: BITMAP_TABLE_SEED,
