@@ -46,7 +46,7 @@ export class CliError extends ScanlabError {
   }
 }
 
-/** An error any scanlab package raised for bad user input: a {@link ScanlabError} of kind "user". */
+/** An error any scanlab package raised for bad user input: a `ScanlabError` (`@scanlab/core`) of kind "user". */
 export type BrandedUserError = ScanlabError;
 
 /** True for any scanlab package's user error, from any copy of `@scanlab/core` (`ScanlabError.isInstance`). */
