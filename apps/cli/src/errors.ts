@@ -1,7 +1,7 @@
 /**
  * Exit codes and user errors of the `scanlab` command.
  *
- * The convention (apps/docs/src/reference/design.md#conventions, issue 8): a mistake the user can
+ * The convention (apps/docs/src/reference/design.md#conventions): a mistake the user can
  * fix (a bad flag value, an unknown name, a missing or broken file) is one
  * line on stderr naming what was wrong and what to do, exit status 2, and no
  * stack trace unless `--debug`. Every scanlab package raises such errors as a

@@ -1,6 +1,6 @@
 /**
  * Properties every policy must keep under any interleaving of participants
- * (issue 2, "Tests that must pass"; apps/docs/src/reference/parallel-block-allocation.md):
+ * (apps/docs/src/reference/parallel-block-allocation.md):
  * - every block of [0, nblocks) handed out exactly once, for any size from 0 to
  *   2^32 - 1 (runs for large sizes), any start block, 1 to 128 participants;
  * - chunk sizes never increase within a participant (pg14, pg11, batch, pg96),

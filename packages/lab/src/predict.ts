@@ -3,7 +3,7 @@
  * a modelled machine (the calibrated profile, or a default one).
  *
  * Choices.
- * - Machine: this machine's cores and RAM, the cluster's shared_buffers and
+ * - Machine: the measured machine's cores and RAM, the cluster's shared_buffers and
  *   max_connections, the kernel line (Linux <= 6.9 or >= 6.10, from
  *   os.release()), and the cell's read_ahead_kb (the device's own value when
  *   the cell keeps it).

@@ -1,5 +1,5 @@
 /**
- * `scanlab lab`: run real PostgreSQL scans on this machine (a throwaway
+ * `scanlab lab`: run real PostgreSQL scans on the machine it runs on (a throwaway
  * cluster per version, @scanlab/lab) and print them beside the simulator's
  * prediction of the same cells. The logic lives in @scanlab/lab; this file
  * parses flags, checks output locations before anything runs, renders the
