@@ -19,17 +19,17 @@
  *   then completes at most Q small reads per L and at most one block per t.
  * - the OS: `readaheadBlocks` R (read_ahead_kb / 8), and `maxAdviceBlocks` A,
  *   the largest forced read one posix_fadvise(WILLNEED) call issues (Linux:
- *   max(io_pages, ra_pages), apps/docs/src/reference/linux-readahead.md#submission; default R).
+ *   max(io_pages, ra_pages), apps/docs/src/reference/linux-readahead-window.md#submission; default R).
  * - the CPU: `cpuPerPageUs` + tuples x `cpuPerTupleUs`, the time the scan
  *   spends on a page once it has it (default 0: assume I/O-bound), and
  *   `adviceCallUs`, the CPU cost of one posix_fadvise call on top of the page
  *   cache work the kernel would do anyway (default 0.4 us: the syscall plus
- *   page-cache lookup floor measured for pread in apps/docs/src/reference/storage-devices.md#copying-8-kb-from-the-page-cache).
+ *   page-cache lookup floor measured for pread in apps/docs/src/reference/storage-device-models.md#copying-8-kb-from-the-page-cache).
  *
  * Way 1, **OS readahead** (what eic=0 does): the scan issues synchronous 8 kB
  * reads. Linux reads the region's first block alone (a "random read": no
  * history), then an INITIAL window at the second block and a growing chain of
- * windows (init/next sizing of apps/docs/src/reference/linux-readahead.md#sizing-functions, capped at R),
+ * windows (init/next sizing of apps/docs/src/reference/linux-readahead-window.md#sizing-functions, capped at R),
  * each submitted when the reader touches the marker on the first page of the
  * previous window (2.9: "≈1 window of lookahead"). The model runs that
  * pipeline as a recurrence: window k completes at
@@ -84,7 +84,7 @@ export interface AdaptiveCostParameters extends DevicePhysics {
   readonly cpuPerPageUs?: number;
   /** CPU per tuple iterated, microseconds (default 0). */
   readonly cpuPerTupleUs?: number;
-  /** CPU of one posix_fadvise call beyond the page-cache work, microseconds (default 0.4, apps/docs/src/reference/storage-devices.md#copying-8-kb-from-the-page-cache). */
+  /** CPU of one posix_fadvise call beyond the page-cache work, microseconds (default 0.4, apps/docs/src/reference/storage-device-models.md#copying-8-kb-from-the-page-cache). */
   readonly adviceCallUs?: number;
 }
 
@@ -110,13 +110,13 @@ export interface ResolvedCostParameters {
   readonly blockTransferUs: number;
 }
 
-/** Syscall + page-cache lookup floor of one call (apps/docs/src/reference/storage-devices.md#copying-8-kb-from-the-page-cache: 0.3-0.4 us per 8 KiB pread, copy excluded). */
+/** Syscall + page-cache lookup floor of one call (apps/docs/src/reference/storage-device-models.md#copying-8-kb-from-the-page-cache: 0.3-0.4 us per 8 KiB pread, copy excluded). */
 export const DEFAULT_ADVICE_CALL_US = 0.4;
 
 /**
- * Intel SSD 320 120 GB (apps/docs/src/reference/storage-devices.md#intel-ssd-320), the 2022 eic benchmark's "SSD SINGLE", with
- * Linux's default 128 kB readahead (apps/docs/src/reference/linux-readahead.md#readahead-parameters): L = 100 us for an
- * 8 KiB read at QD1 (75 us latency + 27 us transfer, [I] in apps/docs/src/reference/storage-devices.md#intel-ssd-320), B = 270
+ * Intel SSD 320 120 GB (apps/docs/src/reference/storage-device-models.md#intel-ssd-320), the 2022 eic benchmark's "SSD SINGLE", with
+ * Linux's default 128 kB readahead (apps/docs/src/reference/linux-readahead-window.md#readahead-parameters): L = 100 us for an
+ * 8 KiB read at QD1 (75 us latency + 27 us transfer, [I] in apps/docs/src/reference/storage-device-models.md#intel-ssd-320), B = 270
  * MB/s (series sequential read), Q = 4 (Little's law: 38 K IOPS x ~100 us, [I]).
  */
 export const INTEL_320_LINUX_DEFAULTS: AdaptiveCostParameters = {
@@ -155,7 +155,7 @@ export function resolveCostParameters(p: AdaptiveCostParameters): ResolvedCostPa
  *
  * @example
  * ```ts
- * readaheadWindowsBlocks(40, 16); // [1, 2, 4, 8, 16, 16, 16]: 8 k, 16 k, 32 k, 64 k, 128 k ... (apps/docs/src/reference/linux-readahead.md#one-reader-from-block-0)
+ * readaheadWindowsBlocks(40, 16); // [1, 2, 4, 8, 16, 16, 16]: 8 k, 16 k, 32 k, 64 k, 128 k ... (apps/docs/src/reference/linux-readahead-window.md#one-reader-from-block-0)
  * ```
  */
 export function readaheadWindowsBlocks(runBlocks: number, readaheadBlocks: number): number[] {

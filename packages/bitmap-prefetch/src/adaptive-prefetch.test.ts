@@ -19,9 +19,9 @@ import { HeapBitmap, HeapBitmapBuilder } from "./heap-bitmap.js";
 
 const nothingBuffered: PrefetchEnv = { isBuffered: () => false };
 
-/** Intel 320 with Linux's 128 kB readahead, as in apps/docs/src/reference/storage-devices.md#intel-ssd-320 (the policy's defaults). */
+/** Intel 320 with Linux's 128 kB readahead, as in apps/docs/src/reference/storage-device-models.md#intel-ssd-320 (the policy's defaults). */
 const ssd = resolveCostParameters(INTEL_320_LINUX_DEFAULTS);
-/** A fast NVMe-class device (apps/docs/src/reference/storage-devices.md#samsung-990-pro: ~50 us QD1, 7450 MB/s, ~60 reads in flight at saturation). */
+/** A fast NVMe-class device (apps/docs/src/reference/storage-device-models.md#samsung-990-pro: ~50 us QD1, 7450 MB/s, ~60 reads in flight at saturation). */
 const nvme: AdaptiveCostParameters = {
   readLatencyUs: 50,
   bandwidthMBps: 7450,
@@ -58,7 +58,7 @@ function run(bitmap: HeapBitmap, params: AdaptiveCostParameters, env = nothingBu
   return { pages, advice, maxRangesAhead, regions, scan };
 }
 
-describe("the cost model's Linux readahead (apps/docs/src/reference/linux-readahead.md#sizing-functions, apps/docs/src/reference/linux-readahead.md#worked-traces)", () => {
+describe("the cost model's Linux readahead (apps/docs/src/reference/linux-readahead-window.md#sizing-functions, apps/docs/src/reference/linux-readahead-window.md#worked-traces)", () => {
   it("init() with max 32 pages: req 1-2 -> 4, 3-4 -> 8, 5-8 -> 16, > 8 -> 32", () => {
     expect([1, 2, 3, 4, 5, 8, 9, 32].map((r) => linuxInitRaSize(r, 32))).toEqual([
       4, 4, 8, 8, 16, 16, 32, 32,

@@ -1,16 +1,16 @@
 /**
  * The built-in profiles, from datasheet figures only.
  *
- * Every figure below is a row of `apps/docs/src/reference/storage-devices.md` (cited in `sources` as
- * "apps/docs/src/reference/storage-devices.md <section>: <row> [tag] <document>"), or an assumption written in
+ * Every figure below is a row of `apps/docs/src/reference/storage-device-models.md` (cited in `sources` as
+ * "apps/docs/src/reference/storage-device-models.md <section>: <row> [tag] <document>"), or an assumption written in
  * the profile's `note`. None is fitted to a benchmark result: if the simulation
  * of a published experiment misses its numbers with these profiles, the gap is
  * reported, not hidden (apps/docs/src/reference/design.md#fidelity-rules).
  *
- * Assumptions shared by all the profiles (not in apps/docs/src/reference/storage-devices.md):
+ * Assumptions shared by all the profiles (not in apps/docs/src/reference/storage-device-models.md):
  * - `maxIoBytes` 512 KiB: Linux's `max_sectors_kb` depends on the kernel and
  *   the driver (512 or 1280 KiB are common); reads above it are split. The md
- *   RAID0 array's own limit is its chunk (apps/docs/src/reference/storage-devices.md#six-drive-md-raid0).
+ *   RAID0 array's own limit is its chunk (apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0).
  * - datasheet latencies quoted without a size are taken as 4 KiB reads (the
  *   vendors' usual latency test size), and sequential figures as 128 KiB reads.
  *
@@ -24,7 +24,7 @@ import type { DeviceProfile, DeviceProfileInput, FlashProfile, HddProfile } from
 import { KiB, MB_PER_S, MiB } from "./units.js";
 
 const LINUX_MAX_IO =
-  "maxIoBytes 512 KiB is an assumption (Linux max_sectors_kb, not in apps/docs/src/reference/storage-devices.md).";
+  "maxIoBytes 512 KiB is an assumption (Linux max_sectors_kb, not in apps/docs/src/reference/storage-device-models.md).";
 
 const intelSsd320: DeviceProfileInput = {
   kind: "sata-ssd",
@@ -32,18 +32,18 @@ const intelSsd320: DeviceProfileInput = {
   title: "Intel SSD 320 Series 120 GB (SATA 3 Gb/s, 25 nm MLC)",
   basis: "datasheet",
   sources: [
-    "apps/docs/src/reference/storage-devices.md#intel-ssd-320: latency 'average sequential' read 75 us (typ) [D] Intel 325152-001US",
-    "apps/docs/src/reference/storage-devices.md#intel-ssd-320: sustained seq read, series max (Iometer QD32) 270 MB/s [D] Intel 325152-001US",
-    "apps/docs/src/reference/storage-devices.md#intel-ssd-320: random 4 KB read, 120 GB (QD32) 38 000 IOPS [S] AnandTech 'The Intel SSD 320 Review' 2011-03-28",
-    "apps/docs/src/reference/storage-devices.md#intel-ssd-320: link payload ceiling 300 MB/s [D] Intel support note CS-009260",
-    "apps/docs/src/reference/storage-devices.md#intel-ssd-320: user capacity, 120 GB model, 111 GiB [S] AnandTech",
+    "apps/docs/src/reference/storage-device-models.md#intel-ssd-320: latency 'average sequential' read 75 us (typ) [D] Intel 325152-001US",
+    "apps/docs/src/reference/storage-device-models.md#intel-ssd-320: sustained seq read, series max (Iometer QD32) 270 MB/s [D] Intel 325152-001US",
+    "apps/docs/src/reference/storage-device-models.md#intel-ssd-320: random 4 KB read, 120 GB (QD32) 38 000 IOPS [S] AnandTech 'The Intel SSD 320 Review' 2011-03-28",
+    "apps/docs/src/reference/storage-device-models.md#intel-ssd-320: link payload ceiling 300 MB/s [D] Intel support note CS-009260",
+    "apps/docs/src/reference/storage-device-models.md#intel-ssd-320: user capacity, 120 GB model, 111 GiB [S] AnandTech",
   ],
   note:
     "The 75 us latency is the datasheet's 'average sequential' read latency, taken as a 4 KiB read at QD1 " +
     "(the size is not stated). Sequential read is the series maximum (270 MB/s); no 120 GB-specific read figure " +
     "was retrieved. Random IOPS is the 120 GB model's 38 000 (secondary source) rather than the series maximum " +
     "39 500. By Little's law 38 000 IOPS at ~75 us needs only ~3 reads in flight: the model has 2 internal units " +
-    "(flash-queue.ts), whatever the 10 NAND channels. In-drive read-ahead is unknown (apps/docs/src/reference/storage-devices.md#intel-ssd-320): off. " +
+    "(flash-queue.ts), whatever the 10 NAND channels. In-drive read-ahead is unknown (apps/docs/src/reference/storage-device-models.md#intel-ssd-320): off. " +
     LINUX_MAX_IO,
   maxIoBytes: 512 * KiB,
   capacityBytes: 111 * 1024 * MiB,
@@ -63,10 +63,10 @@ const intelDcS3700: DeviceProfileInput = {
   title: "Intel DC S3700 100 GB (SATA 6 Gb/s, 25 nm HET MLC)",
   basis: "datasheet",
   sources: [
-    "apps/docs/src/reference/storage-devices.md#intel-dc-s3700-and-s3610: DC S3700 latency 'average sequential' read 50 us (typ) [D] S3700 product spec (docslib.org/doc/12283368)",
-    "apps/docs/src/reference/storage-devices.md#intel-dc-s3700-and-s3610: DC S3700 seq read, series max 500 MB/s [D] S3700 product spec",
-    "apps/docs/src/reference/storage-devices.md#intel-dc-s3700-and-s3610: DC S3700 random 4 KB read, QD32, full LBA span 75 000 IOPS [D] S3700 product spec",
-    "apps/docs/src/reference/storage-devices.md#intel-dc-s3700-and-s3610: DC S3700 100 GB = SSDSC2BA100G3 [D]; link payload ceiling ~600 MB/s [I] (6 Gb/s, 8b/10b)",
+    "apps/docs/src/reference/storage-device-models.md#intel-dc-s3700-and-s3610: DC S3700 latency 'average sequential' read 50 us (typ) [D] S3700 product spec (docslib.org/doc/12283368)",
+    "apps/docs/src/reference/storage-device-models.md#intel-dc-s3700-and-s3610: DC S3700 seq read, series max 500 MB/s [D] S3700 product spec",
+    "apps/docs/src/reference/storage-device-models.md#intel-dc-s3700-and-s3610: DC S3700 random 4 KB read, QD32, full LBA span 75 000 IOPS [D] S3700 product spec",
+    "apps/docs/src/reference/storage-device-models.md#intel-dc-s3700-and-s3610: DC S3700 100 GB = SSDSC2BA100G3 [D]; link payload ceiling ~600 MB/s [I] (6 Gb/s, 8b/10b)",
   ],
   note:
     "Series-maximum read figures (no 100 GB-specific read figure was retrieved). The 50 us latency is taken as a " +
@@ -89,10 +89,10 @@ const intelDcS3610: DeviceProfileInput = {
   title: "Intel DC S3610 100 GB (SATA 6 Gb/s, 20 nm HET MLC)",
   basis: "datasheet",
   sources: [
-    "apps/docs/src/reference/storage-devices.md#intel-dc-s3700-and-s3610: DC S3610 latency 'average sequential' read 55 us (typ) [D] S3610 spec 331342-005US",
-    "apps/docs/src/reference/storage-devices.md#intel-dc-s3700-and-s3610: DC S3610 seq read, series max 550 MB/s [D] S3610 spec 331342-005US",
-    "apps/docs/src/reference/storage-devices.md#intel-dc-s3700-and-s3610: DC S3610 random 4 KB read, QD32, full LBA span 84 000 IOPS [D] S3610 spec 331342-005US",
-    "apps/docs/src/reference/storage-devices.md#intel-dc-s3700-and-s3610: DC S3610 100 GB = SSDSC2BX100G401 [R]; link payload ceiling ~600 MB/s [I]",
+    "apps/docs/src/reference/storage-device-models.md#intel-dc-s3700-and-s3610: DC S3610 latency 'average sequential' read 55 us (typ) [D] S3610 spec 331342-005US",
+    "apps/docs/src/reference/storage-device-models.md#intel-dc-s3700-and-s3610: DC S3610 seq read, series max 550 MB/s [D] S3610 spec 331342-005US",
+    "apps/docs/src/reference/storage-device-models.md#intel-dc-s3700-and-s3610: DC S3610 random 4 KB read, QD32, full LBA span 84 000 IOPS [D] S3610 spec 331342-005US",
+    "apps/docs/src/reference/storage-device-models.md#intel-dc-s3700-and-s3610: DC S3610 100 GB = SSDSC2BX100G401 [R]; link payload ceiling ~600 MB/s [I]",
   ],
   note:
     "Series-maximum read figures; the 100 GB model's existence is recalled [R], not re-read. The 55 us latency " +
@@ -115,10 +115,10 @@ const raid0S3600: DeviceProfileInput = {
   basis: "datasheet",
   sources: [
     "apps/docs/src/reference/experiments.md#t7-effective-io-concurrency-on-sata-ssds: 'SSD RAID' = 6 x Intel S3600 100 GB SATA in RAID0 [S] Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”)",
-    "apps/docs/src/reference/storage-devices.md#intel-dc-s3700-and-s3610: identity [I]: no SATA 'DC S3600' exists; candidates DC S3700 (100 GB = SSDSC2BA100G3) and DC S3610",
-    "apps/docs/src/reference/storage-devices.md#six-drive-md-raid0: md chunk default (mdadm >= 3.1) 512 KiB [K] mdadm.h DEFAULT_CHUNK",
-    "apps/docs/src/reference/storage-devices.md#six-drive-md-raid0: io_opt = chunk x raid_disks, max bio to a member <= 1 chunk [K] drivers/md/raid0.c",
-    "apps/docs/src/reference/storage-devices.md#six-drive-md-raid0: read_ahead_kb = max(2 x io_opt, 128 KiB) = 6144 KiB [K] block layer (v5.9+) and raid0_run()",
+    "apps/docs/src/reference/storage-device-models.md#intel-dc-s3700-and-s3610: identity [I]: no SATA 'DC S3600' exists; candidates DC S3700 (100 GB = SSDSC2BA100G3) and DC S3610",
+    "apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0: md chunk default (mdadm >= 3.1) 512 KiB [K] mdadm.h DEFAULT_CHUNK",
+    "apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0: io_opt = chunk x raid_disks, max bio to a member <= 1 chunk [K] drivers/md/raid0.c",
+    "apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0: read_ahead_kb = max(2 x io_opt, 128 KiB) = 6144 KiB [K] block layer (v5.9+) and raid0_run()",
   ],
   note:
     "IDENTITY UNCERTAIN: Intel made no SATA 'DC S3600'. Members are modelled as the DC S3700 100 GB, because its " +
@@ -139,18 +139,18 @@ const samsung990Pro: DeviceProfileInput = {
   title: "Samsung 990 PRO 1 TB (NVMe, PCIe 4.0 x4)",
   basis: "secondary",
   sources: [
-    "apps/docs/src/reference/storage-devices.md#samsung-990-pro: seq read 7 450 MB/s [S] thefpsreview 2024-05-27",
-    "apps/docs/src/reference/storage-devices.md#samsung-990-pro: random 4 KB read, QD32 (1 TB) 1 200 000 IOPS [S] syspartsdirect page for MZ-V9P1T0BW",
-    "apps/docs/src/reference/storage-devices.md#samsung-990-pro: QD1 4 KiB random read, review measurement ~82 MB/s ~ 20 000 IOPS, ~50 us per I/O [S] thefpsreview CrystalDiskMark RND4K Q1T1",
-    "apps/docs/src/reference/storage-devices.md#samsung-990-pro [I]: 'The QD32 IOPS figure is a multi-queue aggregate. 1.2 M IOPS at ~50 us needs about 60 reads in flight'",
-    "PCIe 4.0 x4 payload 16 GT/s x 4 x 128/130 / 8 = 7.88 GB/s [I] (same arithmetic as apps/docs/src/reference/storage-devices.md#wd-ultrastar-dc-sn640 for PCIe 3.0)",
+    "apps/docs/src/reference/storage-device-models.md#samsung-990-pro: seq read 7 450 MB/s [S] thefpsreview 2024-05-27",
+    "apps/docs/src/reference/storage-device-models.md#samsung-990-pro: random 4 KB read, QD32 (1 TB) 1 200 000 IOPS [S] syspartsdirect page for MZ-V9P1T0BW",
+    "apps/docs/src/reference/storage-device-models.md#samsung-990-pro: QD1 4 KiB random read, review measurement ~82 MB/s ~ 20 000 IOPS, ~50 us per I/O [S] thefpsreview CrystalDiskMark RND4K Q1T1",
+    "apps/docs/src/reference/storage-device-models.md#samsung-990-pro [I]: 'The QD32 IOPS figure is a multi-queue aggregate. 1.2 M IOPS at ~50 us needs about 60 reads in flight'",
+    "PCIe 4.0 x4 payload 16 GT/s x 4 x 128/130 / 8 = 7.88 GB/s [I] (same arithmetic as apps/docs/src/reference/storage-device-models.md#wd-ultrastar-dc-sn640 for PCIe 3.0)",
   ],
   note:
     "Samsung's own data sheet was not read: all figures are Samsung's published numbers as repeated by a reseller " +
     "and reviews. QD1 latency 50 us is a review's CrystalDiskMark measurement (it includes the host's I/O path); " +
     "the reseller's 60 us 'average latency' is not a Samsung figure and is not used. The 1.2 M IOPS is a " +
     "multi-queue aggregate: randomReadQueueDepth 64 is the power of 2 above the ~60 reads in flight Little's law " +
-    "needs (apps/docs/src/reference/storage-devices.md#samsung-990-pro), not a datasheet figure. A QD1 128 KiB stream is latency-bound (~1.9 GB/s). " +
+    "needs (apps/docs/src/reference/storage-device-models.md#samsung-990-pro), not a datasheet figure. A QD1 128 KiB stream is latency-bound (~1.9 GB/s). " +
     "In-drive read-ahead and thermal throttling are not specified: off. " +
     LINUX_MAX_IO,
   maxIoBytes: 512 * KiB,
@@ -168,9 +168,9 @@ const wdSn640: DeviceProfileInput = {
   title: "WD Ultrastar DC SN640 960 GB (NVMe, PCIe 3.0 x4) - PLACEHOLDER FIGURES",
   basis: "placeholder",
   sources: [
-    "apps/docs/src/reference/storage-devices.md#wd-ultrastar-dc-sn640: seq read 128 KiB class ~3.0-3.3 GB/s [R] placeholder, not the 960 GB datasheet figure",
-    "apps/docs/src/reference/storage-devices.md#wd-ultrastar-dc-sn640: random 4 KiB read, high QD, class 'several hundred thousand' IOPS [R] placeholder",
-    "apps/docs/src/reference/storage-devices.md#wd-ultrastar-dc-sn640: PCIe 3.0 x4 raw payload 3.94 GB/s [I]",
+    "apps/docs/src/reference/storage-device-models.md#wd-ultrastar-dc-sn640: seq read 128 KiB class ~3.0-3.3 GB/s [R] placeholder, not the 960 GB datasheet figure",
+    "apps/docs/src/reference/storage-device-models.md#wd-ultrastar-dc-sn640: random 4 KiB read, high QD, class 'several hundred thousand' IOPS [R] placeholder",
+    "apps/docs/src/reference/storage-device-models.md#wd-ultrastar-dc-sn640: PCIe 3.0 x4 raw payload 3.94 GB/s [I]",
   ],
   note:
     "PLACEHOLDER PROFILE: WD's SN640 data sheet was NOT read. Sequential read 3.0 GB/s is the low end of a " +
@@ -193,15 +193,15 @@ const hdd7200: DeviceProfileInput = {
   title: "7200 rpm disk (WD Ultrastar DC HC310 mechanics, Constellation ES.3 zone rates)",
   basis: "datasheet",
   sources: [
-    "apps/docs/src/reference/storage-devices.md#hard-disks-at-7200-rpm: average seek, read (typ) 7.4 ms [D] WD Ultrastar DC HC310 OEM spec rev 1.4, Table 5",
-    "apps/docs/src/reference/storage-devices.md#hard-disks-at-7200-rpm: single-track seek, read (typ) 0.23 ms [D] HC310 Table 6",
-    "apps/docs/src/reference/storage-devices.md#hard-disks-at-7200-rpm: time per revolution 8.33 ms / average rotational latency 4.16 ms (7200 rpm) [D] HC310 Table 7",
-    "apps/docs/src/reference/storage-devices.md#hard-disks-at-7200-rpm: sustained transfer ID-OD 83-175 MB/s [D] Seagate Constellation ES.3 SAS Product Manual rev B 4.1.2",
-    "apps/docs/src/reference/storage-devices.md#hard-disks-at-7200-rpm: models HUS726T6TALE6L4 etc. (6 TB [I] from the model number)",
+    "apps/docs/src/reference/storage-device-models.md#hard-disks-at-7200-rpm: average seek, read (typ) 7.4 ms [D] WD Ultrastar DC HC310 OEM spec rev 1.4, Table 5",
+    "apps/docs/src/reference/storage-device-models.md#hard-disks-at-7200-rpm: single-track seek, read (typ) 0.23 ms [D] HC310 Table 6",
+    "apps/docs/src/reference/storage-device-models.md#hard-disks-at-7200-rpm: time per revolution 8.33 ms / average rotational latency 4.16 ms (7200 rpm) [D] HC310 Table 7",
+    "apps/docs/src/reference/storage-device-models.md#hard-disks-at-7200-rpm: sustained transfer ID-OD 83-175 MB/s [D] Seagate Constellation ES.3 SAS Product Manual rev B 4.1.2",
+    "apps/docs/src/reference/storage-device-models.md#hard-disks-at-7200-rpm: models HUS726T6TALE6L4 etc. (6 TB [I] from the model number)",
   ],
   note:
     "Mechanics are the HC310's; zone transfer rates are the Constellation ES.3's (the only [D] rates in " +
-    "apps/docs/src/reference/storage-devices.md#hard-disks-at-7200-rpm; current drives are recalled at ~215-255 MB/s OD). Full-stroke seek is derived (13.7 ms) from the " +
+    "apps/docs/src/reference/storage-device-models.md#hard-disks-at-7200-rpm; current drives are recalled at ~215-255 MB/s OD). Full-stroke seek is derived (13.7 ms) from the " +
     "average and single-track seeks with a square-root seek curve (hdd-mechanics.ts). Assumptions without a " +
     "source: look-ahead 1 MiB (segment sizes are unpublished firmware settings), no command overhead (the seek " +
     "figures exclude it and none is given), SATA 6 Gb/s link at 600 MB/s, offsets map linearly to radius, no NCQ " +
@@ -224,15 +224,15 @@ const ebsGp3: DeviceProfileInput = {
   title: "AWS EBS gp3 volume at baseline (3 000 IOPS, 125 MiB/s)",
   basis: "datasheet",
   sources: [
-    "apps/docs/src/reference/storage-devices.md#aws-ebs-volumes: gp3 IOPS 3 000 baseline included [D] Amazon EC2 User Guide 'general-purpose' (2023 mirror)",
-    "apps/docs/src/reference/storage-devices.md#aws-ebs-volumes: gp3 throughput 125 MiB/s baseline [D] same",
-    "apps/docs/src/reference/storage-devices.md#aws-ebs-volumes: gp3 bursting: none; sustains provisioned figures indefinitely [D] same",
-    "apps/docs/src/reference/storage-devices.md#aws-ebs-volumes: I/O counting unit <= 256 KiB per I/O (SSD); physically sequential small I/Os merged up to it [D] 'ebs-io-characteristics'",
-    "apps/docs/src/reference/storage-devices.md#aws-ebs-volumes: latency 'single-digit millisecond' [D]; [I] 'about 1 ms per I/O ... about 3 I/Os must be in flight'",
+    "apps/docs/src/reference/storage-device-models.md#aws-ebs-volumes: gp3 IOPS 3 000 baseline included [D] Amazon EC2 User Guide 'general-purpose' (2023 mirror)",
+    "apps/docs/src/reference/storage-device-models.md#aws-ebs-volumes: gp3 throughput 125 MiB/s baseline [D] same",
+    "apps/docs/src/reference/storage-device-models.md#aws-ebs-volumes: gp3 bursting: none; sustains provisioned figures indefinitely [D] same",
+    "apps/docs/src/reference/storage-device-models.md#aws-ebs-volumes: I/O counting unit <= 256 KiB per I/O (SSD); physically sequential small I/Os merged up to it [D] 'ebs-io-characteristics'",
+    "apps/docs/src/reference/storage-device-models.md#aws-ebs-volumes: latency 'single-digit millisecond' [D]; [I] 'about 1 ms per I/O ... about 3 I/Os must be in flight'",
   ],
   note:
-    "Latency is not published beyond 'single-digit millisecond': 1 ms per read is assumed (apps/docs/src/reference/storage-devices.md#aws-ebs-volumes uses the " +
-    "same figure), with no variation. Limits as of 2023 (gp3 was later raised, apps/docs/src/reference/storage-devices.md#aws-ebs-volumes). Instance-level EBS " +
+    "Latency is not published beyond 'single-digit millisecond': 1 ms per read is assumed (apps/docs/src/reference/storage-device-models.md#aws-ebs-volumes uses the " +
+    "same figure), with no variation. Limits as of 2023 (gp3 was later raised, apps/docs/src/reference/storage-device-models.md#aws-ebs-volumes). Instance-level EBS " +
     "bandwidth caps are not modelled. Merging of sequential I/Os is modelled without a time window (AWS says only " +
     "that EBS 'tries to' merge). " +
     LINUX_MAX_IO,
@@ -329,7 +329,7 @@ export function raid0Of(
       basis: member.basis,
       sources: [
         ...member.sources,
-        "apps/docs/src/reference/storage-devices.md#six-drive-md-raid0: md raid0 layout, io_opt = chunk x raid_disks [K] drivers/md/raid0.c",
+        "apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0: md raid0 layout, io_opt = chunk x raid_disks [K] drivers/md/raid0.c",
       ],
       note: `Linux md RAID0 assumed. Members: ${member.note}`,
       memberCount,

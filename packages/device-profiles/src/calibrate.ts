@@ -39,7 +39,7 @@ import { KiB, MiB } from "./units.js";
 
 /**
  * Queue depths of the random-read phases: QD1 for the profile's latency, then
- * factors of 4 up to 64, past the QD32-64 at which the datasheets of apps/docs/src/reference/storage-devices.md
+ * factors of 4 up to 64, past the QD32-64 at which the datasheets of apps/docs/src/reference/storage-device-models.md
  * quote random IOPS (our choice of steps).
  */
 const DEFAULT_QUEUE_DEPTHS: readonly number[] = [1, 4, 16, 64];

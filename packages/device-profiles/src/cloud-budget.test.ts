@@ -10,7 +10,7 @@ import { throughputAt } from "./throughput.js";
 const gp3 = getBuiltinProfile("aws-ebs-gp3-baseline") as CloudVolumeProfile;
 const KiB = 1024;
 
-describe("EBS I/O counting (apps/docs/src/reference/storage-devices.md#aws-ebs-volumes, ebs-io-characteristics)", () => {
+describe("EBS I/O counting (apps/docs/src/reference/storage-device-models.md#aws-ebs-volumes, ebs-io-characteristics)", () => {
   it("counts one I/O per started 256 KiB on SSD volumes", () => {
     expect(countedIos(8 * KiB, 256 * KiB)).toBe(1);
     expect(countedIos(256 * KiB, 256 * KiB)).toBe(1);
@@ -45,7 +45,7 @@ describe("gp3 baseline budgets", () => {
     });
   });
 
-  it("needs about 3 reads in flight to reach 3 000 IOPS at 1 ms (apps/docs/src/reference/storage-devices.md#aws-ebs-volumes [I])", () => {
+  it("needs about 3 reads in flight to reach 3 000 IOPS at 1 ms (apps/docs/src/reference/storage-device-models.md#aws-ebs-volumes [I])", () => {
     expect(throughputAt(gp3, { queueDepth: 1, requestBytes: 8 * KiB }).iops).toBeCloseTo(1000, 3);
     expect(throughputAt(gp3, { queueDepth: 3, requestBytes: 8 * KiB }).iops).toBeCloseTo(3000, 1);
     expect(throughputAt(gp3, { queueDepth: 32, requestBytes: 8 * KiB }).iops).toBeCloseTo(3000, 1);
@@ -80,7 +80,7 @@ describe("burst bucket", () => {
   });
 });
 
-describe("burst buckets over time, with the figures of apps/docs/src/reference/storage-devices.md#aws-ebs-volumes", () => {
+describe("burst buckets over time, with the figures of apps/docs/src/reference/storage-device-models.md#aws-ebs-volumes", () => {
   const MiB = 1024 * 1024;
   const TiB = 1024 * 1024 * MiB;
   const volume = (fields: Record<string, unknown>) =>
@@ -90,17 +90,17 @@ describe("burst buckets over time, with the figures of apps/docs/src/reference/s
         name: "test-volume",
         title: "test",
         basis: "assumption",
-        sources: ["apps/docs/src/reference/storage-devices.md#aws-ebs-volumes"],
+        sources: ["apps/docs/src/reference/storage-device-models.md#aws-ebs-volumes"],
         note: "",
         maxIoBytes: 1024 * KiB,
-        readLatencyUs: 1000, // apps/docs/src/reference/storage-devices.md#aws-ebs-volumes gives no st1/gp2 latency: 1 ms assumed for the test
+        readLatencyUs: 1000, // apps/docs/src/reference/storage-device-models.md#aws-ebs-volumes gives no st1/gp2 latency: 1 ms assumed for the test
         ...fields,
       },
       "test",
     );
 
   it("st1, 1 TiB: 250 MiB/s while 1 TiB of byte credits last, then the 40 MiB/s baseline", () => {
-    // apps/docs/src/reference/storage-devices.md#aws-ebs-volumes, st1: baseline 40 MiB/s per TiB, burst 250 MiB/s per TiB, bucket of 1 TiB of credits per TiB
+    // apps/docs/src/reference/storage-device-models.md#aws-ebs-volumes, st1: baseline 40 MiB/s per TiB, burst 250 MiB/s per TiB, bucket of 1 TiB of credits per TiB
     // refilled at the baseline rate, 500 IOPS of 1 MiB I/Os. Sequential 1 MiB reads all queued at t = 0:
     // read k is admitted at max(k / 500 s, k MiB / 250 MiB/s, k MiB / 40 MiB/s - 1 TiB / 40 MiB/s).
     // 1 TiB / 40 MiB/s = 1 048 576 / 40 = 26 214.4 s. The burst lasts while k / 250 >= k / 40 - 26 214.4,
@@ -125,7 +125,7 @@ describe("burst buckets over time, with the figures of apps/docs/src/reference/s
   });
 
   it("gp2, 100 GiB: bursts to 3 000 IOPS from a 5.4 M-credit bucket for 5.4 M / (3 000 - 300) = 2 000 s", () => {
-    // apps/docs/src/reference/storage-devices.md#aws-ebs-volumes, gp2 for comparison: 3 IOPS/GiB (300 at 100 GiB), burst to 3 000 from a 5.4 M-credit bucket.
+    // apps/docs/src/reference/storage-device-models.md#aws-ebs-volumes, gp2 for comparison: 3 IOPS/GiB (300 at 100 GiB), burst to 3 000 from a 5.4 M-credit bucket.
     // Random 16 KiB reads queued at t = 0 (16 KiB x 3 000/s = 47 MiB/s, under the throughput limit): read k is
     // admitted at max(k / 3 000 s, k / 300 s - 5.4 M / 300 s) = max(k / 3 000, k / 300 - 18 000) s.
     const gp2 = volume({

@@ -3,12 +3,12 @@
  *
  * A cloud volume is not one device but a share of a storage service, sold as
  * budgets: an I/O-per-second limit and a throughput limit (gp3 baseline: 3 000
- * IOPS and 125 MiB/s, apps/docs/src/reference/storage-devices.md#aws-ebs-volumes). Behind the budgets the service
+ * IOPS and 125 MiB/s, apps/docs/src/reference/storage-device-models.md#aws-ebs-volumes). Behind the budgets the service
  * has far more parallelism than one volume may use, so a read admitted by both
  * budgets completes a fixed latency later ("single-digit millisecond" for gp3;
  * the profile says which figure it assumes), however many are in flight.
  *
- * How I/Os are counted (AWS `ebs-io-characteristics`, apps/docs/src/reference/storage-devices.md#aws-ebs-volumes):
+ * How I/Os are counted (AWS `ebs-io-characteristics`, apps/docs/src/reference/storage-device-models.md#aws-ebs-volumes):
  * an I/O counts once per `ioCountingUnitBytes` (256 KiB on SSD volumes, 1 MiB
  * on HDD volumes), so a 1 MiB read on gp3 costs 4 I/Os; and when small I/Os
  * are physically sequential, EBS merges them into one counted I/O up to the
@@ -28,7 +28,7 @@
  * the latest of the four pacers; O(1) per read, no allocation.
  *
  * Not modelled: the instance-level EBS limits (they differ per instance type,
- * apps/docs/src/reference/storage-devices.md#aws-ebs-volumes), latency variation (no distribution is published), the
+ * apps/docs/src/reference/storage-device-models.md#aws-ebs-volumes), latency variation (no distribution is published), the
  * "99 % of the time" consistency statements.
  */
 import {

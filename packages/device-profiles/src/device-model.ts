@@ -12,7 +12,7 @@
  * Reads larger than `maxIoBytes` are split into `maxIoBytes` pieces, as the
  * Linux block layer splits a bio above the queue's `max_sectors_kb`, and
  * complete when the last piece does. RAID0 also splits at chunk boundaries
- * (md's `chunk_sectors`, apps/docs/src/reference/storage-devices.md#six-drive-md-raid0).
+ * (md's `chunk_sectors`, apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0).
  *
  * `stats()` reports what iostat would: requests, bytes, busy time (the union of
  * the intervals with at least one read in flight, iostat's %util), and the
@@ -69,7 +69,7 @@ export interface DeviceModel {
   readonly maxIoBytes: number;
   /**
    * The `read_ahead_kb` Linux (~5.9 and later) sets for this device: max(2 x io_opt, 128 KiB),
-   * apps/docs/src/reference/storage-devices.md#six-drive-md-raid0. Older kernels gave every device 128 KiB except md raid0, whose
+   * apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0. Older kernels gave every device 128 KiB except md raid0, whose
    * `raid0_run()` set the same value as this.
    */
   readonly readAheadKbDefault: number;
@@ -87,12 +87,12 @@ export interface DeviceModel {
   reset(): void;
 }
 
-/** Linux's default read-ahead, 128 KiB (`VM_READAHEAD_PAGES`; apps/docs/src/reference/experiments.md#t12-constants-the-simulator-encodes, apps/docs/src/reference/storage-devices.md#six-drive-md-raid0). */
+/** Linux's default read-ahead, 128 KiB (`VM_READAHEAD_PAGES`; apps/docs/src/reference/experiments.md#t12-constants-the-simulator-encodes, apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0). */
 export const LINUX_DEFAULT_READ_AHEAD_KB = 128;
 
 /**
  * The `read_ahead_kb` Linux (>= 5.9) sets for a block device: max(2 x io_opt,
- * 128 KiB). apps/docs/src/reference/storage-devices.md#six-drive-md-raid0: C. Hellwig, "block: lift setting the
+ * 128 KiB). apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0: C. Hellwig, "block: lift setting the
  * readahead size into the block layer"; the same value as md raid0's older
  * "readahead at least twice a whole stripe" rule.
  *

@@ -19,7 +19,7 @@ describe("flash queue derivation (flash-queue.ts header)", () => {
   });
 
   it("works the Intel SSD 320 example of the header: 2 units, 8 KiB at QD1 in about 90 us", () => {
-    // apps/docs/src/reference/storage-devices.md#intel-ssd-320: L = 75 us, B = 270 MB/s, R = 38 000; budget 59.8 us, R x budget = 2.27 -> 2 units.
+    // apps/docs/src/reference/storage-device-models.md#intel-ssd-320: L = 75 us, B = 270 MB/s, R = 38 000; budget 59.8 us, R x budget = 2.27 -> 2 units.
     const p = flashQueueParameters(
       roundFlash({ readLatencyQd1Us: 75, sequentialReadBytesPerSecond: 270e6, randomReadIops: 38_000 }),
     );
@@ -139,7 +139,7 @@ describe("optional in-drive read-ahead (off in every built-in)", () => {
   });
 });
 
-describe("Intel SSD 320 at QD1, by hand from apps/docs/src/reference/storage-devices.md#intel-ssd-320 (75 us 4 KiB latency, 270 MB/s = 270 B/us)", () => {
+describe("Intel SSD 320 at QD1, by hand from apps/docs/src/reference/storage-device-models.md#intel-ssd-320 (75 us 4 KiB latency, 270 MB/s = 270 B/us)", () => {
   // At QD1 nothing waits, so a b-byte read takes L + (b - 4096) / B (flash-queue.ts header).
   const intel320 = getBuiltinProfile("intel-ssd-320-120gb");
   it("8 KiB: 75 + 4096 / 270 = 90.17 us", () => {
@@ -147,7 +147,7 @@ describe("Intel SSD 320 at QD1, by hand from apps/docs/src/reference/storage-dev
     expect(m.submit(0, 8192, 500)).toBeCloseTo(500 + 75 + 4096 / 270, 6);
   });
 
-  it("128 KiB: 75 + 126 976 / 270 = 545.28 us, i.e. 240 MB/s (apps/docs/src/reference/storage-devices.md#intel-ssd-320 [I]: 'the link ... limits large reads even at QD1')", () => {
+  it("128 KiB: 75 + 126 976 / 270 = 545.28 us, i.e. 240 MB/s (apps/docs/src/reference/storage-device-models.md#intel-ssd-320 [I]: 'the link ... limits large reads even at QD1')", () => {
     const m = createDeviceModel(intel320);
     const done = m.submit(0, 131072, 0);
     expect(done).toBeCloseTo(75 + 126_976 / 270, 6);

@@ -34,11 +34,11 @@
  *   an R-sized read); `profile-consistency.ts` rejects profiles that break it,
  *   e.g. a multi-queue aggregate IOPS figure quoted "at QD32".
  *
- * Worked example, Intel SSD 320 120 GB (apps/docs/src/reference/storage-devices.md#intel-ssd-320): L = 75 us,
+ * Worked example, Intel SSD 320 120 GB (apps/docs/src/reference/storage-device-models.md#intel-ssd-320): L = 75 us,
  * B = 270 MB/s, R = 38 000 at QD32. b_L / B = 4096 / 270 = 15.2 us, budget =
  * 59.8 us, R x budget = 2.27, so N = 2 units busy 52.6 us each and a 7.2 us
  * command path. Then an 8 KiB read at QD1 takes 7.2 + 52.6 + 30.3 = 90 us
- * (apps/docs/src/reference/storage-devices.md infers "about 100 us"), a 128 KiB read 545 us, i.e. 240 MB/s
+ * (apps/docs/src/reference/storage-device-models.md infers "about 100 us"), a 128 KiB read 545 us, i.e. 240 MB/s
  * ("about 250 MB/s ... the link, not the flash, is what limits large reads even
  * at QD1"), QD32 4 KiB reads reach min(32 / 75 us, 2 / 52.6 us, 270 MB/s /
  * 4 KiB) = 38 000 IOPS and QD32 128 KiB reads 270 MB/s.
@@ -50,10 +50,10 @@
  * Not modelled (no source gives a figure): the drive's NCQ depth limit (reads
  * beyond it wait in the host queue, which changes nothing in a FIFO model),
  * writes, garbage collection, thermal throttling, SLC caching (writes only,
- * apps/docs/src/reference/storage-devices.md#samsung-990-pro). In-drive read-ahead for sequential streams is an
+ * apps/docs/src/reference/storage-device-models.md#samsung-990-pro). In-drive read-ahead for sequential streams is an
  * option (`internalReadAhead`): after `triggerSequentialReads` reads that each
  * start where the previous one ended, a read skips the unit stage and costs
- * `hitLatencyUs` instead. No built-in profile enables it: apps/docs/src/reference/storage-devices.md says for
+ * `hitLatencyUs` instead. No built-in profile enables it: apps/docs/src/reference/storage-device-models.md says for
  * every drive that in-drive read-ahead is "not specified" or "unknown".
  */
 import {

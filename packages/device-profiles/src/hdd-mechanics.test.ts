@@ -27,7 +27,7 @@ describe("seek curve (hdd-mechanics.ts header)", () => {
   });
 
   it("solves the exponent from a given full stroke so the average still matches", () => {
-    // 17.06 ms full stroke (apps/docs/src/reference/storage-devices.md#hard-disks-at-7200-rpm, Constellation.2): k = 7170/16830; p from E[x^p] = 2/((p+1)(p+2)).
+    // 17.06 ms full stroke (apps/docs/src/reference/storage-device-models.md#hard-disks-at-7200-rpm, Constellation.2): k = 7170/16830; p from E[x^p] = 2/((p+1)(p+2)).
     const m = hddMechanics({ ...hdd, fullStrokeSeekUs: 17060 });
     const random = mulberry32(4);
     let sum = 0;
@@ -63,7 +63,7 @@ describe("rotation", () => {
 });
 
 describe("seek vs sequential", () => {
-  it("costs a random 8 KiB read about 7.4 + 4.17 + 0.05 = 11.6 ms (apps/docs/src/reference/storage-devices.md#hard-disks-at-7200-rpm), about 85 IOPS", () => {
+  it("costs a random 8 KiB read about 7.4 + 4.17 + 0.05 = 11.6 ms (apps/docs/src/reference/storage-device-models.md#hard-disks-at-7200-rpm), about 85 IOPS", () => {
     const r = throughputAt(hdd, { queueDepth: 1, requestBytes: 8192 });
     expect(r.meanLatencyUs).toBeGreaterThan(11_600 * 0.95);
     expect(r.meanLatencyUs).toBeLessThan(11_600 * 1.05);
@@ -118,13 +118,13 @@ describe("seek vs sequential", () => {
 });
 
 describe("rotation is consistent with streaming anywhere on the disk", () => {
-  // Hand arithmetic from apps/docs/src/reference/storage-devices.md#hard-disks-at-7200-rpm: HC310 7200 rpm -> 60e6 / 7200 = 8333.33 us per revolution;
+  // Hand arithmetic from apps/docs/src/reference/storage-device-models.md#hard-disks-at-7200-rpm: HC310 7200 rpm -> 60e6 / 7200 = 8333.33 us per revolution;
   // Constellation ES.3 zone rate falls linearly from 175 MB/s (offset 0) to 83 MB/s (the 6 TB capacity),
   // so at offset x the rate is 175 - 92 x / 6e12 bytes per us (MB/s = 10^6 B/s = 1 B/us).
   const revUs = 60e6 / 7200;
   const rateAt = (x: number) => 175 - (92 * x) / 6e12;
 
-  it("mid-disk, look-ahead off: a 100 us host gap costs the rest of a revolution (apps/docs/src/reference/storage-devices.md#hard-disks-at-7200-rpm: 'one revolution (8.33 ms)')", () => {
+  it("mid-disk, look-ahead off: a 100 us host gap costs the rest of a revolution (apps/docs/src/reference/storage-device-models.md#hard-disks-at-7200-rpm: 'one revolution (8.33 ms)')", () => {
     // 3e12 is half-way: 129 MB/s, a 128 KiB read transfers in 131072 / 129 = 1016.1 us. After each read the
     // host waits 100 us; the next byte passed under the head at the end of the transfer, so the drive waits
     // 8333.3 - 100 us for it: per read 100 + 8233.3 + 1016.1 = 9349.4 us.

@@ -15,9 +15,9 @@
  *   density 2(1 - x), so E[x^p] = 2 / ((p + 1)(p + 2)). With the classic
  *   square-root curve (p = 1/2, Ruemmler and Wilkes, "An introduction to disk
  *   drive modeling", IEEE Computer 1994) E[sqrt x] = 8/15, and the full stroke
- *   follows from the two datasheet figures: HC310 (apps/docs/src/reference/storage-devices.md#hard-disks-at-7200-rpm,
+ *   follows from the two datasheet figures: HC310 (apps/docs/src/reference/storage-device-models.md#hard-disks-at-7200-rpm,
  *   Table 5 and 6) 0.23 + (7.4 - 0.23) * 15/8 = 13.7 ms, against the 15-17 ms
- *   apps/docs/src/reference/storage-devices.md#hard-disks-at-7200-rpm quotes for other 7200 rpm drives. When a profile gives
+ *   apps/docs/src/reference/storage-device-models.md#hard-disks-at-7200-rpm quotes for other 7200 rpm drives. When a profile gives
  *   `fullStrokeSeekUs`, p is solved from E[x^p] instead, so the average seek
  *   still equals the datasheet's.
  * - Waits for the sector to come round. The platter's angle is a function of
@@ -35,7 +35,7 @@
  *   the model needs no seed, and over random offsets the wait averages half a
  *   revolution (HC310 Table 7: 8.33 ms per revolution, 4.16 ms average).
  * - Transfers at the zone rate, which falls linearly from the outer diameter
- *   (offset 0) to the inner one (apps/docs/src/reference/storage-devices.md#hard-disks-at-7200-rpm: OD:ID about 2:1;
+ *   (offset 0) to the inner one (apps/docs/src/reference/storage-device-models.md#hard-disks-at-7200-rpm: OD:ID about 2:1;
  *   Constellation ES.3 175 to 83 MB/s).
  *
  * A sequential stream does not seek or wait for rotation: after a read the
@@ -45,11 +45,11 @@
  * already there. If the host is slower than the platter and the request goes
  * past what the look-ahead kept, the drive must wait for the sector to come
  * round again: with look-ahead off, every gap between commands costs up to a
- * revolution (apps/docs/src/reference/storage-devices.md#hard-disks-at-7200-rpm: "a gap between commands can still cost one
+ * revolution (apps/docs/src/reference/storage-device-models.md#hard-disks-at-7200-rpm: "a gap between commands can still cost one
  * revolution (8.33 ms) if the look-ahead is off").
  *
  * A random 8 KiB read therefore costs about 7.4 + 4.17 + 0.05 = 11.6 ms, about
- * 85 IOPS (the arithmetic of apps/docs/src/reference/storage-devices.md#hard-disks-at-7200-rpm), and a sequential stream runs
+ * 85 IOPS (the arithmetic of apps/docs/src/reference/storage-device-models.md#hard-disks-at-7200-rpm), and a sequential stream runs
  * at the zone rate.
  */
 import {

@@ -5,7 +5,7 @@
  *
  * - {@link parseDeviceProfile} reads a profile file (units in every field name);
  * - {@link builtinProfiles} / {@link getBuiltinProfile}: devices of the published
- *   experiments, built from `apps/docs/src/reference/storage-devices.md` only, each with its sources;
+ *   experiments, built from `apps/docs/src/reference/storage-device-models.md` only, each with its sources;
  * - {@link createDeviceModel}: `submit(offsetBytes, bytes, nowUs)` returns the
  *   completion time; flash queue, disk mechanics, md RAID0, cloud budgets;
  * - {@link throughputAt}: the model's IOPS and bandwidth at a queue depth;

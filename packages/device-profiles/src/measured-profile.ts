@@ -132,6 +132,6 @@ function bestSequentialBlock(measurements: readonly ReadMeasurement[]): number {
     if (m.pattern === "sequential" && (best === undefined || m.bytesPerSecond > best.bytesPerSecond))
       best = m;
   }
-  // No sequential measurement: Linux's default 128 KiB read-ahead (apps/docs/src/reference/storage-devices.md#six-drive-md-raid0), the built-ins' sequential size.
+  // No sequential measurement: Linux's default 128 KiB read-ahead (apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0), the built-ins' sequential size.
   return best?.blockBytes ?? 128 * KiB;
 }

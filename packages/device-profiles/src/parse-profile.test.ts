@@ -160,7 +160,7 @@ describe("bad profile files fail with one sentence naming the field and the file
 
 describe("figures that contradict each other", () => {
   it("an IOPS figure quoted at too shallow a queue depth (Little's law)", () => {
-    // 1.2 M IOPS at 50 us needs 60 reads in flight (apps/docs/src/reference/storage-devices.md#samsung-990-pro), not 32.
+    // 1.2 M IOPS at 50 us needs 60 reads in flight (apps/docs/src/reference/storage-device-models.md#samsung-990-pro), not 32.
     const e = errorOf({
       ...good,
       readLatencyQd1Us: 50,

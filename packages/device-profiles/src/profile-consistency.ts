@@ -10,7 +10,7 @@
  * - flash: Little's law: randomReadIops reads per second, each taking at least
  *   its QD1 latency, need randomReadIops x latency reads in flight, so the
  *   queue depth the datasheet quotes must be at least that. This is what
- *   catches a multi-queue aggregate quoted "at QD32" (apps/docs/src/reference/storage-devices.md#samsung-990-pro:
+ *   catches a multi-queue aggregate quoted "at QD32" (apps/docs/src/reference/storage-device-models.md#samsung-990-pro:
  *   "1.2 M IOPS at ~50 us needs about 60 reads in flight");
  * - flash: a link ceiling, when given, must not be below the sequential figure;
  * - hdd: track-to-track < average seek (< full stroke when given), inner zone

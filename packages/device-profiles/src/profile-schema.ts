@@ -20,16 +20,16 @@
  * - `hdd`: rpm, average and track-to-track seek, outer and inner zone transfer
  *   rates, capacity, the drive's look-ahead. `hdd-mechanics.ts`.
  * - `raid0`: N identical member profiles and the chunk size (Linux md default
- *   512 KiB, apps/docs/src/reference/storage-devices.md#six-drive-md-raid0). `raid0-stripes.ts`.
+ *   512 KiB, apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0). `raid0-stripes.ts`.
  * - `cloud-volume`: per-I/O latency, IOPS and throughput limits, the I/O
  *   counting unit (256 KiB for EBS SSD volumes) and optional burst credits
- *   (apps/docs/src/reference/storage-devices.md#aws-ebs-volumes). `cloud-budget.ts`.
+ *   (apps/docs/src/reference/storage-device-models.md#aws-ebs-volumes). `cloud-budget.ts`.
  *
  * Optional fields have defaults that come from the same sources: 4 KiB for the
- * small-read size of IOPS and latency figures (vendor convention, apps/docs/src/reference/storage-devices.md
+ * small-read size of IOPS and latency figures (vendor convention, apps/docs/src/reference/storage-device-models.md
  * ), 128 KiB for the sequential-read block (the size Intel's and
  * Samsung's sequential figures are quoted at), 512 KiB md chunk (mdadm
- * `DEFAULT_CHUNK`, apps/docs/src/reference/storage-devices.md#six-drive-md-raid0).
+ * `DEFAULT_CHUNK`, apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0).
  */
 import { z } from "zod";
 import { KiB } from "./units.js";
@@ -95,7 +95,7 @@ const commonFields = {
     .array(z.string().min(1))
     .min(1)
     .describe(
-      "citations of every figure (e.g. 'apps/docs/src/reference/storage-devices.md#intel-ssd-320: seq read 270 MB/s [D] Intel 325152-001US')",
+      "citations of every figure (e.g. 'apps/docs/src/reference/storage-device-models.md#intel-ssd-320: seq read 270 MB/s [D] Intel 325152-001US')",
     ),
   note: z.string().describe("free-text assumptions"),
   measuredWith: z
@@ -252,7 +252,7 @@ export interface ProfileCommon {
   readonly title: string;
   /** Kind of evidence behind the figures. */
   readonly basis: (typeof profileBases)[number];
-  /** Citations of every figure (e.g. "apps/docs/src/reference/storage-devices.md#intel-ssd-320: seq read 270 MB/s [D] Intel 325152-001US"). */
+  /** Citations of every figure (e.g. "apps/docs/src/reference/storage-device-models.md#intel-ssd-320: seq read 270 MB/s [D] Intel 325152-001US"). */
   readonly sources: string[];
   /** Free-text assumptions. */
   readonly note: string;

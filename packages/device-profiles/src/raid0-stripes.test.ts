@@ -8,7 +8,7 @@ import { Raid0Model, raid0Location } from "./raid0-stripes.js";
 const KiB = 1024;
 const raid = getBuiltinProfile("raid0-6x-intel-s3600-100gb") as Raid0Profile;
 
-describe("md raid0 layout (apps/docs/src/reference/storage-devices.md#six-drive-md-raid0)", () => {
+describe("md raid0 layout (apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0)", () => {
   it("deals 512 KiB chunks round-robin over the 6 members", () => {
     expect(raid0Location(0, 512 * KiB, 6)).toEqual({
       member: 0,
@@ -83,8 +83,8 @@ describe("raid0 model", () => {
   });
 });
 
-describe("raid0 splitting and completion, by hand (apps/docs/src/reference/storage-devices.md#six-drive-md-raid0: 6 x DC S3700, 512 KiB chunks)", () => {
-  // One S3700 member (apps/docs/src/reference/storage-devices.md#intel-dc-s3700-and-s3610: 50 us, 500 MB/s = 500 B/us, 75 000 IOPS at QD32): budget 50 - 4096/500 =
+describe("raid0 splitting and completion, by hand (apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0: 6 x DC S3700, 512 KiB chunks)", () => {
+  // One S3700 member (apps/docs/src/reference/storage-device-models.md#intel-dc-s3700-and-s3610: 50 us, 500 MB/s = 500 B/us, 75 000 IOPS at QD32): budget 50 - 4096/500 =
   // 41.808 us, 75 000 x 41.808 us = 3.14 -> 3 units busy 3/75 000 s = 40 us, command path 1.808 us
   // (flash-queue.ts header). An idle member serves b bytes in 40 + b/500 + 1.808 us.
   const idle = (b: number) => 40 + b / 500 + 1.808;
@@ -121,7 +121,7 @@ describe("raid0 splitting and completion, by hand (apps/docs/src/reference/stora
   });
 
   it("serves pieces on different members in parallel: 6 chunks at once take one chunk's time", () => {
-    // A full 3 MiB stripe (io_opt, apps/docs/src/reference/storage-devices.md#six-drive-md-raid0) is one 512 KiB read per member: idle(512 KiB) = 1090.384 us,
+    // A full 3 MiB stripe (io_opt, apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0) is one 512 KiB read per member: idle(512 KiB) = 1090.384 us,
     // not 6 x 1048.576 us.
     const m = new Raid0Model(raid);
     expect(m.submit(0, 3 * 1024 * KiB, 0)).toBeCloseTo(idle(512 * KiB), 6);
@@ -132,7 +132,7 @@ describe("raid0 of disks: member offsets reach the member's mechanics", () => {
   it("a stream across the stripe is sequential on each member (no seek after the first chunk)", () => {
     // Two HDD members, 64 KiB chunks: array bytes [0, 256 KiB) are chunks 0-3, i.e. member 0 gets [0, 64 KiB)
     // and [64 KiB, 128 KiB), a sequential pair. Submitted at once, member 0's second chunk streams straight on:
-    // it completes 65536 / 175 us (apps/docs/src/reference/storage-devices.md#hard-disks-at-7200-rpm: 175 MB/s at the outer diameter) after the first.
+    // it completes 65536 / 175 us (apps/docs/src/reference/storage-device-models.md#hard-disks-at-7200-rpm: 175 MB/s at the outer diameter) after the first.
     const hdd = getBuiltinProfile("hdd-7200rpm");
     const m = new Raid0Model({
       ...raid,

@@ -2,7 +2,7 @@
  * DOC: Linux md RAID0 over N identical members.
  *
  * md raid0 cuts the array into chunks (512 KiB by default since mdadm 3.1:
- * `DEFAULT_CHUNK 512`, apps/docs/src/reference/storage-devices.md#six-drive-md-raid0) and deals them round-robin to the
+ * `DEFAULT_CHUNK 512`, apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0) and deals them round-robin to the
  * members: chunk k lives on member k mod N, at member offset
  * floor(k / N) x chunk. A read that crosses a chunk boundary is split there
  * (raid0 sets `chunk_sectors`, so the block layer never sends a bio across a
@@ -12,13 +12,13 @@
  *
  * md also sets the array's io_min = chunk and io_opt = chunk x N
  * (`drivers/md/raid0.c`), and Linux derives read_ahead_kb = max(2 x io_opt,
- * 128 KiB) from it: 6 x 512 KiB members give 6144 KiB (apps/docs/src/reference/storage-devices.md#six-drive-md-raid0,
+ * 128 KiB) from it: 6 x 512 KiB members give 6144 KiB (apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0,
  * the same value the pre-5.9 raid0 rule "readahead at least twice a whole
  * stripe" gave). One such 6 MiB read-ahead becomes 12 chunk-sized member I/Os,
  * two per drive, served in parallel.
  *
  * Not modelled: md's own CPU cost, the host-side ceiling of the controller the
- * members hang off (unknown for the Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”) machine, apps/docs/src/reference/storage-devices.md#six-drive-md-raid0),
+ * members hang off (unknown for the Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”) machine, apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0),
  * heterogeneous members (md raid0 zones).
  */
 import {

@@ -15,7 +15,7 @@
  * submitted ended, like fio `rw=read`), `random` draws read-aligned offsets
  * uniformly over `spanBytes` with a seeded generator: by default the whole disk
  * for a rotating disk (datasheet average seeks are over the full stroke), and
- * 8 GiB otherwise (Intel's IOPS test span, apps/docs/src/reference/storage-devices.md#intel-ssd-320).
+ * 8 GiB otherwise (Intel's IOPS test span, apps/docs/src/reference/storage-device-models.md#intel-ssd-320).
  */
 
 import { mulberry32 } from "@scanlab/core";

@@ -2,18 +2,18 @@
  * DOC: "an unknown SSD in a virtual machine", a profile class.
  *
  * The machine of Munro's 2020 FreeBSD report (postgr.es/m/CA+hUKGJ_EErDv41YycXcbMbCBkztA34+z1ts9VQH+ACRuvpxig@mail.gmail.com) is "FreeBSD on UFS on a virtual machine"; the hypervisor,
- * the virtual disk type and the backing device are not stated (apps/docs/src/reference/storage-devices.md#the-2020-test-machines
+ * the virtual disk type and the backing device are not stated (apps/docs/src/reference/storage-device-models.md#the-2020-test-machines
  * ). Nothing can be read off a datasheet, so this class writes its
  * assumptions down and leaves exactly one figure to be measured or calibrated:
  *
  * 1. The guest sees one virtual disk served by an SSD-class backing store, and
  *    a queue-depth-1 stream of reads is latency-bound, as it is for every SSD
- *    in apps/docs/src/reference/storage-devices.md ("a QD1 stream is latency-bound, not
+ *    in apps/docs/src/reference/storage-device-models.md ("a QD1 stream is latency-bound, not
  *    link-bound"). So one read of b bytes at QD1 takes L + (b - 4 KiB) / B,
  *    where L is the 4 KiB latency (virtual disk path + host + SSD) and B the
  *    backing store's data-path rate.
  * 2. The ceilings behind the virtual disk are an NVMe class device of the time
- *    (PCIe 3.0 x4, apps/docs/src/reference/storage-devices.md#wd-ultrastar-dc-sn640): B = 3.0 GB/s sequential and
+ *    (PCIe 3.0 x4, apps/docs/src/reference/storage-device-models.md#wd-ultrastar-dc-sn640): B = 3.0 GB/s sequential and
  *    400 000 random 4 KiB reads per second. These are the SN640 placeholders,
  *    i.e. recalled class figures, not a datasheet; override them when known.
  * 3. The one unknown is L. Give it directly (`readLatencyQd1Us`), or give the
@@ -36,9 +36,9 @@ import { KiB, MB_PER_S, US_PER_S } from "./units.js";
 
 /** Class defaults (assumption 2 of `vm-ssd-class.ts`): an NVMe PCIe 3.0 x4 class backing store. */
 export const VM_SSD_CLASS_DEFAULTS = Object.freeze({
-  /** apps/docs/src/reference/storage-devices.md#wd-ultrastar-dc-sn640: seq read class ~3.0-3.3 GB/s [R] placeholder (low end). */
+  /** apps/docs/src/reference/storage-device-models.md#wd-ultrastar-dc-sn640: seq read class ~3.0-3.3 GB/s [R] placeholder (low end). */
   sequentialReadBytesPerSecond: 3000 * MB_PER_S,
-  /** apps/docs/src/reference/storage-devices.md#wd-ultrastar-dc-sn640: random 4 KiB read class "several hundred thousand" IOPS [R] placeholder. */
+  /** apps/docs/src/reference/storage-device-models.md#wd-ultrastar-dc-sn640: random 4 KiB read class "several hundred thousand" IOPS [R] placeholder. */
   randomReadIops: 400_000,
   /** Linux max_sectors_kb assumption shared by the built-ins. */
   maxIoBytes: 512 * KiB,
@@ -84,7 +84,7 @@ function badOption(message: string): DeviceProfileError {
 export function unknownVmSsdProfile(options: UnknownVmSsdOptions): FlashProfile {
   const B = options.sequentialReadBytesPerSecond ?? VM_SSD_CLASS_DEFAULTS.sequentialReadBytesPerSecond;
   const R = options.randomReadIops ?? VM_SSD_CLASS_DEFAULTS.randomReadIops;
-  // The 4 KiB read datasheet latencies are quoted for (apps/docs/src/reference/storage-devices.md#units-and-evidence-tags; builtin-profiles.ts assumptions).
+  // The 4 KiB read datasheet latencies are quoted for (apps/docs/src/reference/storage-device-models.md#units-and-evidence-tags; builtin-profiles.ts assumptions).
   const smallBytes = 4 * KiB;
   let latencyUs: number;
   let how: string;
@@ -96,7 +96,7 @@ export function unknownVmSsdProfile(options: UnknownVmSsdOptions): FlashProfile 
     how = `readLatencyQd1Us = ${latencyUs} us given directly`;
   } else {
     const bw = options.qd1ReadBytesPerSecond!;
-    // Default: Linux's 128 KiB read-ahead (VM_READAHEAD_PAGES, apps/docs/src/reference/storage-devices.md#six-drive-md-raid0), the size a QD1 stream reads in.
+    // Default: Linux's 128 KiB read-ahead (VM_READAHEAD_PAGES, apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0), the size a QD1 stream reads in.
     const b = options.qd1ReadBytes ?? 128 * KiB;
     if (!(bw > 0) || !(b >= smallBytes)) {
       throw badOption(`qd1ReadBytesPerSecond must be > 0 and qd1ReadBytes >= 4096, got ${bw} and ${b}.`);
@@ -118,9 +118,9 @@ export function unknownVmSsdProfile(options: UnknownVmSsdOptions): FlashProfile 
       title: "Unknown SSD in a virtual machine (profile class)",
       basis: "assumption",
       sources: [
-        "apps/docs/src/reference/storage-devices.md#the-2020-test-machines: FreeBSD on UFS on a virtual machine; hypervisor, virtual disk and backing device not stated",
-        "apps/docs/src/reference/storage-devices.md: a QD1 stream is latency-bound on every SSD there",
-        "apps/docs/src/reference/storage-devices.md#wd-ultrastar-dc-sn640: NVMe PCIe 3.0 x4 class ~3.0 GB/s, 'several hundred thousand' IOPS [R] placeholders (ceilings)",
+        "apps/docs/src/reference/storage-device-models.md#the-2020-test-machines: FreeBSD on UFS on a virtual machine; hypervisor, virtual disk and backing device not stated",
+        "apps/docs/src/reference/storage-device-models.md: a QD1 stream is latency-bound on every SSD there",
+        "apps/docs/src/reference/storage-device-models.md#wd-ultrastar-dc-sn640: NVMe PCIe 3.0 x4 class ~3.0 GB/s, 'several hundred thousand' IOPS [R] placeholders (ceilings)",
         ...(options.source ? [options.source] : []),
       ],
       note:

@@ -138,7 +138,7 @@ export const T7: Experiment = {
   source: "T. Vondra, pgsql-hackers, 'Re: effective_io_concurrency and NVMe devices'",
   assumptions: [
     "PostgreSQL 13-17 bitmap heap scan prefetcher (eic is the prefetch distance); Linux 5.4 readahead; shared_buffers 128 MB.",
-    "Single SSD: read_ahead_kb 128 (default). RAID0: Linux md with the default 512 KiB chunk, so read_ahead_kb = max(2 x io_opt, 128 kB) = 6144 kB (apps/docs/src/reference/storage-devices.md#six-drive-md-raid0).",
+    "Single SSD: read_ahead_kb 128 (default). RAID0: Linux md with the default 512 KiB chunk, so read_ahead_kb = max(2 x io_opt, 128 kB) = 6144 kB (apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0).",
     "pgbench_accounts at scale 3000: 61 tuples per page (97-byte rows, fillfactor 100), 4.92 M pages; the query's bitmap is the contiguous sixth of the table right after pgbench -i.",
     "Synthetic tables (c): 1 GB (size not published), 27 rows per page; caches dropped before each query.",
   ],

@@ -48,7 +48,7 @@ export type OsPresetName =
 
 /** OS names with a preset (each a {@link ReadaheadModelSpec}). */
 export const OS_PRESETS: Readonly<Record<OsPresetName, ReadaheadModelSpec>> = {
-  /** Linux 5.4: ≤6.9 rules, 5.4 read loop, order-0 pages (apps/docs/src/reference/linux-readahead.md, L54). */
+  /** Linux 5.4: ≤6.9 rules, 5.4 read loop, order-0 pages (apps/docs/src/reference/linux-readahead-window.md, L54). */
   "linux-5.4": { model: "linux", version: "<=6.9", readLoop: "5.4" },
   /** Linux 6.1-6.9: ≤6.9 rules, filemap_read loop (Debian 12's kernel). */
   "linux-6.1": { model: "linux", version: "<=6.9", readLoop: "5.12" },

@@ -1,6 +1,6 @@
 /**
  * Linux sync and async paths played step by step, like the worked traces of
- * apps/docs/src/reference/linux-readahead.md#worked-traces, on cases apps/docs/src/reference/linux-readahead.md#worked-traces does not walk through: CONTINUE on a miss
+ * apps/docs/src/reference/linux-readahead-window.md#worked-traces, on cases apps/docs/src/reference/linux-readahead-window.md#worked-traces does not walk through: CONTINUE on a miss
  * at `start + size`, READIT growth (both branches), MARKER sizing and its
  * `s - index > max` limit, the async CONTINUE after a CONTEXT window, window
  * alignment, the two read loops' `prev_pos`, forced reads (WILLNEED), DONTNEED
@@ -39,7 +39,7 @@ function markers(cache: PageCache, end: number): number[] {
   return out;
 }
 
-describe("sync path: a miss at start + size (apps/docs/src/reference/linux-readahead.md#sync-path-up-to-6-9)", () => {
+describe("sync path: a miss at start + size (apps/docs/src/reference/linux-readahead-window.md#sync-path-up-to-6-9)", () => {
   it("<=6.9: CONTINUE, then READIT grows a window the reader would hit at once", () => {
     const { cache, model, of, dev } = world(L69);
     // block 0: index 0 -> INITIAL: size init(2, 32) = 4, async 4 - 2 = 2: [0,4), marker on 0+4-2 = 2
@@ -86,7 +86,7 @@ describe("sync path: a miss at start + size (apps/docs/src/reference/linux-reada
   });
 });
 
-describe("async path: MARKER sizing (apps/docs/src/reference/linux-readahead.md#async-path-up-to-6-9)", () => {
+describe("async path: MARKER sizing (apps/docs/src/reference/linux-readahead-window.md#async-path-up-to-6-9)", () => {
   for (const [name, opts] of [
     ["<=6.9", L69],
     [">=6.10", L610],
@@ -138,7 +138,7 @@ describe("async path: MARKER sizing (apps/docs/src/reference/linux-readahead.md#
   });
 });
 
-describe("async path: the expected marker of a CONTEXT window (apps/docs/src/reference/linux-readahead.md#sync-path-up-to-6-9, apps/docs/src/reference/linux-readahead.md#async-path)", () => {
+describe("async path: the expected marker of a CONTEXT window (apps/docs/src/reference/linux-readahead-window.md#sync-path-up-to-6-9, apps/docs/src/reference/linux-readahead-window.md#async-path)", () => {
   for (const [name, opts] of [
     ["<=6.9", L69],
     [">=6.10", L610],
@@ -163,7 +163,7 @@ describe("async path: the expected marker of a CONTEXT window (apps/docs/src/ref
   }
 });
 
-describe("prev_pos of the two read loops (apps/docs/src/reference/linux-readahead.md#how-a-read-drives-readahead)", () => {
+describe("prev_pos of the two read loops (apps/docs/src/reference/linux-readahead-window.md#how-a-read-drives-readahead)", () => {
   // Block 5 cold: CONTEXT finds no history: a random read of exactly [10,12), state untouched.
   // Then the single page 13:
   it("5.4 loop: prev_index = 11 (last page read), 13 - 11 = 2: another random read of 1 page", () => {
@@ -196,7 +196,7 @@ describe("prev_pos of the two read loops (apps/docs/src/reference/linux-readahea
   }
 });
 
-describe("fadvise (apps/docs/src/reference/linux-readahead.md#fadvise-and-modes)", () => {
+describe("fadvise (apps/docs/src/reference/linux-readahead-window.md#fadvise-and-modes)", () => {
   it("WILLNEED: capped at max(io_pages, ra_pages), issued in 2 MiB pieces, one request per absent run", () => {
     // io_pages = 8192 KiB / 4 = 2048 > ra_pages 32: 3000 pages are capped at 2048, in 2 MiB = 512-page
     // pieces from page 100. Segments are not the limit here (1024 per request).
@@ -245,7 +245,7 @@ describe("fadvise (apps/docs/src/reference/linux-readahead.md#fadvise-and-modes)
   });
 });
 
-describe("the end of the file (apps/docs/src/reference/linux-readahead.md#submission: SUBMIT clamps to EOF)", () => {
+describe("the end of the file (apps/docs/src/reference/linux-readahead-window.md#submission: SUBMIT clamps to EOF)", () => {
   for (const [name, opts] of [
     ["<=6.9", L69],
     [">=6.10", L610],

@@ -1,5 +1,5 @@
 /**
- * The Linux model against apps/docs/src/reference/linux-readahead.md (sizing, worked traces of apps/docs/src/reference/linux-readahead.md#worked-traces)
+ * The Linux model against apps/docs/src/reference/linux-readahead-window.md (sizing, worked traces of apps/docs/src/reference/linux-readahead-window.md#worked-traces)
  * and against what the 6.18 kernel of the machine this package was built on
  * did (ftrace of `readahead:*` events and `fincore`, recorded in the README,
  * "Measured on the real kernel").
@@ -33,7 +33,7 @@ function sequential(opts: LinuxOptions, from: number, n: number, sizePages = 1 <
 const REF_610: LinuxOptions = { version: ">=6.10", largeFolios: false, alignWindows: false };
 const REF_69: LinuxOptions = { version: "<=6.9" };
 
-describe("Linux sizing (apps/docs/src/reference/linux-readahead.md#sizing-functions)", () => {
+describe("Linux sizing (apps/docs/src/reference/linux-readahead-window.md#sizing-functions)", () => {
   it("init(): 1-2 pages -> 4, 3-4 -> 8, 5-8 -> 16, more -> 32 with max 32", () => {
     expect([1, 2, 3, 4, 5, 8, 9, 32].map((r) => linuxInitRaSize(r, 32))).toEqual([
       4, 4, 8, 8, 16, 16, 32, 32,
@@ -46,7 +46,7 @@ describe("Linux sizing (apps/docs/src/reference/linux-readahead.md#sizing-functi
   });
 });
 
-describe("one reader from block 0 (apps/docs/src/reference/linux-readahead.md#one-reader-from-block-0)", () => {
+describe("one reader from block 0 (apps/docs/src/reference/linux-readahead-window.md#one-reader-from-block-0)", () => {
   for (const [name, opts] of [
     ["<=6.9, 5.4 read loop", { ...REF_69, readLoop: "5.4" }],
     ["<=6.9, 5.12 read loop", REF_69],
@@ -111,7 +111,7 @@ describe("one reader from block 0 (apps/docs/src/reference/linux-readahead.md#on
   });
 });
 
-describe("two striding readers, separate opens (apps/docs/src/reference/linux-readahead.md#two-striding-readers)", () => {
+describe("two striding readers, separate opens (apps/docs/src/reference/linux-readahead-window.md#two-striding-readers)", () => {
   function stride(opts: LinuxOptions, blocks: number) {
     const cache = new PageCache();
     const model = linuxReadahead(cache, opts);
@@ -132,7 +132,7 @@ describe("two striding readers, separate opens (apps/docs/src/reference/linux-re
       ["W1 block 1", 4, 8, false], // MARKER: s = 4, size next(4) = 8, marker on 4
       // W0 hits marker 4 with state (0,4,2): index == start+size -> CONTINUE [4,12), and since
       // index == start && size == async, READIT grows it to [4,28) with 16 async: only [12,28) is absent.
-      // (the narrative of apps/docs/src/reference/linux-readahead.md#two-striding-readers says "no I/O, marker gone" here, but its own READIT rule, and
+      // (the narrative of apps/docs/src/reference/linux-readahead-window.md#two-striding-readers says "no I/O, marker gone" here, but its own READIT rule, and
       // ondemand_readahead() in Debian's linux-source-6.1, apply READIT after CONTINUE too.)
       ["W0 block 2", 12, 16, false],
     ]);
@@ -196,7 +196,7 @@ describe("xarray walks that start inside a large folio (6.18, measured)", () => 
   });
 });
 
-describe("one shared open file (apps/docs/src/reference/linux-readahead.md#one-shared-struct-file-vs-separate-opens)", () => {
+describe("one shared open file (apps/docs/src/reference/linux-readahead-window.md#one-shared-struct-file-vs-separate-opens)", () => {
   it("two readers striding through one struct file look like one sequential reader", () => {
     const cache = new PageCache();
     const model = linuxReadahead(cache, REF_610);
@@ -213,7 +213,7 @@ describe("one shared open file (apps/docs/src/reference/linux-readahead.md#one-s
 });
 
 describe("parameters and hints", () => {
-  it("splits windows at max_sectors_kb (apps/docs/src/reference/linux-readahead.md#readahead-parameters)", () => {
+  it("splits windows at max_sectors_kb (apps/docs/src/reference/linux-readahead-window.md#readahead-parameters)", () => {
     const { dev } = sequential({ ...REF_610, readAheadKb: 512, maxSectorsKb: 64 }, 0, 300);
     expect(Math.max(...dev.sizes())).toBe(64);
     expect(dev.log.filter((l) => l.kib === 64).length).toBeGreaterThan(10);

@@ -2,7 +2,7 @@
  * Linux page-cache readahead (`mm/readahead.c`, `mm/filemap.c`).
  *
  * The story, as the kernel's own DOC block tells it and as this model plays
- * it (rule by rule from apps/docs/src/reference/linux-readahead.md, which cites the source text):
+ * it (rule by rule from apps/docs/src/reference/linux-readahead-window.md, which cites the source text):
  *
  * Every open file has a `file_ra_state`: the last readahead *window*
  * `[start, start + size)` and its `async_size`, the tail of the window that
@@ -11,14 +11,14 @@
  * ended. `ra_pages` is copied from the device's `read_ahead_kb` when the
  * file is opened.
  *
- * A read() walks its pages in order (apps/docs/src/reference/linux-readahead.md#how-a-read-drives-readahead). A page that is not cached is a
+ * A read() walks its pages in order (apps/docs/src/reference/linux-readahead-window.md#how-a-read-drives-readahead). A page that is not cached is a
  * *miss*: the **sync path** sizes a window around it and reads it at once,
  * and the reader waits. A page that carries the marker is a *hit on the
  * marker*: the **async path** pushes the next window out, and nobody waits
  * for it yet. A page that is cached but still under I/O makes the reader
  * wait. Readahead code treats pages in flight as present.
  *
- * Sync path (apps/docs/src/reference/linux-readahead.md#sync-path). A read at the start of the file, a read bigger than the
+ * Sync path (apps/docs/src/reference/linux-readahead-window.md#sync-path). A read at the start of the file, a read bigger than the
  * window, or one that starts where the previous read of this open file ended
  * (`index - prev_index <= 1`) begins a stream: INITIAL window `init(req)`
  * (16 KiB for one 8 kB block with the default 128 KiB). Otherwise the page
@@ -30,20 +30,20 @@
  * also continues the stream (CONTINUE), and a window whose marker would be
  * hit at once is grown (READIT).
  *
- * Async path (apps/docs/src/reference/linux-readahead.md#async-path). If the marker sits where this open file's own state
+ * Async path (apps/docs/src/reference/linux-readahead-window.md#async-path). If the marker sits where this open file's own state
  * expected it, the window moves forward and grows (`next()`: x4 while small,
  * then x2, up to `ra_pages`). Otherwise (MARKER: someone else's window) the
  * cache is asked how much is already read ahead, and the next window is sized
  * from that. A marker set by *any* process fires in whichever process
  * touches it first, sized from that process's state.
  *
- * Submission (apps/docs/src/reference/linux-readahead.md#submission). The window's absent pages are allocated (they become
+ * Submission (apps/docs/src/reference/linux-readahead-window.md#submission). The window's absent pages are allocated (they become
  * in flight) and each maximal run of them is one read request, split at
  * `max_sectors_kb`. The marker is set only if its page was newly allocated:
  * a window that is already cached leaves no marker, which is how a stream's
- * chain of markers can break (the ≤6.9 striding pitfall of apps/docs/src/reference/linux-readahead.md#the-striding-pitfall).
+ * chain of markers can break (the ≤6.9 striding pitfall of apps/docs/src/reference/linux-readahead-window.md#the-striding-pitfall).
  *
- * Version lines (the `version` option, apps/docs/src/reference/linux-readahead.md#version-table):
+ * Version lines (the `version` option, apps/docs/src/reference/linux-readahead-window.md#version-table):
  * - `"<=6.9"`: `ondemand_readahead()` (v4.20 - v6.9), order-0 pages.
  * - `">=6.10"`: Jan Kara's 2024 split of `page_cache_sync_ra()` /
  *   `page_cache_async_ra()` as in mainline 6.16+ (`ra->order`, +2 per async
@@ -94,9 +94,9 @@ import {
 import type { Extent, PageCache } from "./page-cache.js";
 import { fadviseRange, openSizePages, unknownAdvice, validPagesAt } from "./per-open.js";
 
-/** Linux readahead rule sets (apps/docs/src/reference/linux-readahead.md). */
+/** Linux readahead rule sets (apps/docs/src/reference/linux-readahead-window.md). */
 export type LinuxVersion = "<=6.9" | ">=6.10";
-/** Read loop of `mm/filemap.c`: 5.4 `do_generic_file_read` or 5.12+ `filemap_read` (apps/docs/src/reference/linux-readahead.md#how-a-read-drives-readahead). */
+/** Read loop of `mm/filemap.c`: 5.4 `do_generic_file_read` or 5.12+ `filemap_read` (apps/docs/src/reference/linux-readahead-window.md#how-a-read-drives-readahead). */
 export type LinuxReadLoop = "5.4" | "5.12";
 
 /** One readahead decision, as reported to {@link LinuxOptions.onDecision}. */
@@ -137,7 +137,7 @@ export interface LinuxOptions {
   readLoop?: LinuxReadLoop;
   /**
    * The device's `read_ahead_kb` (copied into each file at open).
-   * Default 128 (`VM_READAHEAD_PAGES`, include/linux/pagemap.h, apps/docs/src/reference/linux-readahead.md#readahead-parameters).
+   * Default 128 (`VM_READAHEAD_PAGES`, include/linux/pagemap.h, apps/docs/src/reference/linux-readahead-window.md#readahead-parameters).
    */
   readAheadKb?: number;
   /**
@@ -161,7 +161,7 @@ export interface LinuxOptions {
   largeFolios?: boolean;
   /**
    * Trim each async window's end to the folio order (`ra->order`, mainline
-   * ≈6.15+, apps/docs/src/reference/linux-readahead.md#async-path-from-6-10, apps/docs/src/reference/linux-readahead.md#version-table). Default true for ">=6.10" (the 6.18
+   * ≈6.15+, apps/docs/src/reference/linux-readahead-window.md#async-path-from-6-10, apps/docs/src/reference/linux-readahead-window.md#version-table). Default true for ">=6.10" (the 6.18
    * kernel measured here does it); false gives 6.10-6.14 and the apps/docs/src/reference/readahead-predictions.md#simulation-assumptions
    * reference simulation, which had "no folio order or alignment".
    */
@@ -346,7 +346,7 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
   }
 
   /**
-   * The read loop (apps/docs/src/reference/linux-readahead.md#how-a-read-drives-readahead). Both loops visit pages in order: an
+   * The read loop (apps/docs/src/reference/linux-readahead-window.md#how-a-read-drives-readahead). Both loops visit pages in order: an
    * absent page takes the sync path, a marked page the async path, a page in
    * flight makes the reader wait. They differ only in `prev_pos`.
    */
@@ -429,7 +429,7 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
     this.cache.touch(r.of.file, r.startPage, r.end - r.startPage, nowUs);
   }
 
-  /** `prev_pos >> PAGE_SHIFT` after a read ending at page `end` (apps/docs/src/reference/linux-readahead.md#how-a-read-drives-readahead): 5.4 leaves it on the last page. */
+  /** `prev_pos >> PAGE_SHIFT` after a read ending at page `end` (apps/docs/src/reference/linux-readahead-window.md#how-a-read-drives-readahead): 5.4 leaves it on the last page. */
   private prevIndexAfter(end: number): number {
     return this.readLoop === "5.4" ? end - 1 : end;
   }
@@ -531,15 +531,15 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
       this.doPageCacheRa(of, index, req, 0, true, nowUs, submit, tally);
       return false;
     }
-    if (h >= index) h *= 2; // cached from the start of the file: a long stream (apps/docs/src/reference/linux-readahead.md#sync-path-up-to-6-9 CONTEXT)
+    if (h >= index) h *= 2; // cached from the start of the file: a long stream (apps/docs/src/reference/linux-readahead-window.md#sync-path-up-to-6-9 CONTEXT)
     of.start = index;
     of.size = Math.min(h + req, max);
-    of.asyncSize = 1; // marker on the window's last page (apps/docs/src/reference/linux-readahead.md#sync-path-up-to-6-9 CONTEXT)
+    of.asyncSize = 1; // marker on the window's last page (apps/docs/src/reference/linux-readahead-window.md#sync-path-up-to-6-9 CONTEXT)
     return true;
   }
 
   /**
-   * INITIAL (apps/docs/src/reference/linux-readahead.md#sync-path-up-to-6-9): a window of `init(req)` at `index`; its async
+   * INITIAL (apps/docs/src/reference/linux-readahead-window.md#sync-path-up-to-6-9): a window of `init(req)` at `index`; its async
    * part is what the read does not ask for, or (when the read asks for all of
    * it) the whole window up to 6.9, half of it from 6.10 (INITIAL′).
    */
@@ -550,19 +550,19 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
     else of.asyncSize = this.version === "<=6.9" ? of.size : Math.floor(of.size / 2);
   }
 
-  /** ≤6.9 CONTINUE test: a miss or marker at the expected place of this open file's next window (apps/docs/src/reference/linux-readahead.md#sync-path-up-to-6-9, apps/docs/src/reference/linux-readahead.md#async-path). */
+  /** ≤6.9 CONTINUE test: a miss or marker at the expected place of this open file's next window (apps/docs/src/reference/linux-readahead-window.md#sync-path-up-to-6-9, apps/docs/src/reference/linux-readahead-window.md#async-path). */
   private continues(of: LinuxOpenFile, index: number): boolean {
     return index === of.start + of.size - of.asyncSize || index === of.start + of.size;
   }
 
-  /** The next window of this open file's stream: `start += size; size = max(size, next(size))` (apps/docs/src/reference/linux-readahead.md#sync-path, apps/docs/src/reference/linux-readahead.md#async-path). */
+  /** The next window of this open file's stream: `start += size; size = max(size, next(size))` (apps/docs/src/reference/linux-readahead-window.md#sync-path, apps/docs/src/reference/linux-readahead-window.md#async-path). */
   private advance(of: LinuxOpenFile, max: number): void {
     of.start += of.size;
     of.size = Math.max(of.size, linuxNextRaSize(of.size, max));
   }
 
   /**
-   * MARKER (apps/docs/src/reference/linux-readahead.md#async-path-up-to-6-9): someone else's window. The next window starts at the
+   * MARKER (apps/docs/src/reference/linux-readahead-window.md#async-path-up-to-6-9): someone else's window. The next window starts at the
    * first absent page after `index` and is sized from the distance; false
    * (nothing to read) if every page up to `index + max` is present.
    */
@@ -586,7 +586,7 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
         of.size += add;
       } else {
         of.size = max;
-        of.asyncSize = Math.floor(max / 2); // `async = max/2` (apps/docs/src/reference/linux-readahead.md#sync-path-up-to-6-9 READIT)
+        of.asyncSize = Math.floor(max / 2); // `async = max/2` (apps/docs/src/reference/linux-readahead-window.md#sync-path-up-to-6-9 READIT)
       }
     }
   }
@@ -634,7 +634,7 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
       if (!this.markerWindow(of, index, req, max)) return;
       rule = "marker";
     }
-    of.order += 2; // ra->order grows by 2 per async window (page_cache_async_ra(), apps/docs/src/reference/linux-readahead.md#async-path-from-6-10)
+    of.order += 2; // ra->order grows by 2 per async window (page_cache_async_ra(), apps/docs/src/reference/linux-readahead-window.md#async-path-from-6-10)
     if (this.alignWindows) {
       const align = 2 ** Math.min(of.order, ctz(max));
       const end = of.start + of.size;
@@ -892,7 +892,7 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
         of.random = false;
         break;
       case "sequential":
-        of.raPages = 2 * this.bdiRaPages; // `2 × bdi ra_pages` (mm/fadvise.c, apps/docs/src/reference/linux-readahead.md#fadvise-and-modes)
+        of.raPages = 2 * this.bdiRaPages; // `2 × bdi ra_pages` (mm/fadvise.c, apps/docs/src/reference/linux-readahead-window.md#fadvise-and-modes)
         of.random = false;
         break;
       case "random":
@@ -943,7 +943,7 @@ function roundDown(x: number, unit: number): number {
  * const log: number[] = [];
  * const submit = (io: { pages: number }) => { log.push(io.pages * 4); return 0; };
  * for (let block = 0; block < 40; block++) linux.read(of, 2 * block, 2, 0, submit);
- * console.log(log); // [16, 32, 64, 128, 128, 128] KiB: the ramp of apps/docs/src/reference/linux-readahead.md#one-reader-from-block-0
+ * console.log(log); // [16, 32, 64, 128, 128, 128] KiB: the ramp of apps/docs/src/reference/linux-readahead-window.md#one-reader-from-block-0
  * ```
  */
 export function linuxReadahead(cache: PageCache, options: LinuxOptions = {}): LinuxReadahead {

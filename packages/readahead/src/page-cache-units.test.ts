@@ -1,6 +1,6 @@
 /**
  * Page-cache cases the per-page property test (page-cache.test.ts) does not
- * draw: marker units spanning extents of different readiness (apps/docs/src/reference/os-readahead.md#the-simulation-frame
+ * draw: marker units spanning extents of different readiness (apps/docs/src/reference/os-readahead-policies.md#the-simulation-frame
  * : markers are per unit and shared; in-flight pages count as present),
  * folios, touch folding completed I/O, and the default LRU epoch of 1/64 of
  * the capacity (README, "The contract").

@@ -273,7 +273,7 @@ describe("PageCache", { timeout: PROPERTY_MS }, () => {
     expect(cache.prevMissing(1, 15, 8)).toBe(11);
     expect(cache.prevMissing(1, 9, 20)).toBe(-1);
     expect(cache.prevMissing(1, 9, 4)).toBe(5);
-    // CONTEXT history (apps/docs/src/reference/linux-readahead.md#sync-path-up-to-6-9): h == index exactly when it reaches page 0.
+    // CONTEXT history (apps/docs/src/reference/linux-readahead-window.md#sync-path-up-to-6-9): h == index exactly when it reaches page 0.
     expect(cache.residentRunBelow(1, 10, 32)).toBe(10);
     expect(cache.residentRunBelow(1, 10, 4)).toBe(4);
     expect(cache.residentRunBelow(1, 16, 32)).toBe(4);

@@ -2,7 +2,7 @@
  * The OS page cache of one simulated machine, shared by every file and every
  * opener.
  *
- * What the readahead code of every kernel looks at (apps/docs/src/reference/os-readahead.md#the-simulation-frame, apps/docs/src/reference/linux-readahead.md#readahead-state, apps/docs/src/reference/freebsd-ufs-clustering.md#ufs-state
+ * What the readahead code of every kernel looks at (apps/docs/src/reference/os-readahead-policies.md#the-simulation-frame, apps/docs/src/reference/linux-readahead-window.md#readahead-state, apps/docs/src/reference/freebsd-ufs-clustering.md#ufs-state
  * ) is the state of each cached unit of a file: absent, in flight (an I/O
  * was submitted for it and will complete at `readyAtUs`) or valid, plus a
  * marker flag that says "when a reader gets here, read more" (Linux
@@ -407,7 +407,7 @@ export class PageCache {
 
   /**
    * Number of consecutive present pages immediately below `page`, counting at
-   * most `max` (the "history" of Linux's CONTEXT readahead, apps/docs/src/reference/linux-readahead.md#sync-path-up-to-6-9).
+   * most `max` (the "history" of Linux's CONTEXT readahead, apps/docs/src/reference/linux-readahead-window.md#sync-path-up-to-6-9).
    * Equal to `page` exactly when the run reaches page 0.
    */
   residentRunBelow(file: number, page: number, max: number): number {

@@ -119,7 +119,7 @@ describe("findRetiredCitations", () => {
       "<!--@include: ../generated/conformance-readahead.md-->",
       "const r = rng(seed 1); // seeds 0..999",
       `export const ${"seed"}004Table = 1;`,
-      "apps/docs/src/reference/linux-readahead.md#sizing-functions",
+      "apps/docs/src/reference/linux-readahead-window.md#sizing-functions",
     ].join("\n");
     expect(findRetiredCitations(text)).toEqual([]);
   });
@@ -128,12 +128,12 @@ describe("findRetiredCitations", () => {
 describe("findPageCitations", () => {
   it("finds paths from the repository root anywhere, with or without an anchor", () => {
     const text =
-      "// (apps/docs/src/reference/linux-readahead.md#sync-path-up-to-6-9, apps/docs/src/reference/experiments.md)";
+      "// (apps/docs/src/reference/linux-readahead-window.md#sync-path-up-to-6-9, apps/docs/src/reference/experiments.md)";
     expect(findPageCitations(text, "packages/x/src/a.ts")).toEqual([
       {
         line: 1,
-        text: "apps/docs/src/reference/linux-readahead.md#sync-path-up-to-6-9",
-        page: "apps/docs/src/reference/linux-readahead.md",
+        text: "apps/docs/src/reference/linux-readahead-window.md#sync-path-up-to-6-9",
+        page: "apps/docs/src/reference/linux-readahead-window.md",
         anchor: "sync-path-up-to-6-9",
       },
       {
@@ -213,7 +213,7 @@ describe("checkCitations: a fixture that passes, and the mutations it catches", 
 
   it("catches a dead page", () => {
     const problems = check(
-      SOURCE.replace("reference/linux.md#sizing", "reference/linux-readahead.md#sizing"),
+      SOURCE.replace("reference/linux.md#sizing", "reference/linux-readahead-window.md#sizing"),
     );
     expect(problems.map((p) => [p.line, p.kind])).toEqual([[2, "dead-page"]]);
   });

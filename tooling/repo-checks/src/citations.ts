@@ -296,7 +296,7 @@ const MD_LINK = /(?<!!)\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]*)>?(?:\s+(?:"[^"]*"|'
 
 /**
  * Citations of docs pages in a file: paths from the repository root
- * (`apps/docs/src/reference/linux-readahead.md#sizing-functions`) anywhere,
+ * (`apps/docs/src/reference/linux-readahead-window.md#sizing-functions`) anywhere,
  * and in Markdown files, links that resolve into `apps/docs/src` (relative
  * links from any Markdown file; site-absolute links and bare `#anchor` links
  * from the docs pages themselves). `file` is the file's path relative to the
@@ -354,9 +354,9 @@ function linkedPage(target: string, from: string): { page: string; anchor: strin
  * and returns the page's Markdown, or undefined when there is no such file.
  *
  * @example
- * const pages = { "apps/docs/src/reference/linux-readahead.md": "# Linux\n\n## Sizing functions\n" };
+ * const pages = { "apps/docs/src/reference/linux-readahead-window.md": "# Linux\n\n## Sizing functions\n" };
  * checkCitations(
- *   [{ path: "src/x.ts", text: "// apps/docs/src/reference/linux-readahead.md#sizing-functions" }],
+ *   [{ path: "src/x.ts", text: "// apps/docs/src/reference/linux-readahead-window.md#sizing-functions" }],
  *   (p) => pages[p as keyof typeof pages],
  * ); // []
  */

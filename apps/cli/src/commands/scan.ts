@@ -56,7 +56,7 @@ export interface ScanRun {
   prediction: RowMetrics | null;
 }
 
-/** The Linux readahead rule set the simulator should use for this kernel (apps/docs/src/reference/linux-readahead.md#version-table: <= 6.9 / >= 6.10). */
+/** The Linux readahead rule set the simulator should use for this kernel (apps/docs/src/reference/linux-readahead-window.md#version-table: <= 6.9 / >= 6.10). */
 export function linuxLine(kernelRelease: string): "linux-5.4" | "linux-6.10" {
   const m = /^(\d+)\.(\d+)/.exec(kernelRelease);
   if (!m) return "linux-5.4";

@@ -3,7 +3,7 @@
  *
  * A run is a maximal sequence of one process's reads on one file where each
  * read starts exactly where the previous one ended, which is what Linux's
- * readahead and UFS's clustering look for (apps/docs/src/reference/os-readahead.md). A serial seq scan is
+ * readahead and UFS's clustering look for (apps/docs/src/reference/os-readahead-policies.md). A serial seq scan is
  * one long run per process; PG 11-13 parallel workers striding one block at a
  * time make runs of about one block each (apps/docs/src/reference/experiments.md#t1-freebsd-ufs-striding-and-64-block-chunks); PG14+ chunks make
  * runs of chunk size.

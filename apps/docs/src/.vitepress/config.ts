@@ -66,8 +66,8 @@ export default defineConfig({
         {
           text: "Operating systems",
           items: [
-            { text: "OS readahead: the common frame", link: "/reference/os-readahead" },
-            { text: "Linux readahead", link: "/reference/linux-readahead" },
+            { text: "OS readahead: the common frame", link: "/reference/os-readahead-policies" },
+            { text: "Linux readahead", link: "/reference/linux-readahead-window" },
             { text: "FreeBSD UFS clustering", link: "/reference/freebsd-ufs-clustering" },
             { text: "Windows cache manager", link: "/reference/windows-cache-manager" },
             { text: "Readahead predictions", link: "/reference/readahead-predictions" },
@@ -75,7 +75,7 @@ export default defineConfig({
         },
         {
           text: "Hardware",
-          items: [{ text: "Storage devices", link: "/reference/storage-devices" }],
+          items: [{ text: "Storage devices", link: "/reference/storage-device-models" }],
         },
       ],
     },

@@ -9,7 +9,7 @@
  * `/proc/diskstats` has a line for the partition itself. A device-mapper
  * volume (`dm-0`) has its own queue and its own diskstats line. Readahead
  * (`read_ahead_kb`) is the backing device's, copied into each file at open
- * (apps/docs/src/reference/linux-readahead.md#readahead-parameters); `max_sectors_kb` bounds each request (apps/docs/src/reference/linux-readahead.md#readahead-parameters, apps/docs/src/reference/linux-readahead.md#submission).
+ * (apps/docs/src/reference/linux-readahead-window.md#readahead-parameters); `max_sectors_kb` bounds each request (apps/docs/src/reference/linux-readahead-window.md#readahead-parameters, apps/docs/src/reference/linux-readahead-window.md#submission).
  *
  * `/proc/diskstats` fields (Documentation/admin-guide/iostats.rst): after
  * major, minor and name come reads completed, reads merged, sectors read

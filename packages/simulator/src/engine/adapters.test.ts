@@ -53,20 +53,20 @@ describe("Linux read_ahead_kb default: the rule depends on the kernel", () => {
   // An NVMe drive reporting io_opt = 1 MiB (not md RAID).
   const nvme = inline("samsung-990-pro-1tb", { optimalIoBytes: 1024 * 1024 });
 
-  it("6.10: max(2 x io_opt, 128 kB) = 2048 kB = 256 blocks (apps/docs/src/reference/linux-readahead.md#readahead-parameters, apps/docs/src/reference/storage-devices.md#six-drive-md-raid0 'later kernels')", () => {
+  it("6.10: max(2 x io_opt, 128 kB) = 2048 kB = 256 blocks (apps/docs/src/reference/linux-readahead-window.md#readahead-parameters, apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0 'later kernels')", () => {
     expect(readaheadBlocks({ device: nvme, os: "linux-6.10" })).toBe(256);
   });
 
   it("5.4 (before ~5.9): io_opt does not set it, only md raid0 does; the device keeps 128 kB = 16 blocks", () => {
-    // apps/docs/src/reference/linux-readahead.md#version-table: the io_opt rule arrived in ~5.9-5.15 (disk_update_readahead);
-    // apps/docs/src/reference/storage-devices.md#six-drive-md-raid0: before ~5.9 the only enlargement was raid0_run()'s 2 x disks x chunk.
+    // apps/docs/src/reference/linux-readahead-window.md#version-table: the io_opt rule arrived in ~5.9-5.15 (disk_update_readahead);
+    // apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0: before ~5.9 the only enlargement was raid0_run()'s 2 x disks x chunk.
     expect(readaheadBlocks({ device: nvme, os: "linux-5.4" })).toBe(16);
     // ...and an md raid0 still gets its stripe rule there: 2 x 6 x 512 kB = 6144 kB = 768 blocks.
     expect(readaheadBlocks({ device: "raid0-6x-intel-s3600-100gb", os: "linux-5.4" })).toBe(768);
   });
 
   it("the kernel's window shows in the device reads: 128 kB on 5.4, max_sectors_kb-sized (512 kB) on 6.10", () => {
-    // 2048 kB windows split at max_sectors_kb = maxIoBytes = 512 kB (apps/docs/src/reference/linux-readahead.md#readahead-parameters).
+    // 2048 kB windows split at max_sectors_kb = maxIoBytes = 512 kB (apps/docs/src/reference/linux-readahead-window.md#readahead-parameters).
     const old = run(scenario({ machine: { device: nvme, os: "linux-5.4" } }));
     const cur = run(scenario({ machine: { device: nvme, os: "linux-6.10" } }));
     expect(old.device.avgReadKb).toBeGreaterThan(120);
@@ -77,7 +77,7 @@ describe("Linux read_ahead_kb default: the rule depends on the kernel", () => {
 });
 
 describe("Linux max_sectors_kb = the device's largest I/O", () => {
-  // apps/docs/src/reference/linux-readahead.md#readahead-parameters: "a 128 KiB window on a 64 KiB-limit device becomes 2 requests".
+  // apps/docs/src/reference/linux-readahead-window.md#readahead-parameters: "a 128 KiB window on a 64 KiB-limit device becomes 2 requests".
   const small = inline("intel-ssd-320-120gb", { maxIoBytes: 64 * 1024 });
 
   it("a 64 kB device: the 128 kB windows become two 64 kB requests", () => {
@@ -98,13 +98,13 @@ describe("osOptions.fadvise reaches the OS model (every open file is advised)", 
   // One cold serial PG14 scan of 20,000 blocks: 8 kB reads in block order.
   const cold = (machine: Partial<MachineIn>) => run(scenario({ machine }));
 
-  it("Linux sequential: ra_pages = 2 x 128 kB, so 256 kB windows (apps/docs/src/reference/linux-readahead.md#fadvise-and-modes, apps/docs/src/reference/readahead-predictions.md#linux-predictions)", () => {
+  it("Linux sequential: ra_pages = 2 x 128 kB, so 256 kB windows (apps/docs/src/reference/linux-readahead-window.md#fadvise-and-modes, apps/docs/src/reference/readahead-predictions.md#linux-predictions)", () => {
     const r = cold({ osOptions: { fadvise: "sequential" } });
     expect(r.device.avgReadKb).toBeGreaterThan(240);
     expect(r.device.avgReadKb).toBeLessThanOrEqual(256);
   });
 
-  it("Linux random: each miss reads exactly the 8 kB asked for, 20,000 reads (apps/docs/src/reference/linux-readahead.md#fadvise-and-modes)", () => {
+  it("Linux random: each miss reads exactly the 8 kB asked for, 20,000 reads (apps/docs/src/reference/linux-readahead-window.md#fadvise-and-modes)", () => {
     const r = cold({ osOptions: { fadvise: "random" } });
     expect(r.device.reads).toBe(20_000);
     expect(r.device.avgReadKb).toBe(8);
@@ -221,7 +221,7 @@ describe("files on the device", () => {
   });
 
   it("each segment file has its own size: Linux readahead stops at every file's end, so 2,500 blocks are 2,500 x 8 kB", () => {
-    // apps/docs/src/reference/linux-readahead.md#submission: SUBMIT clamps each window to EOF. Files of 1,000, 1,000 and 500 blocks, a
+    // apps/docs/src/reference/linux-readahead-window.md#submission: SUBMIT clamps each window to EOF. Files of 1,000, 1,000 and 500 blocks, a
     // cache far larger than the table: every page is read once, none past a file's end.
     const r = run(
       scenario({ tables: [{ name: "t", blocks: 2_500, tuplesPerPage: 10, segmentBlocks: 1_000 }] }),

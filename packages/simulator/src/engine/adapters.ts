@@ -9,7 +9,7 @@
  * - OS: one @scanlab/readahead `PageCache` for the machine (capacity = RAM
  *   minus shared_buffers) and the readahead model of the scenario's OS. Linux
  *   takes read_ahead_kb from the scenario, else from the device (6.10:
- *   max(2 x io_opt, 128 kB); 5.4: 128 kB, or that for md raid0; apps/docs/src/reference/storage-devices.md#six-drive-md-raid0),
+ *   max(2 x io_opt, 128 kB); 5.4: 128 kB, or that for md raid0; apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0),
  *   and max_sectors_kb from the device's largest I/O. osOptions.fadvise is
  *   applied to every file as it is opened.
  * - Allocation: @scanlab/block-allocator `createParallelScan`, the policy
@@ -56,7 +56,7 @@ import type { OsPort, ScanAllocation, SyncScanPort, WarpLimits } from "./ports.j
 import type { BuiltOs, ModelFactories, OsStats } from "./simulate.js";
 import { BucketSeries } from "./time-series.js";
 
-/** RELSEG_SIZE x BLCKSZ: PostgreSQL's 1 GB segment files (apps/docs/src/reference/index.md#block-size-and-units; apps/docs/src/reference/os-readahead.md#per-open-state-and-a-shared-cache). */
+/** RELSEG_SIZE x BLCKSZ: PostgreSQL's 1 GB segment files (apps/docs/src/reference/index.md#block-size-and-units; apps/docs/src/reference/os-readahead-policies.md#per-open-state-and-a-shared-cache). */
 const SEGMENT_ALIGN_BYTES = 1024 ** 3;
 
 /** A device profile from a scenario's `machine.device` (a built-in name or an inline profile). */
@@ -97,10 +97,10 @@ export function defaultAllocator(pg: QuerySpec["pg"]): AllocatorSpec {
 /**
  * The read_ahead_kb Linux gives the device when the scenario does not set it.
  * From ~5.9 the block layer sets max(2 x io_opt, 128 kB) for every device
- * (`disk_update_readahead`; apps/docs/src/reference/linux-readahead.md#readahead-parameters, apps/docs/src/reference/linux-readahead.md#version-table; apps/docs/src/reference/storage-devices.md#six-drive-md-raid0 "later
+ * (`disk_update_readahead`; apps/docs/src/reference/linux-readahead-window.md#readahead-parameters, apps/docs/src/reference/linux-readahead-window.md#version-table; apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0 "later
  * kernels"), which is the device model's `readAheadKbDefault`. Before that only
  * md raid0 enlarged it, to max(128 kB, 2 x disks x chunk) = max(2 x io_opt,
- * 128 kB) (`raid0_run()`; apps/docs/src/reference/storage-devices.md#six-drive-md-raid0 "kernels before ~5.9"); any other
+ * 128 kB) (`raid0_run()`; apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0 "kernels before ~5.9"); any other
  * device kept the 128 kB default (`VM_READAHEAD_PAGES`) whatever io_opt it reports.
  */
 function linuxDefaultReadAheadKb(os: OsModel, device: DeviceModel): number {
@@ -313,7 +313,7 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
   return {
     port,
     confidence: model.confidence,
-    // Not Linux: 128 kB, Linux's default window (VM_READAHEAD_PAGES, apps/docs/src/reference/linux-readahead.md#readahead-parameters) and
+    // Not Linux: 128 kB, Linux's default window (VM_READAHEAD_PAGES, apps/docs/src/reference/linux-readahead-window.md#readahead-parameters) and
     // FreeBSD's MAXPHYS cluster (apps/docs/src/reference/freebsd-ufs-clustering.md#ufs-parameters).
     adaptive: () =>
       (adaptive ??= adaptiveInputs(
@@ -343,7 +343,7 @@ function buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs {
  * latency of an 8 kB random read, deep-queue sequential bandwidth, and the
  * queue depth at which 8 kB random IOPS reach 90% of their maximum.
  *
- * The workloads follow the datasheets' conventions (apps/docs/src/reference/storage-devices.md: sequential
+ * The workloads follow the datasheets' conventions (apps/docs/src/reference/storage-device-models.md: sequential
  * reads rated at QD32 with 128 KiB transfers; random reads at QD1 and deep
  * queues). QD 256 as "the maximum" and 90% as "IOPS stop growing" are this
  * function's own operational definitions of the adaptive cost model's

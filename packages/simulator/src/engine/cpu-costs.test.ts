@@ -1,6 +1,6 @@
 /**
  * CPU cost helpers against the formulas and defaults documented in
- * cpu-costs.ts (apps/docs/src/reference/storage-devices.md#copying-8-kb-from-the-page-cache for the pread, [I] for the rest).
+ * cpu-costs.ts (apps/docs/src/reference/storage-device-models.md#copying-8-kb-from-the-page-cache for the pread, [I] for the rest).
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CPU_COSTS, pageWorkUs, preadUs, resolveCpuCosts } from "./cpu-costs.js";
@@ -16,7 +16,7 @@ describe("DEFAULT_CPU_COSTS", () => {
     expect(Object.isFrozen(DEFAULT_CPU_COSTS)).toBe(true);
   });
 
-  it("a cached 8 kB pread costs 0.35 + 8192 / 12000 = 1.033 us, against the measured ~1.05 us of apps/docs/src/reference/storage-devices.md#copying-8-kb-from-the-page-cache", () => {
+  it("a cached 8 kB pread costs 0.35 + 8192 / 12000 = 1.033 us, against the measured ~1.05 us of apps/docs/src/reference/storage-device-models.md#copying-8-kb-from-the-page-cache", () => {
     expect(preadUs(DEFAULT_CPU_COSTS, 8192)).toBeCloseTo(0.35 + 8192 / 12000, 12);
     expect(preadUs(DEFAULT_CPU_COSTS, 8192)).toBeGreaterThan(1.0);
     expect(preadUs(DEFAULT_CPU_COSTS, 8192)).toBeLessThan(1.1);

@@ -9,7 +9,7 @@
  *
  * Defaults and where they come from:
  *
- * - readSyscallUs 0.35 and copyBytesPerUs 12000 (12 GB/s): apps/docs/src/reference/storage-devices.md#copying-8-kb-from-the-page-cache,
+ * - readSyscallUs 0.35 and copyBytesPerUs 12000 (12 GB/s): apps/docs/src/reference/storage-device-models.md#copying-8-kb-from-the-page-cache,
  *   "t(8 KiB pread) = 0.3-0.4 us (syscall + page-cache lookup) + 8192 B /
  *   B_copy, B_copy about 10-14 GB/s from DRAM", which gives the measured
  *   1.05 us per cached 8 kB pread [M]. Older machines are slower; scenarios

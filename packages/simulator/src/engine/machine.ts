@@ -6,7 +6,7 @@ import type { CpuCosts } from "./cpu-costs.js";
 import type { OsPort, SyncScanPort } from "./ports.js";
 import type { SharedBuffers } from "./shared-buffers.js";
 
-/** OS pages per 8 kB PostgreSQL block (4 kB pages, apps/docs/src/reference/os-readahead.md#readahead-units units). */
+/** OS pages per 8 kB PostgreSQL block (4 kB pages, apps/docs/src/reference/os-readahead-policies.md#readahead-units units). */
 export const PAGES_PER_BLOCK = 2;
 /** A table's file ids: table index x this + segment number. */
 export const FILE_ID_STRIDE = 1 << 16;

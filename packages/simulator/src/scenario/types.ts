@@ -52,7 +52,7 @@ export type BitmapSpec =
 export interface OsOptions {
   /**
    * Linux read_ahead_kb (default: the device's; on linux-6.10 max(2 x io_opt, 128 kB), on linux-5.4
-   * 128 kB except an md RAID0's max(2 x io_opt, 128 kB); apps/docs/src/reference/storage-devices.md#six-drive-md-raid0).
+   * 128 kB except an md RAID0's max(2 x io_opt, 128 kB); apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0).
    */
   readAheadKb?: number;
   /** Linux max_sectors_kb (default: the device's largest I/O). */
