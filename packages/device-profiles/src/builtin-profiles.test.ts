@@ -135,7 +135,9 @@ describe("every built-in is honest about its sources", () => {
   for (const p of builtinProfiles()) {
     it(`${p.name} cites apps/docs/src/reference/storage-device-models.md and states its assumptions`, () => {
       expect(p.sources.length).toBeGreaterThan(0);
-      expect(p.sources.some((s) => s.startsWith("apps/docs/src/reference/storage-device-models.md"))).toBe(true);
+      expect(p.sources.some((s) => s.startsWith("apps/docs/src/reference/storage-device-models.md"))).toBe(
+        true,
+      );
       expect(p.note.length).toBeGreaterThan(40);
       if (p.kind !== "raid0" && p.kind !== "cloud-volume" && p.kind !== "hdd")
         expect(p.internalReadAhead).toBeUndefined();
