@@ -216,6 +216,10 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
     .option("--quick", "the small cell set: small tables, a few cells per mechanism (minutes)")
     .option("--runs <N>", "runs per cell, median kept (default 3, at least 3)")
     .option(
+      "--cells <TEXT,...>",
+      'only the cells whose id contains one of these texts (e.g. "seq narrow warm,bitmap_random cold"); only their tables are made',
+    )
+    .option(
       "--profile <FILE>",
       "device profile for the predictions (scanlab calibrate --out), else the simulate default",
     )
@@ -235,6 +239,7 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
         "scanlab lab --pg 15 --quick",
         "scanlab calibrate /data/big.file --out my-disk.json && scanlab lab --pg 17,18 --profile my-disk.json --report lab.html",
         "scanlab lab --pg 15 --quick --json lab.json",
+        'scanlab lab --pg 15,18 --quick --cells "seq narrow"',
       ]),
     )
     .action(async (opts) => done(await labCommand(ctxFor(opts.json === true), opts)));

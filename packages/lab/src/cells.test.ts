@@ -37,6 +37,14 @@ describe("planLab", () => {
     expect(plan.tables.filter((t) => t.kind === "bitmap")).toHaveLength(4);
   });
 
+  it("runs only the selected cells, and makes only the tables they scan", () => {
+    const plan = planLab({ ...base, pgMajors: [15], only: (c) => c.id.includes("seq narrow warm") });
+    expect(plan.cells.length).toBeGreaterThan(0);
+    expect(plan.cells.every((c) => c.id.includes("seq narrow warm"))).toBe(true);
+    expect(plan.tables.map((t) => t.name)).toEqual(["narrow"]);
+    expect(() => planLab({ ...base, pgMajors: [15], only: () => false })).toThrow(/no cell is selected/);
+  });
+
   it("keeps the quick set small", () => {
     const quick = planLab({ ...base, pgMajors: [15] });
     const full = planLab({ ...base, quick: false, pgMajors: [15] });

@@ -362,8 +362,18 @@ export function planLab(options: PlanOptions): LabPlan {
       }
     }
   }
-  const kept = options.only === undefined ? cells : cells.filter(options.only);
-  return { tables, cells: kept, comparisons: planComparisons(kept), refused, runs };
+  if (options.only === undefined)
+    return { tables, cells, comparisons: planComparisons(cells), refused, runs };
+  const kept = cells.filter(options.only);
+  if (kept.length === 0) {
+    throw new LabError(
+      "LAB_NO_CELLS",
+      `no cell is selected: cell ids look like "${cells[0]?.id ?? "pg15 seq narrow warm"}" and "${cells.at(-1)?.id ?? ""}".`,
+    );
+  }
+  // Only the tables the kept cells scan are made.
+  const used = tables.filter((t) => kept.some((c) => c.table === t.name));
+  return { tables: used, cells: kept, comparisons: planComparisons(kept), refused, runs };
 }
 
 const VARIED: readonly { key: keyof Cell; varied: VariedSetting }[] = [

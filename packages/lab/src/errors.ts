@@ -13,7 +13,8 @@ export type LabErrorCode =
   | "LAB_BAD_PROFILE"
   | "LAB_NO_SPACE"
   | "LAB_NOT_PERMITTED"
-  | "LAB_BAD_OPTION";
+  | "LAB_BAD_OPTION"
+  | "LAB_NO_CELLS";
 
 /** A user-caused lab error: `message` is one sentence. */
 export class LabError extends ScanlabError {

@@ -36,6 +36,7 @@ export interface LabFlags {
   pg?: string;
   quick?: boolean;
   runs?: string;
+  cells?: string;
   profile?: string;
   workDir?: string;
   fit?: boolean;
@@ -153,6 +154,7 @@ export function printLabReport(ctx: Ctx, r: LabReport): void {
 export async function labCommand(ctx: Ctx, flags: LabFlags): Promise<number> {
   const pgMajors = parsePgFlag(flags.pg);
   const runs = flags.runs === undefined ? undefined : parseIntFlag(flags.runs, "runs", 3, 99);
+  const cellTexts = flags.cells === undefined ? null : splitList(flags.cells, "cells");
   const device =
     flags.profile === undefined
       ? {
@@ -175,6 +177,7 @@ export async function labCommand(ctx: Ctx, flags: LabFlags): Promise<number> {
       pgMajors,
       quick: flags.quick === true,
       ...(runs === undefined ? {} : { runs }),
+      ...(cellTexts === null ? {} : { only: (cell) => cellTexts.some((t) => cell.id.includes(t)) }),
       workDir,
       device: device.device,
       deviceLabel: device.label,

@@ -1,7 +1,9 @@
 /**
  * `scanlab lab` for real: SIGTERM in the middle leaves no PostgreSQL process,
  * no cluster directory, read_ahead_kb as it was, and a partial JSON document;
- * too little free space is refused up front with one sentence.
+ * stdout on a full disk gives one sentence and exit 1 after a finished run,
+ * with the cluster gone; too little free space is refused up front with one
+ * sentence.
  */
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -73,6 +75,32 @@ describe.skipIf(!gate.available && !gate.required)("scanlab lab, live", () => {
       expect(doc.version).toBe(1);
       expect(doc.interrupted).toBe(true);
       expect(Array.isArray(doc.cells)).toBe(true);
+    },
+    LIVE_TIMEOUT_MS,
+  );
+
+  it.runIf(existsSync("/dev/full"))(
+    "stdout on a full disk: one sentence, exit 1, and nothing left behind",
+    async () => {
+      if (!gate.available) throw new Error(`SCANLAB_REQUIRE_LIVE=1 but ${gate.reason}`);
+      const work = join(dir, "full");
+      mkdirSync(work);
+      const r = await runBin(
+        ["lab", "--pg", "15", "--quick", "--cells", "seq narrow warm", "--work-dir", work],
+        {
+          stdoutFile: "/dev/full",
+        },
+      );
+      expect(
+        r.stderr.endsWith(
+          "scanlab: cannot write to standard output: no space left on the device (ENOSPC).\n",
+        ),
+      ).toBe(true);
+      expect(r.stderr.split("cannot write").length).toBe(2);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+      expect(r.code).toBe(1);
+      expect(readdirSync(work)).toEqual([]);
+      expect(processesMentioning(work)).toEqual([]);
     },
     LIVE_TIMEOUT_MS,
   );

@@ -25,6 +25,11 @@ const cases: { args: string[]; mentions: RegExp }[] = [
   { args: ["--pg", "15", "--profile", wrongKind], mentions: /tape-profile\.json|kind/ },
   { args: ["--pg", "15", "--profile", join(dir, "missing.json")], mentions: /missing\.json does not exist/ },
   { args: ["--pg", "15", "--runs", "2"], mentions: /runs/ },
+  {
+    args: ["--pg", "15", "--cells", "no such cell", "--work-dir", dir],
+    mentions: /no cell is selected: cell ids look like "pg15 /,
+  },
+  { args: ["--pg", "15", "--cells", "seq,"], mentions: /--cells "seq," has an empty item/ },
   { args: ["--pg", "15", "--json", join(dir, "no-such-dir", "out.json")], mentions: /--json/ },
   { args: ["--pg", "15", "--report", dir], mentions: /--report .* is a directory/ },
   {
