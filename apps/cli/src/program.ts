@@ -2,19 +2,15 @@
  * The `scanlab` command line: commander 14 commands with examples in every
  * `--help`, `--json` everywhere, and one place (run.ts) that turns errors
  * into exit codes.
+ *
+ * Start-up loads only what the invoked command needs. Every command's code
+ * (and the model packages behind it) is imported when its action runs, and
+ * the options whose help text comes from the simulator (the scenario flags
+ * and the work budget) are added only to the command being run or asked
+ * about, so `scanlab --version` and `scanlab --help` load commander and
+ * nothing of the simulator.
  */
-import { MEMORY_BUDGET_BYTES, WORK_BUDGET_STEPS } from "@scanlab/simulator";
 import { Command, Option } from "commander";
-import { adviseCommand } from "./commands/advise.js";
-import { calibrateCommand } from "./commands/calibrate.js";
-import { labCommand } from "./commands/lab.js";
-import { profilesCommand } from "./commands/profiles.js";
-import { reproduceCommand } from "./commands/reproduce.js";
-import { scanCommand } from "./commands/scan.js";
-import { addScenarioFlags } from "./commands/scenario-input.js";
-import { simulateCommand } from "./commands/simulate.js";
-import { sweepCommand } from "./commands/sweep.js";
-import { traceImportCommand } from "./commands/trace.js";
 import type { Ctx } from "./context.js";
 import { VERSION } from "./version.js";
 
@@ -25,14 +21,49 @@ function examples(lines: string[]): string {
 const json = () => new Option("--json", "print one JSON document on stdout (machine output)");
 const seed = () => new Option("--seed <N>", "seed of every random choice (same seed, same output)");
 const jobs = () => new Option("--jobs <N>", "simulations at once (default: the machine's cores)");
-const overBudget = () =>
-  new Option(
-    "--over-budget",
-    `run even when the estimated work (${WORK_BUDGET_STEPS / 1e6} million steps) or memory (${MEMORY_BUDGET_BYTES / 1024 ** 3} GiB) is over scanlab's budget; progress is shown and Ctrl-C keeps what finished`,
-  );
 
-/** Builds the program; `ctxFor` makes the context once the command's options are known, `done` receives its exit code. */
-export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number) => void): Command {
+/** The subcommand `argv` runs or asks help for (`scanlab help sweep` asks for sweep), or null. */
+export function invokedCommand(argv: readonly string[]): string | null {
+  const words = argv.filter((a) => !a.startsWith("-"));
+  if (words[0] === "help") return words[1] ?? null;
+  return words[0] ?? null;
+}
+
+/** What the simulator-backed options need: loaded only for the command being run. */
+interface HeavyOptions {
+  overBudget: () => Option;
+  addScenarioFlags: (cmd: Command) => Command;
+}
+
+async function loadHeavyOptions(): Promise<HeavyOptions> {
+  const [{ MEMORY_BUDGET_BYTES, WORK_BUDGET_STEPS }, { addScenarioFlags }] = await Promise.all([
+    import("@scanlab/simulator"),
+    import("./commands/scenario-input.js"),
+  ]);
+  return {
+    overBudget: () =>
+      new Option(
+        "--over-budget",
+        `run even when the estimated work (${WORK_BUDGET_STEPS / 1e6} million steps) or memory (${MEMORY_BUDGET_BYTES / 1024 ** 3} GiB) is over scanlab's budget; progress is shown and Ctrl-C keeps what finished`,
+      ),
+    addScenarioFlags,
+  };
+}
+
+/**
+ * Builds the program for `argv`; `ctxFor` makes the context once the
+ * command's options are known, `done` receives its exit code.
+ */
+export async function buildProgram(
+  ctxFor: (json: boolean) => Ctx,
+  done: (code: number) => void,
+  argv: readonly string[] = [],
+): Promise<Command> {
+  const invoked = invokedCommand(argv);
+  const heavy = ["simulate", "sweep", "advise"].includes(invoked ?? "") ? await loadHeavyOptions() : null;
+  // Commands that are not run get no simulator-backed options: they only appear in the command list.
+  const addScenarioFlags = (cmd: Command): Command => (heavy === null ? cmd : heavy.addScenarioFlags(cmd));
+  const overBudget = (): Option => heavy?.overBudget() ?? new Option("--over-budget");
   const program = new Command("scanlab")
     .description(
       "A laboratory for table-scan I/O: reproduce the pgsql-hackers scan experiments, simulate and sweep scans, scan real files, calibrate a device, and get settings advice.",
@@ -79,7 +110,9 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
       ]),
     )
     .action(async (targets: string[], opts) =>
-      done(await reproduceCommand(ctxFor(!!opts.json), targets, opts)),
+      done(
+        await (await import("./commands/reproduce.js")).reproduceCommand(ctxFor(!!opts.json), targets, opts),
+      ),
     );
 
   addScenarioFlags(
@@ -110,7 +143,7 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
       ]),
     )
     .action(async (file: string | undefined, opts) =>
-      done(await simulateCommand(ctxFor(!!opts.json), file, opts)),
+      done(await (await import("./commands/simulate.js")).simulateCommand(ctxFor(!!opts.json), file, opts)),
     );
 
   addScenarioFlags(
@@ -144,7 +177,7 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
       ]),
     )
     .action(async (file: string | undefined, opts) =>
-      done(await sweepCommand(ctxFor(!!opts.json), file, opts)),
+      done(await (await import("./commands/sweep.js")).sweepCommand(ctxFor(!!opts.json), file, opts)),
     );
 
   program
@@ -179,7 +212,9 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
         "scanlab scan /var/lib/postgresql/15/main/base/5/16384 --workers 3 --json",
       ]),
     )
-    .action(async (path: string, opts) => done(await scanCommand(ctxFor(!!opts.json), path, opts)));
+    .action(async (path: string, opts) =>
+      done(await (await import("./commands/scan.js")).scanCommand(ctxFor(!!opts.json), path, opts)),
+    );
 
   program
     .command("calibrate")
@@ -204,7 +239,9 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
         "scanlab calibrate /data/big.file --method node --no-readahead --json",
       ]),
     )
-    .action(async (path: string, opts) => done(await calibrateCommand(ctxFor(!!opts.json), path, opts)));
+    .action(async (path: string, opts) =>
+      done(await (await import("./commands/calibrate.js")).calibrateCommand(ctxFor(!!opts.json), path, opts)),
+    );
 
   program
     .command("lab")
@@ -242,7 +279,9 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
         'scanlab lab --pg 15,18 --quick --cells "seq narrow"',
       ]),
     )
-    .action(async (opts) => done(await labCommand(ctxFor(opts.json === true), opts)));
+    .action(async (opts) =>
+      done(await (await import("./commands/lab.js")).labCommand(ctxFor(opts.json === true), opts)),
+    );
 
   program
     .command("advise")
@@ -279,7 +318,9 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
         "scanlab advise --device my-disk.json --os linux-6.10 --table-size 800GB --clients 6 --json",
       ]),
     )
-    .action(async (opts) => done(await adviseCommand(ctxFor(!!opts.json), opts)));
+    .action(async (opts) =>
+      done(await (await import("./commands/advise.js")).adviseCommand(ctxFor(!!opts.json), opts)),
+    );
 
   program
     .command("profiles")
@@ -299,7 +340,14 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
       ]),
     )
     .action(async (action: string | undefined, name: string | undefined, opts) =>
-      done(await profilesCommand(ctxFor(!!opts.json), action, name, opts)),
+      done(
+        await (await import("./commands/profiles.js")).profilesCommand(
+          ctxFor(!!opts.json),
+          action,
+          name,
+          opts,
+        ),
+      ),
     );
 
   const trace = program
@@ -331,7 +379,9 @@ export function buildProgram(ctxFor: (json: boolean) => Ctx, done: (code: number
         "blktrace -d /dev/nvme0n1 -o - | blkparse -i - > scan.blk; scanlab trace import scan.blk --json",
       ]),
     )
-    .action(async (file: string, opts) => done(await traceImportCommand(ctxFor(!!opts.json), file, opts)));
+    .action(async (file: string, opts) =>
+      done(await (await import("./commands/trace.js")).traceImportCommand(ctxFor(!!opts.json), file, opts)),
+    );
 
   return program;
 }

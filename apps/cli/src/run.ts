@@ -28,7 +28,7 @@ function isAbort(e: unknown): boolean {
 
 /** The command name as commander reports it in an error (for the "see --help" hint). */
 function commandPath(argv: readonly string[]): string {
-  const names = ["reproduce", "simulate", "sweep", "scan", "calibrate", "advise", "profiles", "trace"];
+  const names = ["reproduce", "simulate", "sweep", "scan", "calibrate", "lab", "advise", "profiles", "trace"];
   const first = argv.find((a) => !a.startsWith("-"));
   if (first === undefined || !names.includes(first)) return "scanlab";
   if (first === "trace" && argv.includes("import")) return "scanlab trace import";
@@ -67,9 +67,13 @@ export async function runCli(argv: readonly string[], options: RunOptions = {}):
   });
   const errCtx = makeCtx(false);
   let code: number = EXIT.ok;
-  const program = buildProgram(makeCtx, (c) => {
-    code = c;
-  });
+  const program = await buildProgram(
+    makeCtx,
+    (c) => {
+      code = c;
+    },
+    argv,
+  );
   const configure = (cmd: typeof program) => {
     cmd.exitOverride();
     cmd.configureOutput({
@@ -86,7 +90,9 @@ export async function runCli(argv: readonly string[], options: RunOptions = {}):
   } catch (e) {
     if (e instanceof CommanderError) {
       if (e.code === "commander.helpDisplayed" || e.code === "commander.version") return EXIT.ok;
-      if (e.code === "commander.help" || e.code === "commander.executeSubCommandAsync") return EXIT.usage;
+      // `scanlab help` asked for help (exit 0); a bare `scanlab` or `scanlab trace` is missing its command (exit 2).
+      if (e.code === "commander.help") return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      if (e.code === "commander.executeSubCommandAsync") return EXIT.usage;
       const message = oneLine(e.message.replace(/^error:\s*/i, ""));
       errCtx.err(
         `${commandPath(argv)}: ${message}${/[.?)]$/.test(message) ? "" : "."} Run "${commandPath(argv)} --help" for the options.`,
