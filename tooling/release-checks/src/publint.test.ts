@@ -7,10 +7,11 @@
  * executable, and the rest of publint's rules.
  */
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { publint } from "publint";
 import { formatMessage } from "publint/utils";
 import { describe, expect, inject, it } from "vitest";
-import { publishedPackages } from "./workspace.js";
+import { publishedPackages, repoRoot } from "./workspace.js";
 
 const tarballs = inject("tarballs");
 
@@ -39,11 +40,28 @@ describe("the tarballs hold the build, not the sources", () => {
       const list = files[name] ?? [];
       expect(list).toContain("package.json");
       expect(list).toContain("README.md");
+      expect(list, "the MIT licence text ships with the package").toContain("LICENSE");
       expect(list.some((f) => f.startsWith("dist/") && f.endsWith(".d.ts"))).toBe(true);
       // No sources, tests or fixtures: users install dist/ only.
       expect(
         list.filter((f) => /^(src|test|bench|fixtures)\//.test(f) || /\.test\.[cm]?[jt]s$/.test(f)),
       ).toEqual([]);
+    });
+  }
+});
+
+describe("every published manifest says where the project lives and under which licence", () => {
+  for (const pkg of publishedPackages()) {
+    const m = pkg.manifest;
+    it(m.name, () => {
+      expect(m.license).toBe("MIT");
+      expect(m.repository?.url).toMatch(/^git\+https:\/\//);
+      expect(m.repository?.directory).toBe(pkg.dir.slice(repoRoot.length + 1));
+      expect(m.homepage).toMatch(/^https:\/\//);
+      expect(m.bugs?.url).toMatch(/^https:\/\/.*\/issues$/);
+      expect(readFileSync(join(pkg.dir, "LICENSE"), "utf8")).toBe(
+        readFileSync(join(repoRoot, "LICENSE"), "utf8"),
+      );
     });
   }
 });

@@ -19,6 +19,10 @@ export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", ".."
 export interface Manifest {
   name: string;
   version: string;
+  license?: string;
+  homepage?: string;
+  bugs?: { url?: string };
+  repository?: { type?: string; url?: string; directory?: string };
   private?: boolean;
   type?: string;
   files?: string[];
