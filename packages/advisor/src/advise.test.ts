@@ -138,6 +138,20 @@ describe("advise on scripted times", () => {
     expect(ra.why).toMatch(/; 2048, 4096 kB not simulated: .* \(give a larger --sim-size\)$/);
   });
 
+  it("scales a cap the scenario sets, and keeps an uncapped allocator uncapped", async () => {
+    for (const [given, simulated] of [
+      [256, 26],
+      [null, null],
+    ] as const) {
+      const s = seqScan("10GB");
+      s.queries[0]!.allocator = { kind: "pg14", maxChunkBlocks: given };
+      const { run, calls } = scriptedRunner(() => 1);
+      await advise(s, { run });
+      for (const c of calls.slice(0, 3))
+        for (const p of c.points) expect(p.allocator).toEqual({ kind: "pg14", maxChunkBlocks: simulated });
+    }
+  });
+
   it("leaves out read_ahead_kb off Linux and the chunk cap before PG14's allocator", async () => {
     const s = seqScan("10GB", "13");
     s.machine.os = "freebsd-13";
@@ -198,10 +212,8 @@ describe("advise on scripted times", () => {
 });
 
 describe("advise with the simulator", () => {
-  // About a dozen simulations of a 64 MB table: seconds on a loaded 2-core machine; the timeout is generous for that.
-  it("runs every stage in process, and a point's time is the simulator's for that scenario", {
-    timeout: 120_000,
-  }, async () => {
+  // Fourteen simulations of a 64 MB table: seconds alone, within the default hang timeout on a loaded machine.
+  it("runs every stage in process, and a point's time is the simulator's for that scenario", async () => {
     const s = seqScan("64MB");
     s.machine.cores = 3;
     const advice = await advise(s);

@@ -244,9 +244,6 @@ interface Point {
   settings: PointSettings;
 }
 
-/** The pg14 allocator with a cap (null: uncapped). */
-const pg14 = (cap: number | null): AllocatorSpec => ({ kind: "pg14", maxChunkBlocks: cap });
-
 /**
  * Advice for the scan of `scenario`'s first query (see the file header):
  * one row per setting, each with its simulated sweep, the default's and the
@@ -282,14 +279,29 @@ export async function advise(scenario: ScenarioInput, options: AdviceOptions = {
   const linux = full.machine.os.startsWith("linux");
   const eicDefault = defaultEic(pg);
   // The chunk cap is the PG14+ allocator's: nothing to scale or compare for an older one.
-  const allocatorKind = (query.allocator ?? { kind: pgModel(pg).allocator }).kind;
-  const pg14Allocator = allocatorKind === "pg14";
+  const allocator: AllocatorSpec = query.allocator ?? ({ kind: pgModel(pg).allocator } as AllocatorSpec);
+  const pg14Options = allocator.kind === "pg14" ? allocator : null;
+  /** The pg14 allocator with a cap (null: uncapped), keeping the scenario's other pg14 options. */
+  const pg14 = (cap: number | null): AllocatorSpec => ({ ...pg14Options, kind: "pg14", maxChunkBlocks: cap });
 
   const scaled = scaleDown(scenario, simBytes);
   const { factor, chunkCapBlocks: scaledCap } = scaled;
   const base = scaled.scenario;
-  // At full size PostgreSQL's own cap applies; scaled, the cap shrinks with the table.
-  const defaultAlloc: PointSettings = factor > 1 && pg14Allocator ? { allocator: pg14(scaledCap) } : {};
+  // At full size the scenario's cap applies (PostgreSQL's unless it sets one); scaled, the cap shrinks
+  // with the table.
+  const givenCap = pg14Options?.maxChunkBlocks;
+  const defaultAlloc: PointSettings =
+    factor > 1 && pg14Options !== null
+      ? {
+          allocator: pg14(
+            givenCap === undefined
+              ? scaledCap
+              : givenCap === null
+                ? null
+                : Math.max(1, Math.round(givenCap / factor)),
+          ),
+        }
+      : {};
 
   const scenarioOf = (p: Point, stage: string): ScenarioInput => {
     const s = structuredClone(base);
@@ -325,7 +337,7 @@ export async function advise(scenario: ScenarioInput, options: AdviceOptions = {
   const laterCells =
     (workload === "bitmap" ? EIC_VALUES : EIC_VALUES_SEQSCAN).length +
     (linux ? new Set([deviceDefaultRa, ...READ_AHEAD_VALUES_KB]).size : 0) +
-    (workload === "seqscan" && pg14Allocator ? 2 : 0);
+    (workload === "seqscan" && pg14Options !== null ? 2 : 0);
   const heavy = heaviest ?? estimate(scenarioOf({ label: "", settings: {} }, ""));
   options.onPlan?.([...stage1, ...Array<WorkEstimate>(laterCells).fill(heavy)]);
 
@@ -430,7 +442,7 @@ export async function advise(scenario: ScenarioInput, options: AdviceOptions = {
   const capWorkers = Math.max(workers, Math.min(DEFAULT_WORKERS, cores - 1));
   const capSweep = { workers: capWorkers, values: [String(PG14_MAX_CHUNK_BLOCKS), "none"] };
   const capSetting = "chunk cap (PARALLEL_SEQSCAN_MAX_CHUNK_SIZE, compiled in)";
-  if (workload === "seqscan" && pg14Allocator && capWorkers > 0) {
+  if (workload === "seqscan" && pg14Options !== null && capWorkers > 0) {
     const uncapped = nextPowerOfTwo(Math.max(1, Math.floor(scaled.fullTableBlocks / PG14_NCHUNKS)));
     if (uncapped <= PG14_MAX_CHUNK_BLOCKS) {
       const from = (PG14_MAX_CHUNK_BLOCKS + 1) * PG14_NCHUNKS;
