@@ -7,7 +7,10 @@
  * - the scenario the page ran is the built-in one with that parameter
  *   written in (built here in Node with the same playground model);
  * - every number the page shows equals, exactly, what @scanlab/simulator
- *   computes in Node for the same scenario and seed.
+ *   computes in Node for the same scenario and seed;
+ * - settings advice on the page's scenario (@scanlab/advisor's `advise`, run
+ *   in the page's advice worker) shows, row by row, what `advise` gives in
+ *   Node for the same scenario and simulated size.
  *
  * Without Chromium the test is skipped with the reason, except under
  * SCANLAB_REQUIRE_LIVE=1 (CI), where a missing browser is a failure.
@@ -16,11 +19,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { advise } from "@scanlab/advisor";
 import { simulate } from "@scanlab/simulator";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildHash } from "../scripts/build-hash.js";
 import { type RunningServer, serve } from "../scripts/serve.js";
+import { parseSimSize, SIM_SIZE_OPTION, shownAdvice } from "../src/lib/advice-model.js";
 import { applyParams, builtinScenarios, paramsOf, shownMetrics } from "../src/lib/playground-model.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -124,6 +129,43 @@ describe.skipIf(missing !== undefined && !requireLive)("the playground in headle
 
     const inNode = Object.fromEntries(shownMetrics(simulate(ran), ran).map((m) => [m.key, String(m.value)]));
     expect(await shown()).toEqual(inNode);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("advises on the playground's scenario with Node's rows", async () => {
+    // Runs after the test above, on the page it left: the default scenario with its workers changed.
+    const selected = await page.getByTestId("scenario").inputValue();
+    const builtin = builtinScenarios().find((s) => s.id === selected)!;
+    const params = paramsOf(JSON.parse((await page.getByTestId("scenario-json").textContent()) ?? "{}"));
+    // 64 MB: the smallest simulated size, so the dozen simulations take seconds.
+    await page.getByTestId("simSize").fill("64MB");
+    await page.getByTestId("advise").click();
+    await page.waitForSelector('[data-testid=advice-status][data-runs="1"]', { timeout: 300_000 });
+    const status = page.getByTestId("advice-status");
+    expect(await status.getAttribute("data-status"), (await status.textContent()) ?? "").toBe("done");
+
+    const advised = JSON.parse((await page.getByTestId("advised-json").textContent()) ?? "{}");
+    expect(advised).toEqual(applyParams(builtin.scenario, params));
+    const inNode = shownAdvice(
+      await advise(advised, { simBytes: parseSimSize("64MB"), simSizeOption: SIM_SIZE_OPTION }),
+    );
+    expect(inNode.length).toBeGreaterThan(0);
+    const rows = await page.$$eval("[data-testid=advice-rows] tbody tr", (trs) =>
+      trs.map((tr) => ({
+        key: tr.getAttribute("data-key"),
+        gain: tr.getAttribute("data-gain"),
+        why: tr.getAttribute("title"),
+        cells: [...tr.querySelectorAll("td")].map((td) => td.textContent?.trim()),
+      })),
+    );
+    expect(rows).toEqual(
+      inNode.map((r) => ({
+        key: r.key,
+        gain: r.gain,
+        why: r.why,
+        cells: [r.setting, r.defaultValue, r.recommended, r.gainText, r.timesText],
+      })),
+    );
     expect(pageErrors).toEqual([]);
   });
 });

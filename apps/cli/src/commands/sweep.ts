@@ -6,9 +6,13 @@
  * (the first value of the first varied setting, or `--baseline`), green when
  * faster and red when slower on a terminal. `--report DIR` adds a chart.
  * The whole grid's work is estimated before anything runs (work-budget.ts).
+ * The grid itself (cells, their order and labels, the baseline ratios) is
+ * `planSweep` of @scanlab/advisor; this command parses `--vary` with the
+ * scenario flags and writes each cell's values into the scenario.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { baselineRatios, planSweep, type SweepAxis, sweepCellName } from "@scanlab/advisor";
 import type { RowMetrics, ScenarioInput } from "@scanlab/simulator";
 import type { Ctx } from "../context.js";
 import { toJson } from "../context.js";
@@ -32,8 +36,8 @@ import { parseJobs, runPool } from "../workers/pool.js";
 import type { SimulateAnswer, SimulateTask } from "../workers/protocol.js";
 import { buildScenario, validateScenario } from "./scenario-input.js";
 
-/** One varied setting. */
-export interface Vary {
+/** One varied setting: a sweep axis of scenario flag values, with the text each was given as. */
+export interface Vary extends SweepAxis {
   flag: ScenarioFlag;
   raw: string[];
   values: unknown[];
@@ -63,7 +67,7 @@ export function parseVary(spec: string): Vary {
   if (new Set(labels).size !== labels.length) {
     throw new CliError("CLI_BAD_VARY", `--vary ${name} lists a value twice: give each value once.`);
   }
-  return { flag, raw, values, labels };
+  return { name: flag.name, flag, raw, values, labels };
 }
 
 /** One simulated point of a sweep. */
@@ -145,32 +149,23 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
   }
 
   // Every combination, row-major (rows: the second setting), each checked before anything runs.
+  const plan = planSweep(varies, baselineIndex);
   const points: SweepPoint[] = [];
   const tasks: SimulateTask[] = [];
   const nrows = rowsVary?.values.length ?? 1;
-  for (let r = 0; r < nrows; r++) {
-    for (let c = 0; c < cols.values.length; c++) {
-      const extra: ParsedFlags = [{ flag: cols.flag, raw: cols.raw[c]!, value: cols.values[c] }];
-      const values: Record<string, string> = { [cols.flag.name]: cols.labels[c]! };
-      if (rowsVary) {
-        extra.push({ flag: rowsVary.flag, raw: rowsVary.raw[r]!, value: rowsVary.values[r] });
-        values[rowsVary.flag.name] = rowsVary.labels[r]!;
-      }
-      const scenario = applyScenarioFlags(base, [...fixedFlags, ...extra], seed) as ScenarioInput & {
-        name: string;
-      };
-      scenario.name = `${scenario.name} [${Object.entries(values)
-        .map(([k, v]) => `${k}=${v}`)
-        .join(", ")}]`;
-      validateScenario(
-        scenario,
-        `sweep point ${Object.entries(values)
-          .map(([k, v]) => `${k}=${v}`)
-          .join(", ")}`,
-      );
-      points.push({ at: rowsVary ? [c, r] : [c], values, metrics: null, ofBaseline: null });
-      tasks.push({ kind: "simulate", scenario, full: false });
-    }
+  for (const cell of plan.cells) {
+    const extra: ParsedFlags = varies.map((v, i) => ({
+      flag: v.flag,
+      raw: v.raw[cell.at[i]!]!,
+      value: cell.values[i],
+    }));
+    const scenario = applyScenarioFlags(base, [...fixedFlags, ...extra], seed) as ScenarioInput & {
+      name: string;
+    };
+    scenario.name = sweepCellName(scenario.name, cell);
+    validateScenario(scenario, `sweep point ${cell.label}`);
+    points.push({ at: cell.at, values: cell.labels, metrics: null, ofBaseline: null });
+    tasks.push({ kind: "simulate", scenario, full: false });
   }
 
   const estimates = tasks.map((t) => estimateScenario(t.scenario));
@@ -219,15 +214,15 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
   answers.forEach((a, i) => {
     if (a !== undefined && !a.interrupted) points[i]!.metrics = a.metrics;
   });
-  for (let r = 0; r < nrows; r++) {
-    const rowPoints = points.slice(r * cols.values.length, (r + 1) * cols.values.length);
-    const baseTime = rowPoints[baselineIndex]?.metrics?.timeS;
-    for (const p of rowPoints) {
-      p.ofBaseline = p.metrics && baseTime !== undefined ? p.metrics.timeS / baseTime : null;
-    }
-  }
+  const ratios = baselineRatios(
+    plan,
+    points.map((p) => p.metrics?.timeS),
+  );
+  points.forEach((p, i) => {
+    p.ofBaseline = ratios[i] ?? null;
+  });
   const interrupted = points.some((p) => p.metrics === null);
-  const baselineLabel = `${cols.flag.name}=${cols.labels[baselineIndex]}`;
+  const baselineLabel = plan.baselineLabel;
   const json = {
     scenario: applyScenarioFlags(base, fixedFlags, seed),
     vary: varies.map((v) => ({ name: v.flag.name, values: v.labels })),
