@@ -3,10 +3,11 @@
  * log what the scans asked of the OS (every read, every piece of advice,
  * every open), in blocks of table 0's first segment.
  */
-import { realModels } from "../src/engine/adapters.js";
-import { PAGES_PER_BLOCK } from "../src/engine/machine.js";
-import type { OsOpenFile } from "../src/engine/ports.js";
-import { type ModelFactories, type SimulationResult, simulateWith } from "../src/engine/simulate.js";
+
+import { type ModelFactories, type SimulationResult, simulateWith } from "../src/engine/loop/simulate.js";
+import { PAGES_PER_BLOCK } from "../src/engine/pg/machine.js";
+import { realModels } from "../src/engine/seam/adapters.js";
+import type { OsOpenFile } from "../src/engine/seam/ports.js";
 import { resolveScenario } from "../src/scenario/resolve.js";
 import type { ScenarioInput } from "../src/scenario/schema.js";
 

@@ -5,7 +5,7 @@
  * `reproduce` and `advise` (per row), and `scan` sets its prediction beside
  * a real measurement. A figure computed from the table's size goes wrong in
  * two ways: a bitmap heap scan reads only the pages its bitmap names, not the
- * table; and the warp (warp.ts) cuts the steady stretch out of the table, so
+ * table; and the warp (speedups/warp.ts) cuts the steady stretch out of the table, so
  * after a cut the table's block count no longer says how much a run scanned.
  *
  * Insight. Every run already counts the blocks its processes handled, warp
@@ -26,7 +26,7 @@
  * - Unfinished runs are left out: a run cut short by `duration` or Ctrl-C has
  *   neither a full byte count nor a duration.
  */
-import { BLOCK_BYTES } from "../units.js";
+import { BLOCK_BYTES } from "../../units.js";
 
 /** What the throughput needs of a run (a RunResult has it). */
 export interface ThroughputRun {

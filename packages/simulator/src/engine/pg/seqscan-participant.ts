@@ -25,13 +25,13 @@
  * one event per readahead window, not one per 8 kB block.
  */
 import { SYNC_SCAN_REPORT_INTERVAL_BLOCKS } from "@scanlab/syncscan";
-import { BLOCK_BYTES } from "../units.js";
+import { BLOCK_BYTES } from "../../units.js";
+import type { Entity } from "../loop/scheduler.js";
+import type { AllocatorParticipant, TableChange } from "../seam/ports.js";
 import { pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
 import { PAGES_PER_BLOCK } from "./machine.js";
-import type { AllocatorParticipant, TableChange } from "./ports.js";
 import { type OpenFiles, openSegment, type ScanRunCtx } from "./scan-run.js";
-import type { Entity } from "./scheduler.js";
 import { BufferRing } from "./shared-buffers.js";
 
 /**
@@ -79,7 +79,7 @@ export class SeqScanParticipant implements Entity {
     this.jitter = new CpuJitter(ctx.seed + this.id, cpu.jitter);
   }
 
-  /** The table was renumbered under the scan (the warp's cut or restore, warp.ts). */
+  /** The table was renumbered under the scan (the warp's cut or restore, speedups/warp.ts). */
   relabel(change: TableChange): void {
     if (this.remaining > 0) {
       const end = change.mapEnd(this.cur + this.remaining);

@@ -7,7 +7,7 @@
  * here means a model package can evolve its public API without the event
  * loop changing, and tests can drive the engine with scripted models.
  */
-import type { SharedOpKind } from "./shared-memory.js";
+import type { SharedOpKind } from "../pg/shared-memory.js";
 
 /** A claim of consecutive blocks handed to one participant (split where it wraps). */
 export interface Claim {
@@ -28,12 +28,12 @@ export interface ScanAllocation {
   /**
    * Where the scan is, in counter space (counter value c is block
    * (c + startBlock) mod nblocks; every value below `counter` has been handed
-   * out), or null before the start block is set. For the warp (warp.ts).
+   * out), or null before the start block is set. For the warp (speedups/warp.ts).
    */
   position?(): { counter: number; startBlock: number; nblocks: number } | null;
-  /** Renumbers the scan for a {@link TableChange} (warp.ts): new size, start block mapped, counters shifted. */
+  /** Renumbers the scan for a {@link TableChange} (speedups/warp.ts): new size, start block mapped, counters shifted. */
   relabel?(nblocks: number, mapBlock: (block: number) => number, counterShift: number): void;
-  /** What the warp may not cut (warp.ts): see adapters.ts `warpLimits`. */
+  /** What the warp may not cut (speedups/warp.ts): see adapters.ts `warpLimits`. */
   warpLimits?(): WarpLimits;
   /**
    * For fixed-size policies (pg96, pg11, batch): blocks per claim, where the
@@ -54,11 +54,11 @@ export interface SyncScanPort {
   getLocation(key: number, nblocks: number): number;
   /** Reports that block `block` was handed out (the tracker keeps multiples of the interval only). */
   report(key: number, block: number): void;
-  /** Renumbers the stored location of `key` in place (warp.ts). */
+  /** Renumbers the stored location of `key` in place (speedups/warp.ts). */
   relocate?(key: number, map: (block: number) => number): void;
 }
 
-/** A table renumbered under running scans (the warp's cut or restore, warp.ts). */
+/** A table renumbered under running scans (the warp's cut or restore, speedups/warp.ts). */
 export interface TableChange {
   /** Table index. */
   table: number;
@@ -76,7 +76,7 @@ export interface TableChange {
   mapSegment(segment: number): number;
 }
 
-/** Counters the OS adapter keeps, for the warp's credits (warp.ts). */
+/** Counters the OS adapter keeps, for the warp's credits (speedups/warp.ts). */
 export interface OsCounters {
   deviceReads: number;
   deviceBytes: number;
@@ -134,7 +134,7 @@ export interface OsPort {
   /** Makes `pages` pages of `file` valid from page 0 (a warm cache at the start). */
   warm(file: number, pages: number): void;
   /**
-   * The warp's hooks (warp.ts); an OS without them is never warped.
+   * The warp's hooks (speedups/warp.ts); an OS without them is never warped.
    * `relabelTable`: renames the table's cached files and re-sizes its segments.
    * `renameOpen`: gives an open file its renamed file id. `counters`/`credit`:
    * read and add to the counters a skipped stretch would have moved, `creditUs`
@@ -172,7 +172,7 @@ export interface OsPort {
 /** An open file: opaque to the engine. */
 export type OsOpenFile = unknown;
 
-/** What a scan's allocation forbids a warp cut (warp.ts). */
+/** What a scan's allocation forbids a warp cut (speedups/warp.ts). */
 export interface WarpLimits {
   /** Blocks at the end of the scan's path where claims change size: never cut. */
   tailBlocks: number;

@@ -37,12 +37,12 @@
  */
 
 import { SYNC_SCAN_REPORT_INTERVAL_BLOCKS } from "@scanlab/syncscan";
-import { fileIdOf, PAGES_PER_BLOCK } from "./machine.js";
-import type { ScanAllocation, TableChange } from "./ports.js";
-import { openSegment, type ScanRunCtx } from "./scan-run.js";
-import type { Entity } from "./scheduler.js";
-import type { SeqScanParticipant } from "./seqscan-participant.js";
-import type { BufferRing } from "./shared-buffers.js";
+import type { Entity } from "../loop/scheduler.js";
+import { fileIdOf, PAGES_PER_BLOCK } from "../pg/machine.js";
+import { openSegment, type ScanRunCtx } from "../pg/scan-run.js";
+import type { SeqScanParticipant } from "../pg/seqscan-participant.js";
+import type { BufferRing } from "../pg/shared-buffers.js";
+import type { ScanAllocation, TableChange } from "../seam/ports.js";
 
 /**
  * Relative tolerance for "two rounds moved every clock by the same amount": floating-point

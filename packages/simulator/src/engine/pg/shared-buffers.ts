@@ -34,10 +34,10 @@
  * the approximation it is).
  */
 import { BULKREAD_RING_BASE_BUFFERS, bulkReadRingBuffers } from "@scanlab/core";
-import { pgModel } from "../scenario/pg-model.js";
-import type { PgVersion } from "../scenario/types.js";
+import { pgModel } from "../../scenario/pg-model.js";
+import type { PgVersion } from "../../scenario/types.js";
+import type { TableChange } from "../seam/ports.js";
 import { BufferMap, TAG_TABLE_STRIDE } from "./buffer-map.js";
-import type { TableChange } from "./ports.js";
 
 /** BM_MAX_USAGE_COUNT (src/include/storage/buf_internals.h). */
 export const BM_MAX_USAGE_COUNT = 5;
@@ -173,7 +173,7 @@ export class SharedBuffers {
 
   /**
    * Renumbers the blocks of a table held in the pool (the warp's cut or
-   * restore, warp.ts): each buffer keeps its place, usage count and
+   * restore, speedups/warp.ts): each buffer keeps its place, usage count and
    * readiness, under its block's new number. A cut block must not be held.
    */
   relabelTable(change: TableChange): void {

@@ -20,11 +20,11 @@
  *   one fadvise syscall; the allocator's shared-memory cost per claim.
  */
 import type { ReadStream, ReadStreamEnv, ReadStreamIo, ReadStreamStep } from "@scanlab/bitmap-prefetch";
-import { BLOCK_BYTES } from "../units.js";
+import { BLOCK_BYTES } from "../../units.js";
+import type { Entity } from "../loop/scheduler.js";
 import { pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
 import { type OpenFiles, osBlocks, type ScanRunCtx } from "./scan-run.js";
-import type { Entity } from "./scheduler.js";
 import type { BufferRing } from "./shared-buffers.js";
 
 /**

@@ -9,7 +9,7 @@
  * scan is its own start block and repeated full scans do not drift. The
  * engine makes that report when the last claim runs out (`onEnd`).
  */
-import type { AllocatorParticipant, Claim } from "./ports.js";
+import type { AllocatorParticipant, Claim } from "../seam/ports.js";
 
 /** The serial scan of an `nblocks`-block table from `startBlock`. */
 export class SerialAllocation implements AllocatorParticipant {
@@ -23,7 +23,7 @@ export class SerialAllocation implements AllocatorParticipant {
   /**
    * The scan's position in counter space when its process is at block `cur`
    * (counter c is block (c + startBlock) mod nblocks; the warp's view,
-   * warp.ts), or null before the first claim.
+   * speedups/warp.ts), or null before the first claim.
    */
   position(cur: number): { counter: number; startBlock: number; nblocks: number } | null {
     const { nblocks, startBlock, step } = this;
@@ -33,7 +33,7 @@ export class SerialAllocation implements AllocatorParticipant {
     return { counter: nblocks, startBlock, nblocks };
   }
 
-  /** The table was renumbered (the warp, warp.ts): new size and start block; claims held are the participant's. */
+  /** The table was renumbered (the warp, speedups/warp.ts): new size and start block; claims held are the participant's. */
   relabel(nblocks: number, mapBlock: (block: number) => number): void {
     this.nblocks = nblocks;
     this.startBlock = mapBlock(this.startBlock);

@@ -13,8 +13,8 @@
  * explicit timeouts.
  */
 import { describe, expect, it } from "vitest";
-import { simulate } from "../index.js";
-import type { ScenarioInput } from "../scenario/schema.js";
+import { simulate } from "../../index.js";
+import type { ScenarioInput } from "../../scenario/schema.js";
 
 const BOUNDARY = 2 ** 31 + 2 ** 18;
 const MAX_BLOCKS = 0xfffffffe;

@@ -2,8 +2,9 @@
  * The modelled machine after a scenario is resolved: tables laid out as
  * segment files on one device, the CPU costs, shared buffers and the OS.
  */
+
+import type { OsPort, SyncScanPort } from "../seam/ports.js";
 import type { CpuCosts } from "./cpu-costs.js";
-import type { OsPort, SyncScanPort } from "./ports.js";
 import type { SharedBuffers } from "./shared-buffers.js";
 
 /** OS pages per 8 kB PostgreSQL block (4 kB pages, apps/docs/src/reference/os-readahead-policies.md#readahead-units units). */

@@ -34,7 +34,7 @@
  *    its own tail (PG14's ramp-down zone less its first halving, which a
  *    cut may cross), plus the spread between the scans, plus a window, and
  *    the table as long as the allocator needs (PG14's unsigned ramp-down
- *    threshold: adapters.ts warpLimits). Nothing of the stretch may be in
+ *    threshold: seam/adapters.ts warpLimits). Nothing of the stretch may be in
  *    shared buffers. Pages ahead of the scans (in the stretch, and after it
  *    up to the leading scan's end) still in the page cache from earlier, a
  *    previous run's, must be ones the skipped reads would have pushed out
@@ -82,17 +82,17 @@
  * of a percent. `simulate(..., { exact: true })` turns the warp off.
  */
 
-import type { TableRt } from "./machine.js";
-import { segmentFileId } from "./machine.js";
-import type { OsCounters, OsPort, SyncScanPort, TableChange, WarpLimits } from "./ports.js";
-import type { OpenFiles, RunStats } from "./scan-run.js";
-import type { Scheduler } from "./scheduler.js";
-import type { SharedBuffers } from "./shared-buffers.js";
-import type { SharedLine } from "./shared-memory.js";
+import type { Scheduler } from "../loop/scheduler.js";
+import type { TableRt } from "../pg/machine.js";
+import { segmentFileId } from "../pg/machine.js";
+import type { OpenFiles, RunStats } from "../pg/scan-run.js";
+import type { SharedBuffers } from "../pg/shared-buffers.js";
+import type { SharedLine } from "../pg/shared-memory.js";
+import type { OsCounters, OsPort, SyncScanPort, TableChange, WarpLimits } from "../seam/ports.js";
 
 /**
  * Rates must agree within 1% (window to window, scan to scan). Our choice: the
- * jitter of per-block CPU time (cpu-jitter.ts) moves a 256 MB window's rate
+ * jitter of per-block CPU time (pg/cpu-jitter.ts) moves a 256 MB window's rate
  * by far less, and a real drift between clients of more than 1% over two
  * windows is what the warp must not skip.
  */

@@ -2,9 +2,10 @@
  * One execution of one query: its participants, its shared allocation state
  * and its contended cache line, and the statistics it collects.
  */
+
+import type { Scheduler } from "../loop/scheduler.js";
+import type { OsOpenFile } from "../seam/ports.js";
 import { fileIdOf, type MachineRt, PAGES_PER_BLOCK, type TableRt } from "./machine.js";
-import type { OsOpenFile } from "./ports.js";
-import type { Scheduler } from "./scheduler.js";
 import type { SharedLine } from "./shared-memory.js";
 
 /** Counters of one run (one query execution). */

@@ -4,8 +4,8 @@
  * -> one block per hold time, whatever N).
  */
 import { describe, expect, it } from "vitest";
+import { Scheduler } from "../loop/scheduler.js";
 import { DEFAULT_CPU_COSTS } from "./cpu-costs.js";
-import { Scheduler } from "./scheduler.js";
 import { SharedLine, type SharedOpKind } from "./shared-memory.js";
 
 const line = () => new SharedLine(DEFAULT_CPU_COSTS.spinlockHoldUs, DEFAULT_CPU_COSTS.atomicOpUs);

@@ -15,13 +15,13 @@
  *
  * - a sequential scan before PG17 takes one step per readahead window on a
  *   cold table (the window is where the OS must decide again:
- *   seqscan-participant.ts) and one per 1024 blocks on a cached one, plus a
+ *   pg/seqscan-participant.ts) and one per 1024 blocks on a cached one, plus a
  *   few per allocator claim (each claim restarts the readahead ramp of a
  *   parallel scan); one block per claim (PG 9.6-13) runs as a striding gang,
  *   whose steps grow with the number of processes;
  * - read streams (PG17+) and bitmap heap scans take about one and two steps
  *   per block or page;
- * - the warp (warp.ts) leaves of a long cold scan only what it measures
+ * - the warp (speedups/warp.ts) leaves of a long cold scan only what it measures
  *   before its cut (five windows and the way to a segment boundary) and what
  *   it keeps after it (a window, the ramp-down zone, the last segment);
  * - the number of runs is the scenario's, or for `duration` and `until` the
@@ -48,12 +48,12 @@
  * documented limit of ours: the CLI refuses a scenario over it unless asked
  * to run it, and shows progress for one over {@link PROGRESS_STEPS}.
  */
-import { pgModel } from "../scenario/pg-model.js";
-import type { ResolvedScenario } from "../scenario/resolve.js";
-import type { QuerySpec } from "../scenario/schema.js";
-import { BLOCK_BYTES } from "../units.js";
-import { defaultAllocator, deviceSequentialBytesPerS } from "./adapters.js";
-import { pageWorkUs, preadUs, resolveCpuCosts } from "./cpu-costs.js";
+import { pgModel } from "../../scenario/pg-model.js";
+import type { ResolvedScenario } from "../../scenario/resolve.js";
+import type { QuerySpec } from "../../scenario/schema.js";
+import { BLOCK_BYTES } from "../../units.js";
+import { pageWorkUs, preadUs, resolveCpuCosts } from "../pg/cpu-costs.js";
+import { defaultAllocator, deviceSequentialBytesPerS } from "../seam/adapters.js";
 
 /**
  * Steps a simulation may take without being asked for: 25 million, about a
@@ -81,7 +81,7 @@ export const MEMORY_BUDGET_BYTES = 1024 ** 3;
 export const STEP_US = 4;
 
 /**
- * The warp's window, in blocks per scan (warp.ts WINDOW_BLOCKS): it measures
+ * The warp's window, in blocks per scan (speedups/warp.ts WINDOW_BLOCKS): it measures
  * five of them before a cut and keeps one after it.
  */
 const WARP_WINDOW_BLOCKS = 32_768;
@@ -89,7 +89,7 @@ const WARP_WINDOW_BLOCKS = 32_768;
 const COLD_STEPS_PER_CLAIM = 6.3;
 /** Steps per allocator claim on a cached table (measured: PG14 chunks of 64 blocks, 1 GB cached). */
 const WARM_STEPS_PER_CLAIM = 2.4;
-/** The longest stretch one step of a sequential scan covers (seqscan-participant.ts MAX_STRETCH_BLOCKS). */
+/** The longest stretch one step of a sequential scan covers (pg/seqscan-participant.ts MAX_STRETCH_BLOCKS). */
 const MAX_STRETCH_BLOCKS = 1024;
 /**
  * Steps per block of a striding gang (one block per claim, PG 9.6-13, and
@@ -103,7 +103,7 @@ const READ_STREAM_STEPS_PER_BLOCK = 1.1;
 const BITMAP_STEPS_PER_PAGE = 2;
 /** The pgbench bitmap of the 2022 eic benchmark (T7 b): aid 1000 to 50,000,000 of 300 M rows, one sixth of the pages (@scanlab/bitmap-prefetch). */
 const PGBENCH_BITMAP_SHARE = 1 / 6;
-/** Memory of a shared buffer: tag, valid-at time, usage count, and two slots of the mapping table (shared-buffers.ts). */
+/** Memory of a shared buffer: tag, valid-at time, usage count, and two slots of the mapping table (pg/shared-buffers.ts). */
 const BYTES_PER_SHARED_BUFFER = 8 + 8 + 1 + 2 * (8 + 4);
 /** Memory of a generated bitmap data set: its page values (2 bytes a block) and a run record per page (12 bytes, doubled while it grows). */
 const DATASET_BYTES_PER_BLOCK = 2;
@@ -243,7 +243,7 @@ export function estimateWork(resolved: ResolvedScenario, options: EstimateOption
   const cpu = resolveCpuCosts(s.machine.cpu);
   const cacheBytes = Math.max(0, resolved.ramBytes - resolved.sharedBuffersBytes);
   const cold = coldBlocksPerStep(resolved);
-  // The warp cuts only scans it can renumber, all on one table (warp.ts step 2a).
+  // The warp cuts only scans it can renumber, all on one table (speedups/warp.ts step 2a).
   const oneTable = new Set(resolved.queries.map((q) => q.tableIndex)).size === 1;
   const lone = resolved.queries.length === 1 && resolved.queries[0]!.spec.clients === 1;
   let memoryBytes = resolved.nbuffers * BYTES_PER_SHARED_BUFFER;
@@ -278,7 +278,7 @@ export function estimateWork(resolved: ResolvedScenario, options: EstimateOption
     // Runs: the scenario's, or what fits in its time at a lower bound of a run's time.
     const fits = n * BLOCK_BYTES <= cacheBytes;
     // A run's CPU work over the processes that share it, after its workers are launched
-    // (postmaster.ts): a run of an empty table by a lone backend takes no simulated time at all.
+    // (pg/postmaster.ts): a run of an empty table by a lone backend takes no simulated time at all.
     const launchUs = spec.workers > 0 ? cpu.workerForkUs + cpu.workerInitUs : 0;
     const cpuUs =
       launchUs +

@@ -4,7 +4,7 @@
  * beside a published or measured row. Throughput is the one computation of
  * throughput.ts, so a row's MiB/s is what `simulate` prints.
  */
-import type { ScenarioInput } from "../scenario/schema.js";
+import type { ScenarioInput } from "../../scenario/schema.js";
 import type { SimulationResult } from "./simulate.js";
 import { scanThroughput } from "./throughput.js";
 

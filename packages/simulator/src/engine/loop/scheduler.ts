@@ -60,7 +60,7 @@ export class Scheduler {
 
   /**
    * Called every 1024 wake-ups or in-wake-up steps, always between two steps
-   * of one entity, with the current time (the warp's poll, warp.ts). 1024 is
+   * of one entity, with the current time (the warp's poll, speedups/warp.ts). 1024 is
    * an engine choice of ours: a few microseconds of wall time apart, far
    * below a 256 MB measurement window, and cheap on the hot path (a mask).
    */

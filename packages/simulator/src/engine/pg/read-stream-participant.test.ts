@@ -6,13 +6,13 @@
  * wrapped to log every read, every piece of advice and every open.
  */
 import { describe, expect, it } from "vitest";
-import { type OsLog, runSpied } from "../../test/os-spy.js";
-import { ScenarioError } from "../errors.js";
-import { resolveScenario } from "../scenario/resolve.js";
-import type { ScenarioInput } from "../scenario/schema.js";
-import { realModels } from "./adapters.js";
+import { type OsLog, runSpied } from "../../../test/os-spy.js";
+import { ScenarioError } from "../../errors.js";
+import { resolveScenario } from "../../scenario/resolve.js";
+import type { ScenarioInput } from "../../scenario/schema.js";
+import { simulateWith } from "../loop/simulate.js";
+import { realModels } from "../seam/adapters.js";
 import { bitmapFor } from "./participants.js";
-import { simulateWith } from "./simulate.js";
 
 type QueryIn = ScenarioInput["queries"][number];
 type MachineIn = ScenarioInput["machine"];

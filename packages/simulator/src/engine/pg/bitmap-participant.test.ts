@@ -7,13 +7,13 @@
  * read and every piece of advice the scan gives the OS.
  */
 import { describe, expect, it } from "vitest";
-import { runSpied } from "../../test/os-spy.js";
-import { ScenarioError } from "../errors.js";
-import { resolveScenario } from "../scenario/resolve.js";
-import type { ScenarioInput } from "../scenario/schema.js";
-import { realModels } from "./adapters.js";
+import { runSpied } from "../../../test/os-spy.js";
+import { ScenarioError } from "../../errors.js";
+import { resolveScenario } from "../../scenario/resolve.js";
+import type { ScenarioInput } from "../../scenario/schema.js";
+import { simulateWith } from "../loop/simulate.js";
+import { realModels } from "../seam/adapters.js";
 import { bitmapFor } from "./participants.js";
-import { simulateWith } from "./simulate.js";
 
 type QueryIn = ScenarioInput["queries"][number];
 type Dataset = "random" | "random-8" | "random-32" | "sequential";

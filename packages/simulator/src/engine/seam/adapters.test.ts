@@ -1,5 +1,5 @@
 /**
- * How a scenario's machine becomes models (adapters.ts, simulate.ts): the
+ * How a scenario's machine becomes models (adapters.ts, loop/simulate.ts): the
  * Linux read_ahead_kb and max_sectors_kb a device gets, the FreeBSD and
  * Windows options, osOptions.fadvise, the page-cache capacity, warm tables,
  * and where each segment file lies on the device. Every expected number is
@@ -7,12 +7,12 @@
  */
 import { getBuiltinProfile } from "@scanlab/device-profiles";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type MachineIn, type TableIn, testScenario } from "../../test/scenario-builder.js";
-import { resolveScenario } from "../scenario/resolve.js";
-import type { ScenarioInput } from "../scenario/schema.js";
+import { type MachineIn, type TableIn, testScenario } from "../../../test/scenario-builder.js";
+import { resolveScenario } from "../../scenario/resolve.js";
+import type { ScenarioInput } from "../../scenario/schema.js";
+import { type ModelFactories, simulateWith } from "../loop/simulate.js";
+import { FILE_ID_STRIDE } from "../pg/machine.js";
 import { realModels } from "./adapters.js";
-import { FILE_ID_STRIDE } from "./machine.js";
-import { type ModelFactories, simulateWith } from "./simulate.js";
 
 // Every device read the adapters submit, as (byte offset, bytes).
 const submitted: { offset: number; bytes: number }[] = [];

@@ -4,11 +4,11 @@
  */
 import { createDeviceModel, getBuiltinProfile } from "@scanlab/device-profiles";
 import { describe, expect, it } from "vitest";
-import { ScenarioError } from "../errors.js";
-import { resolveScenario } from "../scenario/resolve.js";
-import type { ScenarioInput } from "../scenario/schema.js";
-import { realModels } from "./adapters.js";
-import { DEFAULT_CPU_COSTS, pageWorkUs, preadUs } from "./cpu-costs.js";
+import { ScenarioError } from "../../errors.js";
+import { resolveScenario } from "../../scenario/resolve.js";
+import type { ScenarioInput } from "../../scenario/schema.js";
+import { DEFAULT_CPU_COSTS, pageWorkUs, preadUs } from "../pg/cpu-costs.js";
+import { realModels } from "../seam/adapters.js";
 import { type SimulateOptions, simulateWith } from "./simulate.js";
 
 function run(s: ScenarioInput, options: SimulateOptions = {}) {

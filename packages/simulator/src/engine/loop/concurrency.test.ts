@@ -5,10 +5,10 @@
  * blocks of 8 kB on the Intel 320 model) and use exact CPU costs (jitter 0).
  */
 import { describe, expect, it } from "vitest";
-import { resolveScenario } from "../scenario/resolve.js";
-import type { ScenarioInput } from "../scenario/schema.js";
-import { realModels } from "./adapters.js";
-import type { Claim } from "./ports.js";
+import { resolveScenario } from "../../scenario/resolve.js";
+import type { ScenarioInput } from "../../scenario/schema.js";
+import { realModels } from "../seam/adapters.js";
+import type { Claim } from "../seam/ports.js";
 import { type ModelFactories, type SimulationResult, simulateWith } from "./simulate.js";
 
 type QueryIn = ScenarioInput["queries"][number];

@@ -17,28 +17,34 @@
  */
 import { largeScanThresholdBlocks } from "@scanlab/core";
 import { PAGE_BYTES } from "@scanlab/readahead";
-import { ScenarioError } from "../errors.js";
-import type { ResolvedScenario } from "../scenario/resolve.js";
-import { resolveCpuCosts } from "./cpu-costs.js";
-import { FILE_ID_STRIDE, fileIdOf, type MachineRt, PAGES_PER_BLOCK, type TableRt } from "./machine.js";
+import { ScenarioError } from "../../errors.js";
+import type { ResolvedScenario } from "../../scenario/resolve.js";
+import { resolveCpuCosts } from "../pg/cpu-costs.js";
+import { FILE_ID_STRIDE, fileIdOf, type MachineRt, PAGES_PER_BLOCK, type TableRt } from "../pg/machine.js";
 import {
   type AdaptiveInputs,
   DEFAULT_IO_COMBINE_LIMIT,
   defaultEic,
   type RunProcesses,
   startProcesses,
-} from "./participants.js";
-import type { AllocatorParticipant, OsPort, ScanAllocation, SyncScanPort, WarpLimits } from "./ports.js";
-import { Postmaster } from "./postmaster.js";
-import { IoWorkers } from "./read-stream-participant.js";
-import { type OpenFiles, RunStats, type ScanRunCtx } from "./scan-run.js";
+} from "../pg/participants.js";
+import { Postmaster } from "../pg/postmaster.js";
+import { IoWorkers } from "../pg/read-stream-participant.js";
+import { type OpenFiles, RunStats, type ScanRunCtx } from "../pg/scan-run.js";
+import { SerialAllocation } from "../pg/serial-allocation.js";
+import { bulkreadRingBuffers, SharedBuffers } from "../pg/shared-buffers.js";
+import { SharedLine } from "../pg/shared-memory.js";
+import type {
+  AllocatorParticipant,
+  OsPort,
+  ScanAllocation,
+  SyncScanPort,
+  WarpLimits,
+} from "../seam/ports.js";
+import { Warp, type WarpRun, type WarpSummary } from "../speedups/warp.js";
 import { type Entity, Scheduler } from "./scheduler.js";
-import { SerialAllocation } from "./serial-allocation.js";
-import { bulkreadRingBuffers, SharedBuffers } from "./shared-buffers.js";
-import { SharedLine } from "./shared-memory.js";
 import { scanThroughput } from "./throughput.js";
 import type { BucketSeries } from "./time-series.js";
-import { Warp, type WarpRun, type WarpSummary } from "./warp.js";
 
 /** What the OS adapter reports at the end. */
 export interface OsStats {
@@ -64,7 +70,7 @@ export interface BuiltOs {
   adaptive(): AdaptiveInputs;
 }
 
-/** Everything model-specific the engine is handed (see adapters.ts). */
+/** Everything model-specific the engine is handed (see seam/adapters.ts). */
 export interface ModelFactories {
   buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs;
   syncscan(): SyncScanPort;
@@ -195,7 +201,7 @@ export interface SimulationResult {
   };
   /** Events the simulation processed (speed diagnostics). */
   events: number;
-  /** What the warp skipped (warp.ts): steady stretches of long scans credited at their measured rates. */
+  /** What the warp skipped (speedups/warp.ts): steady stretches of long scans credited at their measured rates. */
   warp: WarpSummary;
 }
 
@@ -222,7 +228,7 @@ export interface SimulateOptions {
   onProgress?: (progress: SimulationProgress) => void;
   /** Process striding scans claim by claim, without the gang's bulk emulation (for tests). */
   exactStriding?: boolean;
-  /** Simulate every block: no warp over steady stretches (warp.ts). */
+  /** Simulate every block: no warp over steady stretches (speedups/warp.ts). */
   exact?: boolean;
 }
 
@@ -536,7 +542,7 @@ export function simulateWith(
 /** What a scan whose claims never change size forbids a cut: nothing. */
 const NO_LIMITS: WarpLimits = { tailBlocks: 0, minNblocks: 0, halvesBelow: 0, blocksPerClaim: 0 };
 
-/** A run as the warp sees it (warp.ts): warpable when its processes and allocation can be renumbered. */
+/** A run as the warp sees it (speedups/warp.ts): warpable when its processes and allocation can be renumbered. */
 function warpRunOf(
   table: TableRt,
   stats: RunStats,

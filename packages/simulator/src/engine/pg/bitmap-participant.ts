@@ -24,13 +24,13 @@ import {
   INVALID_BLOCK_NUMBER,
   type PrefetchEnv,
 } from "@scanlab/bitmap-prefetch";
-import { BLOCK_BYTES } from "../units.js";
+import { BLOCK_BYTES } from "../../units.js";
+import type { Entity } from "../loop/scheduler.js";
+import type { TableChange } from "../seam/ports.js";
 import { pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
 import { PAGES_PER_BLOCK } from "./machine.js";
-import type { TableChange } from "./ports.js";
 import { type OpenFiles, openSegment, osBlocks, type ScanRunCtx } from "./scan-run.js";
-import type { Entity } from "./scheduler.js";
 
 export class BitmapScanParticipant implements Entity {
   readonly id: number;
@@ -127,7 +127,7 @@ export class BitmapScanParticipant implements Entity {
   }
 
   /*
-   * The warp (warp.ts). A serial PG13-17 scan can be renumbered: its bitmap is
+   * The warp (speedups/warp.ts). A serial PG13-17 scan can be renumbered: its bitmap is
    * copied without the cut stretch (or rebuilt from the original once a cut
    * comes back) and both iterators move onto the copy; everything else it
    * holds (prefetch_pages, prefetch_target, the page in hand) lies before the

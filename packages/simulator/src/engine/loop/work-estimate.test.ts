@@ -5,9 +5,9 @@
  * and the progress and stop polls that long runs rely on.
  */
 import { describe, expect, it } from "vitest";
-import { simulate } from "../index.js";
-import { resolveScenario } from "../scenario/resolve.js";
-import type { ScenarioInput } from "../scenario/schema.js";
+import { simulate } from "../../index.js";
+import { resolveScenario } from "../../scenario/resolve.js";
+import type { ScenarioInput } from "../../scenario/schema.js";
 import type { SimulationProgress } from "./simulate.js";
 import {
   estimateWork,

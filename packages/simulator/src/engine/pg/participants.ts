@@ -25,19 +25,19 @@ import {
   type ReadStreamVersion,
 } from "@scanlab/bitmap-prefetch";
 import { SYNC_SCAN_REPORT_INTERVAL_BLOCKS } from "@scanlab/syncscan";
-import { ScenarioError } from "../errors.js";
-import { type PgModel, pgModel } from "../scenario/pg-model.js";
-import type { QuerySpec } from "../scenario/schema.js";
-import { BLOCK_BYTES } from "../units.js";
+import { ScenarioError } from "../../errors.js";
+import { type PgModel, pgModel } from "../../scenario/pg-model.js";
+import type { QuerySpec } from "../../scenario/schema.js";
+import { BLOCK_BYTES } from "../../units.js";
+import type { AllocatorParticipant, ScanAllocation, TableChange } from "../seam/ports.js";
+import { StridingGang } from "../speedups/striding-gang.js";
 import { BitmapScanParticipant } from "./bitmap-participant.js";
 import { preadUs } from "./cpu-costs.js";
 import type { MachineRt } from "./machine.js";
-import type { AllocatorParticipant, ScanAllocation, TableChange } from "./ports.js";
 import { type CostSink, type IoWorkers, ReadStreamParticipant } from "./read-stream-participant.js";
 import type { OpenFiles, ScanRunCtx } from "./scan-run.js";
 import { SeqScanParticipant } from "./seqscan-participant.js";
 import { BufferRing } from "./shared-buffers.js";
-import { StridingGang } from "./striding-gang.js";
 
 /** What the adaptive bitmap policy needs to know about the machine (physical figures, not fitted ones). */
 export interface AdaptiveInputs {
@@ -107,7 +107,7 @@ export interface RunSetup {
 }
 
 /**
- * The run's processes as the warp (warp.ts) sees them: the ones whose state it
+ * The run's processes as the warp (speedups/warp.ts) sees them: the ones whose state it
  * can renumber when it cuts blocks out of the table (sequential scans, a
  * serial bitmap heap scan), or null when the run has state it cannot (read
  * streams' queues, a parallel bitmap scan's shared iterators).

@@ -44,17 +44,17 @@ import {
   renameOpenFile,
 } from "@scanlab/readahead";
 import { InProcessSyncScanTracker } from "@scanlab/syncscan";
-import { ScenarioError } from "../errors.js";
-import { type OsModel, osModel } from "../scenario/os-model.js";
-import { pgModel } from "../scenario/pg-model.js";
-import type { ResolvedScenario } from "../scenario/resolve.js";
-import type { AllocatorSpec, QuerySpec } from "../scenario/schema.js";
-import { BLOCK_BYTES } from "../units.js";
-import { PAGES_PER_BLOCK, segmentFileId } from "./machine.js";
-import type { AdaptiveInputs } from "./participants.js";
+import { ScenarioError } from "../../errors.js";
+import { type OsModel, osModel } from "../../scenario/os-model.js";
+import { pgModel } from "../../scenario/pg-model.js";
+import type { ResolvedScenario } from "../../scenario/resolve.js";
+import type { AllocatorSpec, QuerySpec } from "../../scenario/schema.js";
+import { BLOCK_BYTES } from "../../units.js";
+import type { BuiltOs, ModelFactories, OsStats } from "../loop/simulate.js";
+import { BucketSeries } from "../loop/time-series.js";
+import { PAGES_PER_BLOCK, segmentFileId } from "../pg/machine.js";
+import type { AdaptiveInputs } from "../pg/participants.js";
 import type { OsPort, ScanAllocation, SyncScanPort, WarpLimits } from "./ports.js";
-import type { BuiltOs, ModelFactories, OsStats } from "./simulate.js";
-import { BucketSeries } from "./time-series.js";
 
 /** RELSEG_SIZE x BLCKSZ: PostgreSQL's 1 GB segment files (apps/docs/src/reference/index.md#block-size-and-units; apps/docs/src/reference/os-readahead-policies.md#per-open-state-and-a-shared-cache). */
 const SEGMENT_ALIGN_BYTES = 1024 ** 3;
@@ -71,7 +71,7 @@ const sequentialRates = new Map<string, number>();
  * A device's deep-queue sequential read rate in bytes per second (QD32,
  * 128 KiB reads: the datasheets' convention), from a short closed-loop run of
  * its model; memoized per device. For estimates of a scan's length
- * (work-estimate.ts), not for simulated figures.
+ * (loop/work-estimate.ts), not for simulated figures.
  */
 export function deviceSequentialBytesPerS(device: string | Record<string, unknown>): number {
   const key = typeof device === "string" ? device : JSON.stringify(device);
@@ -435,7 +435,7 @@ function parallelScan(
  * past the next point would leave chunks two halvings too large, so the zone
  * kept is half the ramp-down zone of the largest chunk held now. What such a
  * cut extrapolates is that the stretch's rate holds through one halving
- * (ramp-down stages of large chunks read at one device rate; warp.test.ts
+ * (ramp-down stages of large chunks read at one device rate; speedups/warp.test.ts
  * holds warped and exact runs together across it). munro2020 ramps down
  * within its largest chunk x its ramp-down chunks, kept whole; the fixed-size
  * policies keep one size.

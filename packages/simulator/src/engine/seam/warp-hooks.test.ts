@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { testScenario } from "../../test/scenario-builder.js";
-import { resolveScenario } from "../scenario/resolve.js";
+import { testScenario } from "../../../test/scenario-builder.js";
+import { resolveScenario } from "../../scenario/resolve.js";
 import { realModels } from "./adapters.js";
 
 /**

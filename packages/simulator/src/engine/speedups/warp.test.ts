@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { type QueryIn, testScenario } from "../../test/scenario-builder.js";
-import { simulate } from "../index.js";
-import type { SimulationResult } from "./simulate.js";
+import { type QueryIn, testScenario } from "../../../test/scenario-builder.js";
+import { simulate } from "../../index.js";
+import type { SimulationResult } from "../loop/simulate.js";
 
 /**
  * The warp cuts the steady middle out of long scans and credits it at the
