@@ -180,7 +180,7 @@ describe("machine: readahead default from the device", () => {
   // The Linux OS model is built with read_ahead_kb = the scenario's, else the device's;
   // the adaptive bitmap policy is told that window in 8 kB blocks.
   const readaheadBlocks = (machine: Partial<MachineIn>) =>
-    realModels.buildOs(resolveScenario(scenario({ machine })), 1024).adaptive().readaheadBlocks;
+    realModels.buildOs(resolveScenario(scenario({ machine }))).adaptive().readaheadBlocks;
 
   it("Linux on the RAID0 reads ahead 6144 kB = 768 blocks; on a single SSD 128 kB = 16 blocks", () => {
     expect(readaheadBlocks({ device: RAID })).toBe(768);

@@ -8,8 +8,8 @@ import { describe, expect, it } from "vitest";
 import { resolveScenario } from "../../scenario/resolve.js";
 import type { ScenarioInput } from "../../scenario/schema.js";
 import { realModels } from "../seam/adapters.js";
-import type { Claim } from "../seam/ports.js";
-import { type ModelFactories, type SimulationResult, simulateWith } from "./simulate.js";
+import type { Claim, ModelFactories } from "../seam/ports.js";
+import { type SimulationResult, simulateWith } from "./simulate.js";
 
 type QueryIn = ScenarioInput["queries"][number];
 

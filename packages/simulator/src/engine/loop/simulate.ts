@@ -15,14 +15,11 @@
  * larger than NBuffers / 4 that is not temporary is read through a
  * BAS_BULKREAD ring and may synchronize (when synchronize_seqscans is on).
  */
-import { largeScanThresholdBlocks } from "@scanlab/core";
-import { PAGE_BYTES } from "@scanlab/readahead";
 import { ScenarioError } from "../../errors.js";
 import type { ResolvedScenario } from "../../scenario/resolve.js";
 import { resolveCpuCosts } from "../pg/cpu-costs.js";
 import { FILE_ID_STRIDE, fileIdOf, type MachineRt, PAGES_PER_BLOCK, type TableRt } from "../pg/machine.js";
 import {
-  type AdaptiveInputs,
   DEFAULT_IO_COMBINE_LIMIT,
   defaultEic,
   type RunProcesses,
@@ -34,53 +31,11 @@ import { type OpenFiles, RunStats, type ScanRunCtx } from "../pg/scan-run.js";
 import { SerialAllocation } from "../pg/serial-allocation.js";
 import { bulkreadRingBuffers, SharedBuffers } from "../pg/shared-buffers.js";
 import { SharedLine } from "../pg/shared-memory.js";
-import type {
-  AllocatorParticipant,
-  OsPort,
-  ScanAllocation,
-  SyncScanPort,
-  WarpLimits,
-} from "../seam/ports.js";
+import type { AllocatorParticipant, ModelFactories, ScanAllocation, WarpLimits } from "../seam/ports.js";
+import { largeScanThresholdBlocks } from "../seam/shared-leaf.js";
 import { Warp, type WarpRun, type WarpSummary } from "../speedups/warp.js";
 import { type Entity, Scheduler } from "./scheduler.js";
 import { scanThroughput } from "./throughput.js";
-import type { BucketSeries } from "./time-series.js";
-
-/** What the OS adapter reports at the end. */
-export interface OsStats {
-  deviceReads: number;
-  deviceBytes: number;
-  syncReads: number;
-  /** Bytes processes asked the OS for (reads after shared-buffer misses). */
-  requestedBytes: number;
-  /** Device busy fraction over the run (from the device model). */
-  utilisation: number;
-  /** Mean number of requests in the device (from the device model). */
-  meanQueueDepth: number;
-  series: BucketSeries;
-}
-
-/** The OS and device, built by the adapters from a scenario's machine. */
-export interface BuiltOs {
-  port: OsPort;
-  stats(): OsStats;
-  /** The readahead model's confidence label ("low" for Windows). */
-  confidence: "high" | "medium" | "low";
-  /** Device and readahead figures for the adaptive bitmap policy (measured once, when first asked). */
-  adaptive(): AdaptiveInputs;
-}
-
-/** Everything model-specific the engine is handed (see seam/adapters.ts). */
-export interface ModelFactories {
-  buildOs(resolved: ResolvedScenario, capacityPages: number): BuiltOs;
-  syncscan(): SyncScanPort;
-  parallelScan(
-    spec: ResolvedScenario["queries"][number]["spec"],
-    nblocks: number,
-    syncscan: boolean,
-    hooks: { getStartBlock(nblocks: number): number; onScanEnd(startBlock: number): void },
-  ): ScanAllocation;
-}
 
 /** One execution of one query. */
 export interface RunResult {
@@ -256,11 +211,7 @@ export function simulateWith(
 ): SimulationResult {
   const s = resolved.scenario;
   const cpu = resolveCpuCosts(s.machine.cpu);
-  const capacityPages = Math.max(
-    0,
-    Math.floor((resolved.ramBytes - resolved.sharedBuffersBytes) / PAGE_BYTES),
-  );
-  const builtOs = models.buildOs(resolved, capacityPages);
+  const builtOs = models.buildOs(resolved);
   const tables: TableRt[] = resolved.tables.map((t, i) => ({
     index: i,
     name: t.name,
@@ -474,7 +425,8 @@ export function simulateWith(
             opens,
             roles,
             ioWorkers,
-            adaptive: builtOs.adaptive,
+            models,
+            adaptive: () => builtOs.adaptive(),
             syncscan,
             striding: options.exactStriding ? undefined : striding,
           });

@@ -3,8 +3,8 @@
  * ): take the next page of the bitmap, read it with one synchronous 8 kB
  * read (shared buffers first, normal replacement, no ring), then let the
  * prefetch policy issue its posix_fadvise(WILLNEED) calls, then spend CPU on
- * the page's tuples. The policy (@scanlab/bitmap-prefetch: `pg13`, or the
- * `adaptive` one) decides what to advise; the OS model turns advice into
+ * the page's tuples. The policy (a {@link BitmapScanPort}: `pg13`, or the
+ * `adaptive` one, seam/bitmap-adapters.ts) decides what to advise; the OS model turns advice into
  * forced reads without a readahead marker and turns plain reads into kernel
  * readahead, which is where the regression of Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”) comes from (eic=1 replaces
  * 128 kB-6 MB readahead windows by 8 kB advised reads).
@@ -17,16 +17,9 @@
  * tuple CPU is spent: an approximation of at most one page's CPU time, and
  * only during the first few pages of the ramp.
  */
-import {
-  BitmapHeapScanPrefetcher,
-  type BitmapScanPolicy,
-  type HeapBitmap,
-  INVALID_BLOCK_NUMBER,
-  type PrefetchEnv,
-} from "@scanlab/bitmap-prefetch";
 import { BLOCK_BYTES } from "../../units.js";
 import type { Entity } from "../loop/scheduler.js";
-import type { TableChange } from "../seam/ports.js";
+import type { BitmapScanPort, BufferLookup, TableChange } from "../seam/ports.js";
 import { pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
 import { PAGES_PER_BLOCK } from "./machine.js";
@@ -34,30 +27,23 @@ import { type OpenFiles, openSegment, osBlocks, type ScanRunCtx } from "./scan-r
 
 export class BitmapScanParticipant implements Entity {
   readonly id: number;
-  private readonly env: PrefetchEnv;
+  private readonly env: BufferLookup;
   private readonly index: number;
   private readonly jitter: CpuJitter;
   private page = -1;
   /** The last page taken from the bitmap (-1 before the first). */
   private lastPage = -1;
   private tuples = 0;
-  /** The bitmap as the table is numbered now (the scan's own, less the warp's outstanding cuts). */
-  private bitmap: HeapBitmap;
-  /** The warp's outstanding cuts of the table, oldest first. */
-  private readonly cuts: { at: number; blocks: number }[] = [];
   private done = false;
   /** Advice calls issued (for results). */
   adviceCalls = 0;
 
   constructor(
     private readonly ctx: ScanRunCtx,
-    private readonly policy: BitmapScanPolicy,
+    private readonly policy: BitmapScanPort,
     private readonly opens: OpenFiles,
     role: "leader" | "worker",
-    /** The scan's bitmap (the warp renumbers a copy of it). */
-    private readonly original: HeapBitmap,
   ) {
-    this.bitmap = original;
     this.id = ctx.scheduler.add(this);
     const sb = ctx.machine.sharedBuffers;
     const table = ctx.table.index;
@@ -127,30 +113,26 @@ export class BitmapScanParticipant implements Entity {
   }
 
   /*
-   * The warp (speedups/warp.ts). A serial PG13-17 scan can be renumbered: its bitmap is
-   * copied without the cut stretch (or rebuilt from the original once a cut
-   * comes back) and both iterators move onto the copy; everything else it
-   * holds (prefetch_pages, prefetch_target, the page in hand) lies before the
-   * cut. Parallel scans (a shared iterator) and the adaptive policy are not.
+   * The warp (speedups/warp.ts). A serial PG13-17 scan can be renumbered: its
+   * policy's port has the warp's hooks (its bitmap and both iterators move,
+   * seam/bitmap-adapters.ts); the page in hand and the last page taken move
+   * here. Parallel scans (a shared iterator) and the adaptive policy have no
+   * hooks and are never warped.
    */
 
   /** Whether the warp can renumber this scan. */
   get warpable(): boolean {
-    return this.policy instanceof BitmapHeapScanPrefetcher;
+    return this.policy.warp !== undefined;
   }
 
   /** The lowest block the scan has not reached with either iterator (the end of its path once it has seen every page). */
   frontier(): number {
-    const b = (this.policy as BitmapHeapScanPrefetcher).frontierBlock;
-    return b === INVALID_BLOCK_NUMBER ? this.pathEnd() : b;
+    return this.policy.warp!.frontier();
   }
 
   /** One past the bitmap's last page: where the scan's path ends. */
   pathEnd(): number {
-    const runs = this.bitmap.runCount;
-    if (runs === 0) return 0;
-    const last = this.bitmap.run(runs - 1);
-    return last.startBlock + last.pages;
+    return this.policy.warp!.pathEnd();
   }
 
   /** The lowest block the scan has still to read: the page in hand, or the one after the last. */
@@ -160,24 +142,12 @@ export class BitmapScanParticipant implements Entity {
 
   /** Bitmap pages in blocks [at, at + blocks): what the scan would process there. */
   pagesIn(at: number, blocks: number): number {
-    const end = at + blocks;
-    let n = 0;
-    for (const r of this.bitmap.runs()) {
-      if (r.startBlock >= end) break;
-      const stop = r.startBlock + r.pages;
-      if (stop > at) n += Math.min(stop, end) - Math.max(r.startBlock, at);
-    }
-    return n;
+    return this.policy.warp!.pagesIn(at, blocks);
   }
 
   /** Renumbers the scan after the warp cut a stretch out of the table or put one back (newest first). */
   relabel(change: TableChange): void {
-    if (change.kind === "cut") this.cuts.push({ at: change.at, blocks: change.blocks });
-    else this.cuts.pop();
-    let bitmap = this.original;
-    for (const c of this.cuts) bitmap = bitmap.withoutBlocks(c.at, c.blocks);
-    this.bitmap = bitmap;
-    (this.policy as BitmapHeapScanPrefetcher).rebase(bitmap, change.map);
+    this.policy.warp!.relabel(change);
     if (this.page >= 0) this.page = change.map(this.page);
     if (this.lastPage >= 0) this.lastPage = change.map(this.lastPage);
   }

@@ -13,7 +13,7 @@
  * variance, so a stretch never costs less than 0). Deterministic: a seeded
  * xorshift generator per process.
  */
-import { type SeededRandom, scrambleSeed32, xorshift32 } from "@scanlab/core";
+import { type SeededRandom, scrambleSeed32, xorshift32 } from "../seam/shared-leaf.js";
 
 /** apps/docs/src/reference/readahead-predictions.md#simulation-assumptions: "15 us CPU per block (+-30% jitter)". */
 export const DEFAULT_CPU_JITTER = 0.3;

@@ -8,28 +8,25 @@
  * | seq | 17+ | ReadStreamParticipant (flag SEQUENTIAL: no advice) | same, asked by the stream | up to io_combine_limit blocks per read |
  * | bitmap | 9.6-17 | BitmapScanParticipant | the bitmap (shared iterator if parallel) | 8 kB pread + PG13 prefetch advice (or `adaptive`) |
  * | bitmap | 18+ | ReadStreamParticipant (default flags) | the bitmap | read stream, advice only with io_method sync |
+ *
+ * The models (the bitmap and its prefetch policies, read streams) come from
+ * the run's {@link ModelFactories} (seam/ports.ts): this file chooses which
+ * and with which PostgreSQL settings, the adapters build them.
  */
-import {
-  AdaptiveBitmapPrefetcher,
-  BitmapHeapScanPrefetcher,
-  type BitmapScanPolicy,
-  bitmap2022Query,
-  bitmap2022Table,
-  DEFAULT_PROCS_PG17,
-  DEFAULT_PROCS_PG18,
-  type HeapBitmap,
-  type HeapBitmapIterator,
-  ParallelBitmapHeapScan,
-  pgbenchAccountsBitmap,
-  ReadStream,
-  type ReadStreamVersion,
-} from "@scanlab/bitmap-prefetch";
-import { SYNC_SCAN_REPORT_INTERVAL_BLOCKS } from "@scanlab/syncscan";
 import { ScenarioError } from "../../errors.js";
 import { type PgModel, pgModel } from "../../scenario/pg-model.js";
 import type { QuerySpec } from "../../scenario/schema.js";
 import { BLOCK_BYTES } from "../../units.js";
-import type { AllocatorParticipant, ScanAllocation, TableChange } from "../seam/ports.js";
+import type {
+  AdaptiveInputs,
+  AllocatorParticipant,
+  BitmapPrefetchSettings,
+  BitmapScanPort,
+  ModelFactories,
+  ReadStreamSettings,
+  ScanAllocation,
+  TableChange,
+} from "../seam/ports.js";
 import { StridingGang } from "../speedups/striding-gang.js";
 import { BitmapScanParticipant } from "./bitmap-participant.js";
 import { preadUs } from "./cpu-costs.js";
@@ -38,14 +35,6 @@ import { type CostSink, type IoWorkers, ReadStreamParticipant } from "./read-str
 import type { OpenFiles, ScanRunCtx } from "./scan-run.js";
 import { SeqScanParticipant } from "./seqscan-participant.js";
 import { BufferRing } from "./shared-buffers.js";
-
-/** What the adaptive bitmap policy needs to know about the machine (physical figures, not fitted ones). */
-export interface AdaptiveInputs {
-  readLatencyUs: number;
-  bandwidthMBps: number;
-  saturatingQueueDepth: number;
-  readaheadBlocks: number;
-}
 
 /** io_combine_limit's default (and io_max_combine_limit's, PG18+): 16 blocks = 128 kB (apps/docs/src/reference/read-streams.md#stream-parameters; apps/docs/src/reference/experiments.md#t12-constants-the-simulator-encodes). */
 export const DEFAULT_IO_COMBINE_LIMIT = 16;
@@ -61,30 +50,8 @@ function asyncIo(m: PgModel): boolean {
 }
 
 /** read_stream.c's version for a model (17 when the version has no read streams of its own). */
-function streamVersion(m: PgModel): ReadStreamVersion {
+function streamVersion(m: PgModel): ReadStreamSettings["version"] {
   return m.readStreams === "pg19" ? 19 : m.readStreams === "pg18" ? 18 : 17;
-}
-
-const bitmapCache = new Map<string, HeapBitmap>();
-
-/** The bitmap a query scans, built from its data-set description (cached: generation is deterministic). */
-export function bitmapFor(spec: QuerySpec, nblocks: number): HeapBitmap {
-  const b = spec.bitmap!;
-  const key = JSON.stringify({ b, nblocks });
-  let bitmap = bitmapCache.get(key);
-  if (bitmap === undefined) {
-    if ("pgbench" in b) {
-      // resolveScenario has checked that the table is pgbench_accounts at scale 3000.
-      bitmap = pgbenchAccountsBitmap({}).bitmap;
-    } else {
-      const table = bitmap2022Table({ layout: b.dataset, seed: b.seed ?? 4, tableBlocks: nblocks });
-      bitmap = bitmap2022Query(table, { selectivity: b.selectivity, seed: (b.seed ?? 4) + 1 }).bitmap;
-    }
-    // A memory bound of ours (a sweep rarely uses more than a few dozen bitmaps), not a model figure.
-    if (bitmapCache.size > 64) bitmapCache.clear();
-    bitmapCache.set(key, bitmap);
-  }
-  return bitmap;
 }
 
 /** Everything a run needs to start its processes. */
@@ -97,6 +64,8 @@ export interface RunSetup {
   opens: OpenFiles[];
   roles: ("leader" | "worker")[];
   ioWorkers: IoWorkers;
+  /** The models the processes run (bitmaps and their prefetch policies, read streams). */
+  models: ModelFactories;
   /** The adaptive bitmap policy's device figures (measured when first asked). */
   adaptive(): AdaptiveInputs;
   syncscan: boolean;
@@ -156,6 +125,7 @@ export function startProcesses(setup: RunSetup): RunProcesses {
       let cur = 0;
       let left = 0;
       const key = ctx.table.syncKey;
+      const reportEvery = machine.syncscan.reportIntervalBlocks;
       const source = (): number | null => {
         if (left === 0) {
           const c = alloc.next();
@@ -168,10 +138,10 @@ export function startProcesses(setup: RunSetup): RunProcesses {
         }
         const b = cur++;
         left--;
-        if (setup.syncscan && b % SYNC_SCAN_REPORT_INTERVAL_BLOCKS === 0) machine.syncscan.report(key, b);
+        if (setup.syncscan && b % reportEvery === 0) machine.syncscan.report(key, b);
         return b;
       };
-      const stream = new ReadStream(source, {
+      const stream = setup.models.readStream(source, {
         version: streamVersion(model),
         effectiveIoConcurrency: spec.effectiveIoConcurrency ?? defaultEic(spec.pg),
         ioCombineLimit: spec.ioCombineLimit ?? DEFAULT_IO_COMBINE_LIMIT,
@@ -179,10 +149,10 @@ export function startProcesses(setup: RunSetup): RunProcesses {
           ? Math.max(DEFAULT_IO_COMBINE_LIMIT, spec.ioCombineLimit ?? DEFAULT_IO_COMBINE_LIMIT)
           : undefined,
         ioMethod: asyncIo(model) ? (spec.ioMethod ?? "worker") : "sync",
-        flags: { sequential: true },
-        strategy: ctx.ringBuffers > 0 ? "bulkread" : "none",
-        nBuffers: machine.nbuffers,
-        maxBackendsPlusAuxiliary: procsFor(model, machine.maxConnections),
+        sequential: true,
+        bulkread: ctx.ringBuffers > 0,
+        nbuffers: machine.nbuffers,
+        maxConnections: machine.maxConnections,
       });
       const ring = ctx.ringBuffers > 0 ? new BufferRing(ctx.ringBuffers) : null;
       const io = asyncIo(model) && (spec.ioMethod ?? "worker") === "worker" ? setup.ioWorkers : null;
@@ -194,7 +164,8 @@ export function startProcesses(setup: RunSetup): RunProcesses {
   }
 
   // Bitmap heap scan.
-  const bitmap = bitmapFor(spec, ctx.table.nblocks);
+  const bitmaps = setup.models.bitmapScans;
+  const nblocks = ctx.table.nblocks;
   const eic = spec.effectiveIoConcurrency ?? defaultEic(spec.pg);
   // Up to 12 effective_io_concurrency counts spindles ("pg84"); 13 made it the distance.
   const bitmapModel = model.bitmapPrefetch;
@@ -205,10 +176,9 @@ export function startProcesses(setup: RunSetup): RunProcesses {
       throw new ScenarioError(
         `query "${spec.name}": bitmap heap scans use read streams from PG18 on (pg is ${spec.pg}).`,
       );
-    const it: HeapBitmapIterator = bitmap.iterate();
-    const source = (): number | null => it.nextOrNull();
+    const source = bitmaps.pageSource(spec, nblocks);
     for (let i = 0; i < n; i++) {
-      const stream = new ReadStream(source, {
+      const stream = setup.models.readStream(source, {
         version: streamVersion(model),
         effectiveIoConcurrency: eic,
         ioCombineLimit: spec.ioCombineLimit ?? DEFAULT_IO_COMBINE_LIMIT,
@@ -218,9 +188,9 @@ export function startProcesses(setup: RunSetup): RunProcesses {
         ),
         ioMethod: spec.ioMethod ?? "worker",
         perBufferData: true,
-        strategy: "none",
-        nBuffers: machine.nbuffers,
-        maxBackendsPlusAuxiliary: procsFor(model, machine.maxConnections),
+        bulkread: false,
+        nbuffers: machine.nbuffers,
+        maxConnections: machine.maxConnections,
       });
       const io = (spec.ioMethod ?? "worker") === "worker" ? setup.ioWorkers : null;
       new ReadStreamParticipant(ctx, stream, setup.opens[i]!, null, { debtUs: 0 }, io, setup.roles[i]!).start(
@@ -229,7 +199,7 @@ export function startProcesses(setup: RunSetup): RunProcesses {
     }
     return null;
   }
-  let policies: BitmapScanPolicy[];
+  let policies: BitmapScanPort[];
   if (prefetch === "adaptive") {
     if (n > 1)
       throw new ScenarioError(
@@ -237,7 +207,7 @@ export function startProcesses(setup: RunSetup): RunProcesses {
       );
     const cpu = machine.cpu;
     policies = [
-      new AdaptiveBitmapPrefetcher(bitmap, {
+      bitmaps.adaptive(spec, nblocks, {
         ...setup.adaptive(),
         cpuPerPageUs: cpu.perPageUs + preadUs(cpu, BLOCK_BYTES),
         cpuPerTupleUs: cpu.perTupleUs,
@@ -245,33 +215,18 @@ export function startProcesses(setup: RunSetup): RunProcesses {
       }),
     ];
   } else {
-    const options = {
+    const settings: BitmapPrefetchSettings = {
       effectiveIoConcurrency: eic,
-      eicFormula: prefetch === "pg84" ? ("pg84" as const) : ("pg13" as const),
-      // Up to 11 the tuple-fetch iteration that ends a page does not prefetch (see Pg13PrefetchOptions).
+      eicFormula: prefetch === "pg84" ? "pg84" : "pg13",
+      // Up to 11 the tuple-fetch iteration that ends a page does not prefetch (see @scanlab/bitmap-prefetch's Pg13PrefetchOptions).
       prefetchOnExhaustedIteration: bitmapModel !== "pg96",
     };
-    if (n === 1) policies = [new BitmapHeapScanPrefetcher(bitmap, options)];
-    else {
-      const shared = new ParallelBitmapHeapScan(bitmap, options);
-      policies = setup.roles.map(() => shared.participant());
-    }
+    policies = bitmaps.prefetch(spec, nblocks, settings, n);
   }
   const scans = policies.map((p, i) => {
-    const scan = new BitmapScanParticipant(ctx, p, setup.opens[i]!, setup.roles[i]!, bitmap);
+    const scan = new BitmapScanParticipant(ctx, p, setup.opens[i]!, setup.roles[i]!);
     scan.start(setup.startTimes[i]!);
     return scan;
   });
   return scans.length === 1 ? { bitmapScan: scans[0]! } : null;
-}
-
-/**
- * MaxBackends + NUM_AUXILIARY_PROCS for max_connections = `maxConnections`,
- * which sizes the read stream's pin limit (apps/docs/src/reference/buffer-ring.md#ring-size-with-pg18-defaults): everything but
- * the connections is fixed with default settings, so it is the version's
- * default count with 100 connections replaced.
- */
-function procsFor(model: PgModel, maxConnections: number): number {
-  // 100: max_connections' default, which DEFAULT_PROCS_PG17/18 assume (apps/docs/src/reference/buffer-ring.md#ring-size-with-pg18-defaults: 100 connections -> 174).
-  return maxConnections - 100 + (asyncIo(model) ? DEFAULT_PROCS_PG18 : DEFAULT_PROCS_PG17);
 }

@@ -12,7 +12,7 @@ import { resolveScenario } from "../../scenario/resolve.js";
 import type { ScenarioInput } from "../../scenario/schema.js";
 import { simulateWith } from "../loop/simulate.js";
 import { realModels } from "../seam/adapters.js";
-import { bitmapFor } from "./participants.js";
+import { bitmapFor } from "../seam/bitmap-adapters.js";
 
 type QueryIn = ScenarioInput["queries"][number];
 type MachineIn = ScenarioInput["machine"];

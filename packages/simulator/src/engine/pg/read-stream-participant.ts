@@ -1,7 +1,7 @@
 /**
  * A process whose scan runs on a read stream (PostgreSQL 17+ sequential
- * scans, 18+ bitmap heap scans; apps/docs/src/reference/read-streams.md). The stream (from
- * @scanlab/bitmap-prefetch) decides look-ahead distance, I/O combining and
+ * scans, 18+ bitmap heap scans; apps/docs/src/reference/read-streams.md). The stream (a
+ * {@link ReadStreamPort}, seam/read-stream-adapter.ts) decides look-ahead distance, I/O combining and
  * advice; this participant is its environment: shared-buffer lookups, the
  * reads themselves through the OS model, and the CPU spent per buffer.
  *
@@ -19,9 +19,9 @@
  *   reads; per buffer consumed a pin and the page's work; per advice call
  *   one fadvise syscall; the allocator's shared-memory cost per claim.
  */
-import type { ReadStream, ReadStreamEnv, ReadStreamIo, ReadStreamStep } from "@scanlab/bitmap-prefetch";
 import { BLOCK_BYTES } from "../../units.js";
 import type { Entity } from "../loop/scheduler.js";
+import type { ReadStreamPort, StreamEnv, StreamIo, StreamStep } from "../seam/ports.js";
 import { pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
 import { type OpenFiles, osBlocks, type ScanRunCtx } from "./scan-run.js";
@@ -58,7 +58,7 @@ export interface CostSink {
 
 export class ReadStreamParticipant implements Entity {
   readonly id: number;
-  private readonly env: ReadStreamEnv;
+  private readonly env: StreamEnv;
   private readonly index: number;
   private waiting = false;
   private done = false;
@@ -71,7 +71,7 @@ export class ReadStreamParticipant implements Entity {
 
   constructor(
     private readonly ctx: ScanRunCtx,
-    private readonly stream: ReadStream,
+    private readonly stream: ReadStreamPort,
     private readonly opens: OpenFiles,
     private readonly ring: BufferRing | null,
     private readonly costs: CostSink,
@@ -100,7 +100,7 @@ export class ReadStreamParticipant implements Entity {
         ctx.stats.sharedHits++;
         return true;
       },
-      startRead(io: ReadStreamIo, nowUs: number): number | null {
+      startRead(io: StreamIo, nowUs: number): number | null {
         if (io.advise) {
           osBlocks(ctx, self.opens, io.firstBlock, io.blocks, nowUs, true);
           costs.debtUs += cpu.fadviseUs;
@@ -110,7 +110,7 @@ export class ReadStreamParticipant implements Entity {
         // kernel's with io_uring): no CPU-sharing factor.
         return self.read(io, ioWorkers !== null ? ioWorkers.pick(ctx.table.index) : self.opens, nowUs, 1);
       },
-      waitRead(io: ReadStreamIo, nowUs: number): number {
+      waitRead(io: StreamIo, nowUs: number): number {
         if (io.async) return io.readyAtUs ?? nowUs;
         return self.read(io, self.opens, nowUs, ctx.cpuFactor());
       },
@@ -121,7 +121,7 @@ export class ReadStreamParticipant implements Entity {
    * The preadv of a stream I/O on `files`: the OS read, then the copy's CPU
    * (times `cpuFactor`); the buffers are valid, and installed, from then on.
    */
-  private read(io: ReadStreamIo, files: OpenFiles, nowUs: number, cpuFactor: number): number {
+  private read(io: StreamIo, files: OpenFiles, nowUs: number, cpuFactor: number): number {
     const ctx = this.ctx;
     const ready = osBlocks(ctx, files, io.firstBlock, io.blocks, nowUs, false);
     const valid = ready + preadUs(ctx.machine.cpu, io.blocks * BLOCK_BYTES) * cpuFactor;
@@ -140,7 +140,7 @@ export class ReadStreamParticipant implements Entity {
     let t = nowUs;
     for (;;) {
       this.streamNowUs = t;
-      const step: ReadStreamStep | null = this.waiting
+      const step: StreamStep | null = this.waiting
         ? this.stream.resume(t, this.env)
         : this.stream.nextBuffer(t, this.env);
       if (step === null) {

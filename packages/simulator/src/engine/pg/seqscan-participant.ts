@@ -24,7 +24,6 @@
  * markers only on pages it newly allocates. A steady sequential stream costs
  * one event per readahead window, not one per 8 kB block.
  */
-import { SYNC_SCAN_REPORT_INTERVAL_BLOCKS } from "@scanlab/syncscan";
 import { BLOCK_BYTES } from "../../units.js";
 import type { Entity } from "../loop/scheduler.js";
 import type { AllocatorParticipant, TableChange } from "../seam/ports.js";
@@ -60,6 +59,8 @@ export class SeqScanParticipant implements Entity {
   /** Index of this process in the run's per-participant statistics. */
   readonly index: number;
   private readonly jitter: CpuJitter;
+  /** Syncscan's report interval, in blocks (the syncscan port's). */
+  private readonly reportEvery: number;
 
   constructor(
     private readonly ctx: ScanRunCtx,
@@ -77,6 +78,7 @@ export class SeqScanParticipant implements Entity {
     this.index = ctx.stats.perParticipant.length;
     ctx.stats.perParticipant.push({ blocks: 0, claims: 0, role });
     this.jitter = new CpuJitter(ctx.seed + this.id, cpu.jitter);
+    this.reportEvery = ctx.machine.syncscan.reportIntervalBlocks;
   }
 
   /** The table was renumbered under the scan (the warp's cut or restore, speedups/warp.ts). */
@@ -193,7 +195,7 @@ export class SeqScanParticipant implements Entity {
 
     if (ctx.syncReport) {
       const last = b + n - 1;
-      const m16 = last - (last % SYNC_SCAN_REPORT_INTERVAL_BLOCKS);
+      const m16 = last - (last % this.reportEvery);
       if (m16 >= b) this.pendingReport = m16;
     }
     ctx.stats.blocks += n;

@@ -33,10 +33,11 @@
  * in the OS page cache instead (a small cost difference, documented here as
  * the approximation it is).
  */
-import { BULKREAD_RING_BASE_BUFFERS, bulkReadRingBuffers } from "@scanlab/core";
+
 import { pgModel } from "../../scenario/pg-model.js";
 import type { PgVersion } from "../../scenario/types.js";
 import type { TableChange } from "../seam/ports.js";
+import { BULKREAD_RING_BASE_BUFFERS, bulkReadRingBuffers } from "../seam/shared-leaf.js";
 import { BufferMap, TAG_TABLE_STRIDE } from "./buffer-map.js";
 
 /** BM_MAX_USAGE_COUNT (src/include/storage/buf_internals.h). */

@@ -23,8 +23,9 @@
  * tuple work per block, the server never saturated and all variants tied).
  */
 
-/** What one allocation did to shared memory (mirrors @scanlab/block-allocator's SharedOp). */
-export type SharedOpKind = "lock" | "atomic" | "none";
+import type { SharedOpKind } from "../seam/ports.js";
+
+export type { SharedOpKind };
 
 /** One contended cache line: a FIFO single server. */
 export class SharedLine {

@@ -1,5 +1,5 @@
 /**
- * How a scenario's machine becomes models (adapters.ts, loop/simulate.ts): the
+ * How a scenario's machine becomes models (adapters.ts, os-adapter.ts): the
  * Linux read_ahead_kb and max_sectors_kb a device gets, the FreeBSD and
  * Windows options, osOptions.fadvise, the page-cache capacity, warm tables,
  * and where each segment file lies on the device. Every expected number is
@@ -10,9 +10,10 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { type MachineIn, type TableIn, testScenario } from "../../../test/scenario-builder.js";
 import { resolveScenario } from "../../scenario/resolve.js";
 import type { ScenarioInput } from "../../scenario/schema.js";
-import { type ModelFactories, simulateWith } from "../loop/simulate.js";
+import { simulateWith } from "../loop/simulate.js";
 import { FILE_ID_STRIDE } from "../pg/machine.js";
 import { realModels } from "./adapters.js";
+import { OsAdapter, osCapacityPages } from "./os-adapter.js";
 
 // Every device read the adapters submit, as (byte offset, bytes).
 const submitted: { offset: number; bytes: number }[] = [];
@@ -47,7 +48,7 @@ function inline(name: string, fields: Record<string, unknown>): Record<string, u
 }
 
 const readaheadBlocks = (machine: Partial<MachineIn>) =>
-  realModels.buildOs(resolveScenario(scenario({ machine })), 1024).adaptive().readaheadBlocks;
+  new OsAdapter(resolveScenario(scenario({ machine })), 1024).adaptive().readaheadBlocks;
 
 describe("Linux read_ahead_kb default: the rule depends on the kernel", () => {
   // An NVMe drive reporting io_opt = 1 MiB (not md RAID).
@@ -153,16 +154,8 @@ describe("FreeBSD and Windows options", () => {
 
 describe("page cache and warm tables", () => {
   it("page-cache capacity = RAM - shared_buffers: (4 GiB - 128 MiB) / 4 kB = 1,015,808 pages", () => {
-    let capacity = -1;
-    const spy: ModelFactories = {
-      ...realModels,
-      buildOs(resolved, capacityPages) {
-        capacity = capacityPages;
-        return realModels.buildOs(resolved, capacityPages);
-      },
-    };
-    simulateWith(resolveScenario(scenario({ tables: [{ name: "t", blocks: 10, tuplesPerPage: 1 }] })), spy);
-    expect(capacity).toBe(((4096 - 128) * 2 ** 20) / 4096);
+    const resolved = resolveScenario(scenario({ tables: [{ name: "t", blocks: 10, tuplesPerPage: 1 }] }));
+    expect(osCapacityPages(resolved)).toBe(((4096 - 128) * 2 ** 20) / 4096);
   });
 
   it("a page cache of RAM - shared_buffers = 512 MiB (65,536 blocks) cannot keep a 70,000-block table for a second scan", () => {
@@ -242,7 +235,7 @@ describe("files on the device", () => {
         ],
       }),
     );
-    const { port } = realModels.buildOs(resolved, 1024);
+    const port = new OsAdapter(resolved, 1024);
     const readBlock = (file: number, block: number) => port.read(port.open(file), block * 2, 2, 0);
     readBlock(0, 5);
     readBlock(1, 99_999); // the last block of segment 1 (300,000 - 200,000 = 100,000 blocks)

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { testScenario } from "../../../test/scenario-builder.js";
 import { resolveScenario } from "../../scenario/resolve.js";
-import { realModels } from "./adapters.js";
+import { OsAdapter } from "./os-adapter.js";
 
 /**
- * The OS side of the warp's cut (adapters.ts, `clearAhead`): pages still
+ * The OS side of the warp's cut (os-adapter.ts, `clearAhead`): pages still
  * cached ahead of the scans from an earlier run may be dropped only if the
  * skipped reads would have pushed them out, least recently used first, before
  * the scans got to them. Worked by hand on a page cache of 8 segment files
@@ -13,7 +13,7 @@ import { realModels } from "./adapters.js";
  */
 function os() {
   const resolved = resolveScenario(testScenario({ table: { blocks: 20 * 64, segmentBlocks: 64 } }));
-  const { port } = realModels.buildOs(resolved, 1024);
+  const port = new OsAdapter(resolved, 1024);
   for (let seg = 10; seg < 16; seg++) port.warm(seg, 128);
   const cached = () => [...Array(20).keys()].filter((seg) => port.isResident(seg, 127));
   return { warp: port.warp!, cached };

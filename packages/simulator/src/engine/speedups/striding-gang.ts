@@ -27,7 +27,7 @@
  * OS sees its last two reads (enough for Linux's prev_pos and FreeBSD's
  * sequential heuristic, which two non-sequential reads take to zero), its
  * ring keeps its last block, and the stretch is refreshed in the page-cache
- * LRU. Syncscan gets the stretch's last multiple of 16.
+ * LRU. Syncscan gets the stretch's last multiple of its report interval.
  *
  * Approximations, stated: within a stretch the gang may run ahead of other
  * queries' events in simulated time (nothing it does there is visible to them
@@ -36,7 +36,6 @@
  * last 32; the CPU-sharing factor is taken once per stretch.
  */
 
-import { SYNC_SCAN_REPORT_INTERVAL_BLOCKS } from "@scanlab/syncscan";
 import type { Entity } from "../loop/scheduler.js";
 import { fileIdOf, PAGES_PER_BLOCK } from "../pg/machine.js";
 import { openSegment, type ScanRunCtx } from "../pg/scan-run.js";
@@ -62,6 +61,8 @@ export class StridingGang implements Entity {
   private readonly bulkClaims: Float64Array;
   private readonly snap: Float64Array;
   private readonly perRound: Int32Array;
+  /** Syncscan's report interval, in blocks (the syncscan port's). */
+  private readonly reportEvery: number;
   private nextBulkTry = 0;
   private steps = 0;
   /** Claims emulated in bulk (for the benchmark). */
@@ -83,6 +84,7 @@ export class StridingGang implements Entity {
     this.bulkClaims = new Float64Array(this.n);
     this.snap = new Float64Array(this.n);
     this.perRound = new Int32Array(this.n);
+    this.reportEvery = ctx.machine.syncscan.reportIntervalBlocks;
   }
 
   /** The table was renumbered under the scan (warp.ts): the blocks each process still has to replay move too. */
@@ -304,7 +306,7 @@ export class StridingGang implements Entity {
       const dataAt = lineFree > ready ? lineFree : ready;
       const first = b0 + handed;
       if (report) {
-        const m16 = first + cb - 1 - ((first + cb - 1) % SYNC_SCAN_REPORT_INTERVAL_BLOCKS);
+        const m16 = first + cb - 1 - ((first + cb - 1) % this.reportEvery);
         if (m16 >= first) ctx.machine.syncscan.report(table.syncKey, m16);
       }
       clock[k] = readBlocks(first, cb, members[k]!.ring, lineFree, ready);
@@ -352,7 +354,7 @@ export class StridingGang implements Entity {
             ctx.stats.osBlocks += shiftBlocks;
             if (report) {
               const last = b0 + handed - 1;
-              ctx.machine.syncscan.report(table.syncKey, last - (last % SYNC_SCAN_REPORT_INTERVAL_BLOCKS));
+              ctx.machine.syncscan.report(table.syncKey, last - (last % this.reportEvery));
             }
           }
         }
