@@ -71,9 +71,22 @@ export class Scheduler {
     return this.untilUs - nowUs;
   }
 
-  /** Brings the run's end `us` earlier: the warp credited that much simulated time without simulating it. */
-  shortenBy(us: number): void {
+  /**
+   * Simulated time credited without being simulated (the warp's cuts,
+   * speedups/warp.ts), µs. The loop's own clock does not include it; reported
+   * times do ({@link Scheduler.reportedUs}).
+   */
+  skippedUs = 0;
+
+  /** The warp credited `us` of simulated time without simulating it: the run's end comes that much earlier. */
+  skip(us: number): void {
+    this.skippedUs += us;
     this.untilUs -= us;
+  }
+
+  /** Reported simulated time at loop time `loopUs`: the loop's clock plus what was skipped so far. */
+  reportedUs(loopUs: number): number {
+    return loopUs + this.skippedUs;
   }
 
   /** Wake-ups plus in-wake-up steps so far: the unit of the simulator's work (work-estimate.ts). */
@@ -84,11 +97,13 @@ export class Scheduler {
   /**
    * Ends the run at the current instant (the caller's stop request, from a
    * poll): the run's end moves to now, so no entity carries on past it
-   * within its wake-up (canContinue) and the loop takes no later event.
-   * Between two steps, so every figure is that of a consistent machine.
+   * within its wake-up (canContinue) and the loop takes no later event; the
+   * poll is not called again. Between two steps, so every figure is that of
+   * a consistent machine.
    */
   stop(): void {
     this.untilUs = this.nowUs;
+    this.onPoll = null;
   }
 
   /** Runs until nothing is scheduled, the clock passes `untilUs`, or {@link Scheduler.stop}. */

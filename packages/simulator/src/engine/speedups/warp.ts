@@ -82,6 +82,7 @@
  * of a percent. `simulate(..., { exact: true })` turns the warp off.
  */
 
+import type { RunInFlight, RunObserver } from "../loop/run-observer.js";
 import type { Scheduler } from "../loop/scheduler.js";
 import type { TableRt } from "../pg/machine.js";
 import { segmentFileId } from "../pg/machine.js";
@@ -89,6 +90,7 @@ import type { OpenFiles, RunStats } from "../pg/scan-run.js";
 import type { SharedBuffers } from "../pg/shared-buffers.js";
 import type { SharedLine } from "../pg/shared-memory.js";
 import type { OsCounters, OsPort, SyncScanPort, TableChange, WarpLimits } from "../seam/ports.js";
+import { warpRunOf } from "./warp-run.js";
 
 /**
  * Rates must agree within 1% (window to window, scan to scan). Our choice: the
@@ -181,16 +183,20 @@ interface Cut {
   epoch: number | null;
 }
 
-/** The warp of one simulation (see the header). */
-export class Warp {
-  /** Runs in flight. */
-  readonly runs = new Set<WarpRun>();
+/**
+ * The warp of one simulation (see the header). A run observer of the loop
+ * (loop/run-observer.ts): it hears of every client, run and poll, and keeps
+ * its own books of what it must renumber.
+ */
+export class Warp implements RunObserver {
+  /** Runs in flight, in the order they started. */
+  private readonly runs = new Set<WarpRun>();
+  /** Each run in flight's view. */
+  private readonly views = new Map<RunInFlight, WarpRun>();
   /** Open-file maps of processes that hold files of a table: leaders (kept across runs) and running workers. */
-  readonly openMaps = new Map<OpenFiles, TableRt>();
+  private readonly openMaps = new Map<OpenFiles, TableRt>();
   /** Clients that have not started their first run yet. */
-  pendingClients = 0;
-  /** Simulated time skipped so far, µs. */
-  skippedUs = 0;
+  private pendingClients = 0;
   private cutCount = 0;
   private restoreCount = 0;
   private skippedBlocks = 0;
@@ -213,7 +219,7 @@ export class Warp {
       cuts: this.cutCount,
       restores: this.restoreCount,
       skippedBlocks: this.skippedBlocks,
-      skippedS: this.skippedUs / 1e6,
+      skippedS: this.scheduler.skippedUs / 1e6,
     };
   }
 
@@ -222,7 +228,37 @@ export class Warp {
     return this.enabled && this.os.warp !== undefined && this.syncscan.relocate !== undefined;
   }
 
-  /** The scheduler's poll: every 1024 steps, between two steps (installed only when {@link Warp.possible}). */
+  /* The loop's events (loop/run-observer.ts). */
+
+  clientAdded(leaderOpens: OpenFiles, table: TableRt): void {
+    this.openMaps.set(leaderOpens, table);
+    this.pendingClients++;
+  }
+
+  clientStarted(): void {
+    this.pendingClients--;
+  }
+
+  /** Before a run starts: every outstanding cut comes back (see the header, 5). */
+  runStarting(nowUs: number): void {
+    this.restoreCuts(nowUs);
+  }
+
+  runStarted(run: RunInFlight): void {
+    for (const o of run.workerOpens) this.openMaps.set(o, run.table);
+    const view = warpRunOf(run);
+    this.views.set(run, view);
+    this.runs.add(view);
+  }
+
+  runEnded(run: RunInFlight): void {
+    const view = this.views.get(run);
+    this.views.delete(run);
+    if (view !== undefined) this.runs.delete(view);
+    for (const o of run.workerOpens) this.openMaps.delete(o);
+  }
+
+  /** The loop's poll: every 1024 steps, between two steps (an observer only when {@link Warp.possible}). */
   poll(nowUs: number): void {
     if (this.cuts.length > 0) this.dateCuts();
     if (this.runs.size === 0 || this.pendingClients > 0) {
@@ -268,8 +304,8 @@ export class Warp {
     }
   }
 
-  /** Before a run starts: every outstanding cut comes back (see the header, 5). */
-  beforeRunStart(nowUs: number): void {
+  /** Every outstanding cut comes back, behind the scans in flight (see the header, 5). */
+  private restoreCuts(nowUs: number): void {
     if (this.cuts.length === 0) return;
     this.dateCuts();
     while (this.cuts.length > 0) {
@@ -494,8 +530,7 @@ export class Warp {
     os.clearAhead(table.index, at / seg, beyondFrom, beyond, nowUs, false);
     this.apply(table, cutChange(table, at, blocks), () => 0);
     this.cuts.push({ table, at, blocks, epoch: null });
-    this.skippedUs += creditUs;
-    this.scheduler.shortenBy(creditUs);
+    this.scheduler.skip(creditUs);
     this.cutCount++;
     this.skippedBlocks += processed * runs.length;
     return true;
