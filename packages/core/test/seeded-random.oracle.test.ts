@@ -56,7 +56,7 @@ function oldSfc32(seed: number) {
   };
 }
 
-// simulator/src/engine/cpu-jitter.ts (CpuJitter's seeding and next()).
+// simulator/src/engine/pg/cpu-jitter.ts (CpuJitter's seeding and next()).
 function oldCpuJitter(seed: number): () => number {
   let s = (seed ^ 0x9e3779b9) >>> 0;
   s = Math.imul(s ^ (s >>> 16), 0x85ebca6b) >>> 0;

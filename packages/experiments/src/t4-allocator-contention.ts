@@ -89,7 +89,7 @@ export const T4: Experiment = {
   assumptions: [
     "Both tables are resident in the OS page cache (3 TB RAM) before the query; the device is irrelevant (a stand-in profile).",
     "72 cores, one process per core; shared_buffers 128 MB.",
-    "The cost of the shared allocation step is the documented cache-line model of engine/shared-memory.ts.",
+    "The cost of the shared allocation step is the documented cache-line model of engine/pg/shared-memory.ts.",
   ],
   rows,
   calibration: {

@@ -12,10 +12,11 @@
  *   add writes and CPU the model does not have).
  * - Bitmap tables: the 2022 data sets of @scanlab/bitmap-prefetch, generated
  *   with the seeds the simulator uses for a `bitmap` query (table seed 4,
- *   query seed 5; participants.ts `bitmapFor`), so the same pages match. Each
- *   page holds 27 rows `(a int, padding text)` with the page's value of `a`:
- *   a 250-byte padding gives a 282-byte tuple, MAXALIGNed to 288 plus a 4-byte
- *   line pointer, and 27 x 292 fits in a page's 8168 free bytes while 28 do
+ *   query seed 5; the simulator's engine/seam/bitmap-adapters.ts
+ *   `bitmapFor`), so the same pages match. Each page holds 27 rows
+ *   `(a int, padding text)` with the page's value of `a`: a 250-byte
+ *   padding gives a 282-byte tuple, MAXALIGNed to 288 plus a 4-byte line
+ *   pointer, and 27 x 292 fits in a page's 8168 free bytes while 28 do
  *   not (src/include/storage/bufpage.h). Rows are inserted in page order into
  *   a fresh table, so page i holds exactly the rows of page i; the runner
  *   checks the page count after loading.

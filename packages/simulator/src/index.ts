@@ -6,8 +6,9 @@
  * composed from the scanlab model packages. Browser-safe. The published
  * experiments it reproduces live in `@scanlab/experiments`.
  */
-import { realModels } from "./engine/adapters.js";
-import { type SimulateOptions, type SimulationResult, simulateWith } from "./engine/simulate.js";
+
+import { type SimulateOptions, type SimulationResult, simulateWith } from "./engine/loop/simulate.js";
+import { realModels } from "./engine/seam/adapters.js";
 import { resolveScenario } from "./scenario/resolve.js";
 import type { ScenarioInput } from "./scenario/schema.js";
 
@@ -30,9 +31,7 @@ export function simulate(scenario: ScenarioInput | unknown, options: SimulateOpt
   return simulateWith(resolveScenario(scenario), realModels, options);
 }
 
-export { defaultAllocator, resolveDeviceProfile } from "./engine/adapters.js";
-export { type CpuCosts, DEFAULT_CPU_COSTS } from "./engine/cpu-costs.js";
-export { type RowMetrics, rowMetrics } from "./engine/row-metrics.js";
+export { type RowMetrics, rowMetrics } from "./engine/loop/row-metrics.js";
 export {
   type ParticipantResult,
   POLL_STEPS,
@@ -42,9 +41,8 @@ export {
   type SimulateOptions,
   type SimulationProgress,
   type SimulationResult,
-} from "./engine/simulate.js";
-export { type ScanThroughput, scanThroughput, type ThroughputRun } from "./engine/throughput.js";
-export type { WarpSummary } from "./engine/warp.js";
+} from "./engine/loop/simulate.js";
+export { type ScanThroughput, scanThroughput, type ThroughputRun } from "./engine/loop/throughput.js";
 export {
   type EstimateOptions,
   estimateWork,
@@ -56,7 +54,10 @@ export {
   WORK_BUDGET_STEPS,
   type WorkEstimate,
   type WorkLever,
-} from "./engine/work-estimate.js";
+} from "./engine/loop/work-estimate.js";
+export { type CpuCosts, DEFAULT_CPU_COSTS } from "./engine/pg/cpu-costs.js";
+export { defaultAllocator, resolveDeviceProfile } from "./engine/seam/adapters.js";
+export type { WarpSummary } from "./engine/speedups/warp.js";
 export { ScenarioError, type ScenarioProblem } from "./errors.js";
 export {
   limitProblem,

@@ -3,10 +3,11 @@
  * log what the scans asked of the OS (every read, every piece of advice,
  * every open), in blocks of table 0's first segment.
  */
-import { realModels } from "../src/engine/adapters.js";
-import { PAGES_PER_BLOCK } from "../src/engine/machine.js";
-import type { OsOpenFile } from "../src/engine/ports.js";
-import { type ModelFactories, type SimulationResult, simulateWith } from "../src/engine/simulate.js";
+
+import { type SimulationResult, simulateWith } from "../src/engine/loop/simulate.js";
+import { PAGES_PER_BLOCK } from "../src/engine/pg/machine.js";
+import { realModels } from "../src/engine/seam/adapters.js";
+import type { ModelFactories, OsOpenFile, OsPort } from "../src/engine/seam/ports.js";
 import { resolveScenario } from "../src/scenario/resolve.js";
 import type { ScenarioInput } from "../src/scenario/schema.js";
 
@@ -35,28 +36,41 @@ export function spyingModels(): { models: ModelFactories; log: OsLog } {
   const log: OsLog = { reads: [], readBlocks: [], advisedBlocks: [], adviceCalls: 0, opens: 0 };
   const models: ModelFactories = {
     ...realModels,
-    buildOs(resolved, capacityPages) {
-      const built = realModels.buildOs(resolved, capacityPages);
+    buildOs(resolved) {
+      const built = realModels.buildOs(resolved);
       const p = built.port;
-      return {
-        ...built,
-        port: {
-          ...p,
-          open(file: number) {
-            log.opens++;
-            return p.open(file);
-          },
-          read(of: OsOpenFile, page: number, pages: number, nowUs: number) {
-            log.reads.push({ block: page / PAGES_PER_BLOCK, blocks: pages / PAGES_PER_BLOCK });
-            log.readBlocks.push(...blocksOf(page, pages));
-            return p.read(of, page, pages, nowUs);
-          },
-          willneed(of: OsOpenFile, page: number, pages: number, nowUs: number) {
-            log.adviceCalls++;
-            log.advisedBlocks.push(...blocksOf(page, pages));
-            p.willneed(of, page, pages, nowUs);
-          },
+      // Every call goes to the real port (a class instance: its methods are delegated, not spread).
+      const port: OsPort = {
+        open(file: number) {
+          log.opens++;
+          return p.open(file);
         },
+        read(of: OsOpenFile, page: number, pages: number, nowUs: number) {
+          log.reads.push({ block: page / PAGES_PER_BLOCK, blocks: pages / PAGES_PER_BLOCK });
+          log.readBlocks.push(...blocksOf(page, pages));
+          return p.read(of, page, pages, nowUs);
+        },
+        willneed(of: OsOpenFile, page: number, pages: number, nowUs: number) {
+          log.adviceCalls++;
+          log.advisedBlocks.push(...blocksOf(page, pages));
+          p.willneed(of, page, pages, nowUs);
+        },
+        quietRun: (of, page, maxPages, pagesPerRead, nowUs) =>
+          p.quietRun(of, page, maxPages, pagesPerRead, nowUs),
+        skipQuiet: (of, page, pages, pagesPerRead, nowUs, counted) =>
+          p.skipQuiet(of, page, pages, pagesPerRead, nowUs, counted),
+        cacheRun: (file, page, maxPages, nowUs) => p.cacheRun(file, page, maxPages, nowUs),
+        cachedReadsAreQuiet: p.cachedReadsAreQuiet,
+        touch: (file, page, pages, readPages) => p.touch(file, page, pages, readPages),
+        isResident: (file, page) => p.isResident(file, page),
+        warm: (file, pages) => p.warm(file, pages),
+        ...(p.warp === undefined ? {} : { warp: p.warp }),
+      };
+      return {
+        port,
+        stats: () => built.stats(),
+        confidence: built.confidence,
+        adaptive: () => built.adaptive(),
       };
     },
   };

@@ -16,8 +16,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { SimulationProgress } from "../engine/simulate.js";
-import { estimateWork, overBudget, WORK_BUDGET_STEPS } from "../engine/work-estimate.js";
+import type { SimulationProgress } from "../engine/loop/simulate.js";
+import { estimateWork, overBudget, WORK_BUDGET_STEPS } from "../engine/loop/work-estimate.js";
 import { simulate } from "../index.js";
 import { resolveScenario } from "./resolve.js";
 import { OS_NAMES, scenarioSchema } from "./schema.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { testScenario } from "../../test/scenario-builder.js";
-import { realModels } from "../engine/adapters.js";
-import { simulateWith } from "../engine/simulate.js";
+import { simulateWith } from "../engine/loop/simulate.js";
+import { realModels } from "../engine/seam/adapters.js";
 import { ScenarioError } from "../errors.js";
 import { describeOsModel, OS_NAMES, osModel } from "../index.js";
 import { resolveScenario } from "./resolve.js";

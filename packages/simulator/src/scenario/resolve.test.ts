@@ -7,9 +7,9 @@
 import { createDeviceModel, getBuiltinProfile, raid0Of } from "@scanlab/device-profiles";
 import { describe, expect, it } from "vitest";
 import { type MachineIn, type QueryIn, testScenario } from "../../test/scenario-builder.js";
-import { defaultAllocator, realModels } from "../engine/adapters.js";
-import { defaultEic } from "../engine/participants.js";
-import { type SimulateOptions, simulateWith } from "../engine/simulate.js";
+import { type SimulateOptions, simulateWith } from "../engine/loop/simulate.js";
+import { defaultEic } from "../engine/pg/participants.js";
+import { defaultAllocator, realModels } from "../engine/seam/adapters.js";
 import { ScenarioError } from "../errors.js";
 import { PG_VERSIONS } from "./pg-model.js";
 import { resolveScenario } from "./resolve.js";
@@ -180,7 +180,7 @@ describe("machine: readahead default from the device", () => {
   // The Linux OS model is built with read_ahead_kb = the scenario's, else the device's;
   // the adaptive bitmap policy is told that window in 8 kB blocks.
   const readaheadBlocks = (machine: Partial<MachineIn>) =>
-    realModels.buildOs(resolveScenario(scenario({ machine })), 1024).adaptive().readaheadBlocks;
+    realModels.buildOs(resolveScenario(scenario({ machine }))).adaptive().readaheadBlocks;
 
   it("Linux on the RAID0 reads ahead 6144 kB = 768 blocks; on a single SSD 128 kB = 16 blocks", () => {
     expect(readaheadBlocks({ device: RAID })).toBe(768);
@@ -296,7 +296,7 @@ describe("PostgreSQL version parameters", () => {
 
   it("ring 32 in PG17, 94 in PG18: blocks read into shared buffers over two scans", () => {
     // Counted as misses (blocks read in): read-stream scans do not report their hits (see
-    // read-stream-participant.test.ts), but a block found resident is not read again.
+    // engine/pg/read-stream-participant.test.ts), but a block found resident is not read again.
     expect(twoRuns("17").sharedBuffers.misses).toBe(40_000 - 32);
     expect(twoRuns("18").sharedBuffers.misses).toBe(40_000 - 94);
   });

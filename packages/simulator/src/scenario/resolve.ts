@@ -6,8 +6,8 @@
  * the fields are sound, every problem between fields (shared_buffers within
  * RAM, names defined twice, a query on a missing table).
  */
-import { pgbenchAccountsTableBlocks } from "@scanlab/bitmap-prefetch";
 import type { z } from "zod";
+import { pgbenchAccountsBlocks } from "../engine/seam/bitmap-adapters.js";
 import { ScenarioError, type ScenarioProblem } from "../errors.js";
 import { BLOCK_BYTES, parseBytes, parseDurationUs } from "../units.js";
 import { scenarioSchema } from "./schema.js";
@@ -17,7 +17,7 @@ import type { Query, Scenario, ScenarioInput } from "./types.js";
 const MAX_TABLE_BLOCKS = 0xfffffffe;
 
 /** pgbench_accounts at scale 3000, as in Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”) (apps/docs/src/reference/experiments.md#t7-b-pgbench-accounts-range). */
-const PGBENCH_2022_BLOCKS = pgbenchAccountsTableBlocks(3000);
+const PGBENCH_2022_BLOCKS = pgbenchAccountsBlocks(3000);
 
 /** A validated scenario with every quantity in bytes, blocks or microseconds. */
 export interface ResolvedScenario {

@@ -125,7 +125,7 @@ const allocatorSchema = z.discriminatedUnion("kind", [
   }),
 ]);
 
-/** CPU costs of the modelled machine; every one is documented where it is used (engine/cpu-costs.ts). */
+/** CPU costs of the modelled machine; every one is documented where it is used (engine/pg/cpu-costs.ts). */
 const cpuSchema = z.strictObject({
   perPageUs: bounded("cpuUs").optional(),
   perTupleUs: bounded("cpuUs").optional(),
@@ -244,7 +244,7 @@ const querySchema = z.strictObject({
 const scenarioSchemaImpl = z.strictObject({
   name: text(),
   description: z.string().optional(),
-  // The seeded generators take 32 bits (cpu-jitter.ts); 0 to 2^31 - 1 keeps every seed distinct and
+  // The seeded generators take 32 bits (engine/pg/cpu-jitter.ts); 0 to 2^31 - 1 keeps every seed distinct and
   // matches the CLI's --seed.
   seed: bounded("seed").default(1),
   machine: machineSchema,

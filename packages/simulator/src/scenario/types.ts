@@ -5,7 +5,7 @@
  * zod schema in schema.ts is checked against both at compile time.
  */
 import type { AllocatorPolicy } from "@scanlab/block-allocator";
-import type { CpuCosts } from "../engine/cpu-costs.js";
+import type { CpuCosts } from "../engine/pg/cpu-costs.js";
 
 /** A size or duration: a number (bytes or seconds) or a string with a unit ("100GB", "8kB", "3h", "250ms"). */
 export type Quantity = number | string;

@@ -1,0 +1,183 @@
+/**
+ * A process whose scan runs on a read stream (PostgreSQL 17+ sequential
+ * scans, 18+ bitmap heap scans; apps/docs/src/reference/read-streams.md). The stream (a
+ * {@link ReadStreamPort}, seam/read-stream-adapter.ts) decides look-ahead distance, I/O combining and
+ * advice; this participant is its environment: shared-buffer lookups, the
+ * reads themselves through the OS model, and the CPU spent per buffer.
+ *
+ * - Block source: for a sequential scan the allocator (one block at a time,
+ *   as heap_scan_stream_read_next_* asks), reporting each handed-out block to
+ *   syncscan when the stream asks for it (so reports run ahead of processing
+ *   by the look-ahead distance, apps/docs/src/reference/synchronized-scans.md#read-streams-report-ahead); for a bitmap heap scan the
+ *   bitmap's pages in order.
+ * - io_method sync (PG17, or 18+ when chosen): advice is a posix_fadvise
+ *   when the read is started; the read itself is a synchronous preadv done
+ *   when the consumer reaches it. worker / io_uring: the read starts at
+ *   StartReadBuffers on an I/O worker's own open file (PostgreSQL 18's
+ *   io_workers = 3 by default) and the backend only waits for it.
+ * - CPU: the preadv's copy (syscall + bytes / copy rate) in the process that
+ *   reads; per buffer consumed a pin and the page's work; per advice call
+ *   one fadvise syscall; the allocator's shared-memory cost per claim.
+ */
+import { BLOCK_BYTES } from "../../units.js";
+import type { Entity } from "../loop/scheduler.js";
+import type { ReadStreamPort, StreamEnv, StreamIo, StreamStep } from "../seam/ports.js";
+import { pageWorkUs, preadUs } from "./cpu-costs.js";
+import { CpuJitter } from "./cpu-jitter.js";
+import { type OpenFiles, osBlocks, type ScanRunCtx } from "./scan-run.js";
+import type { BufferRing } from "./shared-buffers.js";
+
+/**
+ * The I/O workers' open files (io_method = worker), shared by every backend
+ * of the instance: each worker has its own open files, per table (OpenFiles
+ * are keyed by segment number within one table).
+ */
+export class IoWorkers {
+  private next = 0;
+  private readonly files: Map<number, OpenFiles>[];
+  constructor(workers: number) {
+    this.files = Array.from({ length: workers }, () => new Map());
+  }
+  /** The next worker's open files of `table` (round robin over the workers). */
+  pick(table: number): OpenFiles {
+    const w = this.files[this.next]!;
+    this.next = (this.next + 1) % this.files.length;
+    let opens = w.get(table);
+    if (opens === undefined) {
+      opens = new Map();
+      w.set(table, opens);
+    }
+    return opens;
+  }
+}
+
+/** Shared-memory cost charged by the block source, collected by the participant. */
+export interface CostSink {
+  debtUs: number;
+}
+
+export class ReadStreamParticipant implements Entity {
+  readonly id: number;
+  private readonly env: StreamEnv;
+  private readonly index: number;
+  private waiting = false;
+  private done = false;
+  private readonly consumeUs: number;
+  private readonly jitter: CpuJitter;
+  /** Buffers pinned as hits while another backend's read of them was in flight: when each becomes valid. */
+  private readonly hitValidAt = new Map<number, number>();
+  /** The time the stream is being called at (its env callbacks run then). */
+  private streamNowUs = 0;
+
+  constructor(
+    private readonly ctx: ScanRunCtx,
+    private readonly stream: ReadStreamPort,
+    private readonly opens: OpenFiles,
+    private readonly ring: BufferRing | null,
+    private readonly costs: CostSink,
+    ioWorkers: IoWorkers | null,
+    role: "leader" | "worker",
+  ) {
+    this.id = ctx.scheduler.add(this);
+    this.index = ctx.stats.perParticipant.length;
+    ctx.stats.perParticipant.push({ blocks: 0, claims: 0, role });
+    const cpu = ctx.machine.cpu;
+    this.consumeUs = cpu.sharedBufferHitUs + pageWorkUs(cpu, ctx.table.tuplesPerPage);
+    this.jitter = new CpuJitter(ctx.seed + this.id, cpu.jitter);
+    const sb = ctx.machine.sharedBuffers;
+    const table = ctx.table;
+    const self = this;
+    const viaRing = ring !== null;
+    this.env = {
+      // StartReadBuffers' lookup: a resident buffer is pinned now (a hit: usage
+      // count raised, through the ring's rule if any); if another backend's read
+      // of it is still in progress, the consumer waits for it (WaitIO).
+      isBuffered: (block) => {
+        if (!sb.isResident(table.index, block)) return false;
+        const valid = sb.hit(table.index, block, viaRing);
+        // Only a buffer still being read can make the consumer wait: it consumes at or after now.
+        if (valid > self.streamNowUs) self.hitValidAt.set(block, valid);
+        ctx.stats.sharedHits++;
+        return true;
+      },
+      startRead(io: StreamIo, nowUs: number): number | null {
+        if (io.advise) {
+          osBlocks(ctx, self.opens, io.firstBlock, io.blocks, nowUs, true);
+          costs.debtUs += cpu.fadviseUs;
+        }
+        if (!io.async) return null;
+        // The copy of an asynchronous read is not this backend's CPU (an I/O worker's, or the
+        // kernel's with io_uring): no CPU-sharing factor.
+        return self.read(io, ioWorkers !== null ? ioWorkers.pick(ctx.table.index) : self.opens, nowUs, 1);
+      },
+      waitRead(io: StreamIo, nowUs: number): number {
+        if (io.async) return io.readyAtUs ?? nowUs;
+        return self.read(io, self.opens, nowUs, ctx.cpuFactor());
+      },
+    };
+  }
+
+  /**
+   * The preadv of a stream I/O on `files`: the OS read, then the copy's CPU
+   * (times `cpuFactor`); the buffers are valid, and installed, from then on.
+   */
+  private read(io: StreamIo, files: OpenFiles, nowUs: number, cpuFactor: number): number {
+    const ctx = this.ctx;
+    const ready = osBlocks(ctx, files, io.firstBlock, io.blocks, nowUs, false);
+    const valid = ready + preadUs(ctx.machine.cpu, io.blocks * BLOCK_BYTES) * cpuFactor;
+    ctx.machine.sharedBuffers.installRun(ctx.table.index, io.firstBlock, io.blocks, this.ring, valid);
+    ctx.stats.osBlocks += io.blocks;
+    return valid;
+  }
+
+  start(nowUs: number): void {
+    this.ctx.scheduler.schedule(this.id, nowUs);
+  }
+
+  fire(nowUs: number): void {
+    if (this.done) return;
+    const ctx = this.ctx;
+    let t = nowUs;
+    for (;;) {
+      this.streamNowUs = t;
+      const step: StreamStep | null = this.waiting
+        ? this.stream.resume(t, this.env)
+        : this.stream.nextBuffer(t, this.env);
+      if (step === null) {
+        this.done = true;
+        ctx.participantDone(t + this.costs.debtUs);
+        this.costs.debtUs = 0;
+        return;
+      }
+      if (step.kind === "wait") {
+        this.waiting = true;
+        const until = step.untilUs;
+        if (ctx.scheduler.canContinue(until)) {
+          ctx.scheduler.advanceTo(until);
+          t = until;
+          continue;
+        }
+        ctx.scheduler.schedule(this.id, until);
+        return;
+      }
+      this.waiting = false;
+      if (this.hitValidAt.size > 0) {
+        const valid = this.hitValidAt.get(step.block);
+        if (valid !== undefined) {
+          this.hitValidAt.delete(step.block);
+          if (valid > t) t = valid;
+        }
+      }
+      t += this.costs.debtUs + this.consumeUs * ctx.cpuFactor() * this.jitter.factor(1);
+      this.costs.debtUs = 0;
+      ctx.stats.blocks++;
+      ctx.stats.perParticipant[this.index]!.blocks++;
+      if (ctx.scheduler.canContinue(t)) {
+        ctx.scheduler.advanceTo(t);
+        continue;
+      }
+      ctx.scheduler.schedule(this.id, t);
+      return;
+    }
+  }
+}

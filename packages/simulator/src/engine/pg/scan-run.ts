@@ -1,0 +1,87 @@
+/**
+ * One execution of one query: its participants, its shared allocation state
+ * and its contended cache line, and the statistics it collects.
+ */
+
+import type { Scheduler } from "../loop/scheduler.js";
+import type { OsOpenFile } from "../seam/ports.js";
+import { fileIdOf, type MachineRt, PAGES_PER_BLOCK, type TableRt } from "./machine.js";
+import type { SharedLine } from "./shared-memory.js";
+
+/** Counters of one run (one query execution). */
+export class RunStats {
+  blocks = 0;
+  claims = 0;
+  sharedHits = 0;
+  /** Blocks requested from the OS (shared-buffer misses). */
+  osBlocks = 0;
+  /** Per participant: blocks and claims. */
+  readonly perParticipant: { blocks: number; claims: number; role: "leader" | "worker" }[] = [];
+}
+
+/** What a participant needs from the run it belongs to. */
+export interface ScanRunCtx {
+  readonly machine: MachineRt;
+  readonly table: TableRt;
+  readonly scheduler: Scheduler;
+  readonly line: SharedLine;
+  /** Report handed-out blocks to syncscan (phs_syncscan / rs_syncscan). */
+  readonly syncReport: boolean;
+  /** BAS_BULKREAD ring size in buffers, or 0 for normal replacement. */
+  readonly ringBuffers: number;
+  readonly stats: RunStats;
+  /** The scenario's seed (per-process random streams derive from it). */
+  readonly seed: number;
+  /** CPU slowdown when more processes are busy than there are cores. */
+  cpuFactor(): number;
+  /** Called once by each participant when it has nothing left to do. */
+  participantDone(nowUs: number): void;
+}
+
+/** Files a process has open: segment number -> the OS's open-file state. */
+export type OpenFiles = Map<number, OsOpenFile>;
+
+/** The process's open file of `segment` (opened on first use, as PostgreSQL's md.c does). */
+export function openSegment(ctx: ScanRunCtx, opens: OpenFiles, segment: number): OsOpenFile {
+  let of = opens.get(segment);
+  if (of === undefined) {
+    of = ctx.machine.os.open(fileIdOf(ctx.table, segment));
+    opens.set(segment, of);
+  }
+  return of;
+}
+
+/**
+ * Blocks [firstBlock, firstBlock + blocks) through the OS, one call per segment
+ * file (md.c splits a request at the 1 GB boundary too): posix_fadvise(WILLNEED)
+ * when `advise`, else a read. Returns when the data read is ready (`nowUs` if
+ * already, and always for advice).
+ */
+export function osBlocks(
+  ctx: ScanRunCtx,
+  opens: OpenFiles,
+  firstBlock: number,
+  blocks: number,
+  nowUs: number,
+  advise: boolean,
+): number {
+  const os = ctx.machine.os;
+  const segBlocks = ctx.table.segmentBlocks;
+  let ready = nowUs;
+  let b = firstBlock;
+  const end = firstBlock + blocks;
+  while (b < end) {
+    const seg = Math.floor(b / segBlocks);
+    const segEnd = Math.min(end, (seg + 1) * segBlocks);
+    const of = openSegment(ctx, opens, seg);
+    const page = (b - seg * segBlocks) * PAGES_PER_BLOCK;
+    const pages = (segEnd - b) * PAGES_PER_BLOCK;
+    if (advise) os.willneed(of, page, pages, nowUs);
+    else {
+      const r = os.read(of, page, pages, nowUs);
+      if (r > ready) ready = r;
+    }
+    b = segEnd;
+  }
+  return ready;
+}
