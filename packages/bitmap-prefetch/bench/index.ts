@@ -6,14 +6,12 @@
  * - bitmap iteration: HeapBitmapIterator.next() against a plain loop over a
  *   Uint32Array of the same pages (the cheapest possible representation);
  * - bitmap heap scan policies: PG13-17 prefetcher and the adaptive policy,
- *   pages per second through nextPage();
- * - read streams: buffers per second for PG17/18/19 on all-cached (fast path),
- *   sequential uncached and random uncached block sources, with a trivial env.
+ *   pages per second through nextPage().
  *
  * Run: npx turbo run bench --filter=@scanlab/bitmap-prefetch (builds dist first),
  * or npm run build && npm run bench inside packages/bitmap-prefetch.
  */
-import type { HeapBitmap, ReadStreamEnv, ReadStreamVersion } from "../src/index.js";
+import type { HeapBitmap } from "../src/index.js";
 
 // Measure the built bundle (what consumers import; turbo builds it before `bench`). Running the TypeScript
 // sources through tsx measured the hot loops 2-6x slower than the same code bundled by tsup.
@@ -24,7 +22,6 @@ const {
   BitmapHeapScanPrefetcher,
   INVALID_BLOCK_NUMBER,
   pgbenchAccountsBitmap,
-  ReadStream,
   bitmap2022Query,
   bitmap2022Table,
 } = lib;
@@ -125,45 +122,6 @@ row(
 );
 const adaptiveSeq = time(() => scanPages(() => new AdaptiveBitmapPrefetcher(pgbench)), 500);
 row("adaptive nextPage, pgbench sixth", adaptiveSeq.opsPerSec);
-
-function streamRun(version: ReadStreamVersion, kind: "cached" | "sequential" | "random"): number {
-  const n = 200_000;
-  let i = 0;
-  const source =
-    kind === "random" ? () => (i < n ? (i++ * 7919) % 1_000_003 : null) : () => (i < n ? i++ : null);
-  const streamEnv: ReadStreamEnv = {
-    isBuffered: () => kind === "cached",
-    startRead: (io, now) => (io.async ? now + 50 : null),
-    waitRead: (io, now) => (io.async ? (io.readyAtUs as number) : now + 50),
-  };
-  const stream = new ReadStream(source, {
-    version,
-    effectiveIoConcurrency: 16,
-    ioMethod: version === 17 ? "sync" : "worker",
-    flags: { sequential: kind === "sequential" },
-  });
-  let now = 0;
-  let count = 0;
-  for (;;) {
-    let s = stream.nextBuffer(now, streamEnv);
-    if (s === null) break;
-    if (s.kind === "wait") {
-      now = s.untilUs;
-      s = stream.resume(now, streamEnv);
-    }
-    now += 1;
-    count++;
-  }
-  return count;
-}
-for (const kind of ["cached", "sequential", "random"] as const) {
-  const base = time(() => streamRun(17, kind)).opsPerSec;
-  row(`read stream PG17, ${kind}`, base, "baseline");
-  for (const v of [18, 19] as const) {
-    const r = time(() => streamRun(v, kind)).opsPerSec;
-    row(`read stream PG${v}, ${kind}`, r, `${(r / base).toFixed(2)} x PG17`);
-  }
-}
 
 console.log(
   `@scanlab/bitmap-prefetch bench (2022 data set, 1 M-block table + two queries generated in ${genMs.toFixed(0)} ms)`,

@@ -1,10 +1,11 @@
 /**
  * @packageDocumentation
  * Which pages to advise ahead in a bitmap heap scan: PostgreSQL 13-17
- * prefetching (serial and parallel), PostgreSQL 17/18/19 read streams (generic
- * over a block source, also used for sequential scans), an adaptive policy that
- * looks at the bitmap, and the bitmap data sets of Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”). Every model is a pure
+ * prefetching (serial and parallel), an adaptive policy that looks at the
+ * bitmap, and the bitmap data sets of Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”). Every model is a pure
  * state machine: the caller owns time, buffers, the page cache and the device.
+ * PostgreSQL 17+ read streams (which PG18+ bitmap heap scans read through)
+ * are in `@scanlab/read-stream`.
  */
 
 /** The npm name of this package. */
@@ -90,37 +91,3 @@ export {
   pgbenchAccountsBitmap,
   pgbenchAccountsTableBlocks,
 } from "./pgbench-accounts.js";
-export {
-  DEFAULT_IO_COMBINE_LIMIT,
-  type IoMethod,
-  ReadStream,
-  type ReadStreamBlockSource,
-  type ReadStreamBuffer,
-  type ReadStreamConfig,
-  type ReadStreamEnv,
-  type ReadStreamExplain,
-  type ReadStreamFlags,
-  type ReadStreamIo,
-  type ReadStreamOptions,
-  type ReadStreamStats,
-  type ReadStreamStep,
-  type ReadStreamWait,
-  readStreamConfig,
-  segmentPieces,
-} from "./read-stream.js";
-export {
-  BULKREAD_RING_BASE_KB,
-  type BufferPoolSize,
-  type BulkReadRingOptions,
-  backendPinLimit,
-  bulkReadRingBuffers,
-  DEFAULT_NBUFFERS,
-  DEFAULT_PROCS_PG17,
-  DEFAULT_PROCS_PG18,
-  type MaxPinnedOptions,
-  maxIoCombineLimit,
-  maxPinnedBuffers,
-  READ_STREAM_VERSIONS,
-  REFCOUNT_ARRAY_ENTRIES,
-  type ReadStreamVersion,
-} from "./read-stream-limits.js";

@@ -15,15 +15,17 @@ import {
   type BitmapScanPolicy,
   bitmap2022Query,
   bitmap2022Table,
-  DEFAULT_PROCS_PG17,
-  DEFAULT_PROCS_PG18,
   type HeapBitmap,
   type HeapBitmapIterator,
   ParallelBitmapHeapScan,
   pgbenchAccountsBitmap,
+} from "@scanlab/bitmap-prefetch";
+import {
+  DEFAULT_PROCS_PG17,
+  DEFAULT_PROCS_PG18,
   ReadStream,
   type ReadStreamVersion,
-} from "@scanlab/bitmap-prefetch";
+} from "@scanlab/read-stream";
 import { SYNC_SCAN_REPORT_INTERVAL_BLOCKS } from "@scanlab/syncscan";
 import { ScenarioError } from "../errors.js";
 import { type PgModel, pgModel } from "../scenario/pg-model.js";

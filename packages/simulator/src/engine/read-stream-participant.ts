@@ -19,7 +19,7 @@
  *   reads; per buffer consumed a pin and the page's work; per advice call
  *   one fadvise syscall; the allocator's shared-memory cost per claim.
  */
-import type { ReadStream, ReadStreamEnv, ReadStreamIo, ReadStreamStep } from "@scanlab/bitmap-prefetch";
+import type { ReadStream, ReadStreamEnv, ReadStreamIo, ReadStreamStep } from "@scanlab/read-stream";
 import { BLOCK_BYTES } from "../units.js";
 import { pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
