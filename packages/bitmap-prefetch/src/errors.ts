@@ -2,7 +2,7 @@
  * User errors of `@scanlab/bitmap-prefetch`.
  *
  * Everything a user can get wrong (a setting outside the range PostgreSQL
- * accepts, a bitmap built out of order, a data set that cannot exist) throws a
+ * accepts, a bitmap built out of order) throws a
  * {@link BitmapPrefetchError}: one sentence naming what was wrong, a stable
  * `code` and `name = "BitmapPrefetchError"`; it extends `ScanlabError`
  * (`@scanlab/core`), so the CLI recognises it with `ScanlabError.isInstance`
@@ -17,8 +17,7 @@ import { ScanlabError } from "@scanlab/core";
 export type BitmapPrefetchErrorCode =
   | "BITMAP_PREFETCH_BAD_EIC"
   | "BITMAP_PREFETCH_BAD_PARAMETER"
-  | "BITMAP_PREFETCH_BAD_BITMAP"
-  | "BITMAP_PREFETCH_BAD_DATASET";
+  | "BITMAP_PREFETCH_BAD_BITMAP";
 
 /**
  * A mistake the user made (bad parameter, bad bitmap), with one clear sentence.

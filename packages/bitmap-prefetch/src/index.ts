@@ -2,10 +2,11 @@
  * @packageDocumentation
  * Which pages to advise ahead in a bitmap heap scan: PostgreSQL 13-17
  * prefetching (serial and parallel), an adaptive policy that looks at the
- * bitmap, and the bitmap data sets of Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”). Every model is a pure
+ * bitmap, and the bitmap those policies read. Every model is a pure
  * state machine: the caller owns time, buffers, the page cache and the device.
  * PostgreSQL 17+ read streams (which PG18+ bitmap heap scans read through)
- * are in `@scanlab/read-stream`.
+ * are in `@scanlab/read-stream`; the bitmaps of published benchmarks (the 2022
+ * data sets, pgbench_accounts) are in `@scanlab/workloads`.
  */
 
 /** The npm name of this package. */
@@ -32,21 +33,6 @@ export {
   type AdaptivePrefetchStats,
   type PlannedRegion,
 } from "./adaptive-prefetch.js";
-export {
-  BITMAP_2022_DEFAULT_TABLE_BLOCKS,
-  BITMAP_2022_DISTINCT_VALUES,
-  BITMAP_2022_LAYOUTS,
-  BITMAP_2022_ROWS_PER_PAGE,
-  BITMAP_2022_SELECTIVITIES,
-  type Bitmap2022Layout,
-  type Bitmap2022Query,
-  type Bitmap2022QueryOptions,
-  type Bitmap2022Table,
-  type Bitmap2022TableOptions,
-  bitmap2022Queries,
-  bitmap2022Query,
-  bitmap2022Table,
-} from "./bitmap-data-sets-2022.js";
 export type {
   AdviceCall,
   BitmapHeapPage,
@@ -83,11 +69,3 @@ export {
   type Pg13PrefetchStats,
   Pg13ScanBase,
 } from "./pg13-prefetch.js";
-export {
-  PGBENCH_ACCOUNTS_PER_SCALE,
-  PGBENCH_ACCOUNTS_ROWS_PER_PAGE,
-  type PgbenchAccountsOptions,
-  type PgbenchAccountsQuery,
-  pgbenchAccountsBitmap,
-  pgbenchAccountsTableBlocks,
-} from "./pgbench-accounts.js";

@@ -13,12 +13,9 @@ import {
   AdaptiveBitmapPrefetcher,
   BitmapHeapScanPrefetcher,
   type BitmapScanPolicy,
-  bitmap2022Query,
-  bitmap2022Table,
   type HeapBitmap,
   type HeapBitmapIterator,
   ParallelBitmapHeapScan,
-  pgbenchAccountsBitmap,
 } from "@scanlab/bitmap-prefetch";
 import {
   DEFAULT_PROCS_PG17,
@@ -27,6 +24,7 @@ import {
   type ReadStreamVersion,
 } from "@scanlab/read-stream";
 import { SYNC_SCAN_REPORT_INTERVAL_BLOCKS } from "@scanlab/syncscan";
+import { bitmap2022Query, bitmap2022Table, pgbenchAccountsBitmap } from "@scanlab/workloads";
 import { ScenarioError } from "../errors.js";
 import { type PgModel, pgModel } from "../scenario/pg-model.js";
 import type { QuerySpec } from "../scenario/schema.js";

@@ -6,7 +6,7 @@
  * the fields are sound, every problem between fields (shared_buffers within
  * RAM, names defined twice, a query on a missing table).
  */
-import { pgbenchAccountsTableBlocks } from "@scanlab/bitmap-prefetch";
+import { pgbenchAccountsTableBlocks } from "@scanlab/workloads";
 import type { z } from "zod";
 import { ScenarioError, type ScenarioProblem } from "../errors.js";
 import { BLOCK_BYTES, parseBytes, parseDurationUs } from "../units.js";
