@@ -7,26 +7,20 @@
  * PostgreSQL 17+ read streams (which PG18+ bitmap heap scans read through)
  * are in `@scanlab/read-stream`; the bitmaps of published benchmarks (the 2022
  * data sets, pgbench_accounts) are in `@scanlab/workloads`.
+ *
+ * The entry holds what a caller uses: the policies, their options and
+ * results, the bitmap, and the setting conversions. The adaptive policy's
+ * cost model (`src/adaptive-cost-model.ts`) and the PostgreSQL helpers the
+ * policies are built from stay internal.
  */
-
-/** The npm name of this package. */
-export const PACKAGE_NAME = "@scanlab/bitmap-prefetch";
 
 export {
   type AdaptiveCostParameters,
-  adviceCalls,
-  adviceCostUs,
-  chooseRegionMode,
   DEFAULT_ADVICE_CALL_US,
   type DevicePhysics,
-  gapMergeLimitBlocks,
   INTEL_320_LINUX_DEFAULTS,
   type RegionMode,
-  type RegionShape,
   type ResolvedCostParameters,
-  readaheadCostUs,
-  readaheadWindowsBlocks,
-  resolveCostParameters,
 } from "./adaptive-cost-model.js";
 export {
   AdaptiveBitmapPrefetcher,
@@ -42,7 +36,7 @@ export type {
   PrefetchEnv,
 } from "./bitmap-scan-policy.js";
 export { type BitmapStats, bitmapStats, forEachSequentialRun, type RunLengthBucket } from "./bitmap-stats.js";
-export { BLCKSZ, INVALID_BLOCK_NUMBER, MAX_BLOCK_NUMBER, RELSEG_SIZE_BLOCKS } from "./constants.js";
+export { INVALID_BLOCK_NUMBER } from "./constants.js";
 export { BitmapPrefetchError, type BitmapPrefetchErrorCode } from "./errors.js";
 export {
   HeapBitmap,
@@ -55,12 +49,9 @@ export {
   type EicFormula,
   MAX_IO_CONCURRENCY,
   prefetchMaximum,
-  rintHalfEven,
   spindlesToPrefetchPages,
-  validateEffectiveIoConcurrency,
 } from "./io-concurrency.js";
 export {
-  adjustPrefetchTarget,
   BitmapHeapScanPrefetcher,
   ParallelBitmapHeapScan,
   ParallelBitmapHeapScanParticipant,

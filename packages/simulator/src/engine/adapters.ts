@@ -41,8 +41,8 @@ import {
   PAGE_BYTES,
   PageCache,
   type ReadaheadModel,
-  renameOpenFile,
 } from "@scanlab/readahead";
+import { renameOpenFile } from "@scanlab/readahead/sim";
 import { InProcessSyncScanTracker } from "@scanlab/syncscan";
 import { ScenarioError } from "../errors.js";
 import { type OsModel, osModel } from "../scenario/os-model.js";
