@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: { index: "src/index.ts", node: "src/node.ts" },
+  entry: { index: "src/index.ts", harness: "src/harness.ts", sim: "src/sim.ts", node: "src/node.ts" },
   format: ["esm"],
   target: "node20",
   dts: true,

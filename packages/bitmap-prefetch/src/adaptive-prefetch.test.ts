@@ -12,7 +12,6 @@ import {
   resolveCostParameters,
 } from "./adaptive-cost-model.js";
 import { AdaptiveBitmapPrefetcher, type PlannedRegion } from "./adaptive-prefetch.js";
-import { bitmap2022Query, bitmap2022Table } from "./bitmap-data-sets-2022.js";
 import type { AdviceCall, PrefetchEnv } from "./bitmap-scan-policy.js";
 import { BitmapPrefetchError } from "./errors.js";
 import { HeapBitmap, HeapBitmapBuilder } from "./heap-bitmap.js";
@@ -189,19 +188,6 @@ describe("AdaptiveBitmapPrefetcher", () => {
       [2000, 1],
     ]);
     expect(r.scan.stats.gapBlocksAdvised).toBe(7);
-  });
-
-  it("Vondra's 2022 benchmark data sets: random gets per-page calls, random-32 whole runs, sequential readahead-sized chains", () => {
-    const perLayout = (["random", "random-32", "sequential"] as const).map((layout) => {
-      const t = bitmap2022Table({ layout, seed: 4, tableBlocks: 65536 });
-      const q = bitmap2022Query(t, { selectivity: 0.05, seed: 4 });
-      const r = run(q.bitmap, INTEL_320_LINUX_DEFAULTS);
-      return r.scan.stats.adviceBlocks / r.scan.stats.adviceCalls;
-    });
-    const [random, random32, sequential] = perLayout as [number, number, number];
-    expect(random).toBeLessThan(1.2);
-    expect(random32).toBeGreaterThan(12);
-    expect(sequential).toBeGreaterThan(15.5);
   });
 
   it("property: pages in bitmap order; advice ahead of the scan, at most one call's size, each block once, covering every later page of an advised region", () => {

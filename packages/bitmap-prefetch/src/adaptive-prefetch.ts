@@ -102,8 +102,9 @@ interface Outstanding {
  *
  * @example
  * ```ts
- * const q = bitmap2022Query(bitmap2022Table({ layout: "random-8", seed: 1 }), { selectivity: 0.05, seed: 2 });
- * const scan = new AdaptiveBitmapPrefetcher(q.bitmap, {
+ * // Two 8-page runs of a 1000-block table.
+ * const bitmap = HeapBitmap.fromPages(1000, [8, 9, 10, 11, 12, 13, 14, 15, 40, 41, 42, 43, 44, 45, 46, 47], { tuples: 27 });
+ * const scan = new AdaptiveBitmapPrefetcher(bitmap, {
  *   readLatencyUs: 100, bandwidthMBps: 270, saturatingQueueDepth: 4, readaheadBlocks: 16,
  * });
  * const step = scan.nextPage({ isBuffered: () => false });

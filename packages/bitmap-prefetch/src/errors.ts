@@ -2,12 +2,12 @@
  * User errors of `@scanlab/bitmap-prefetch`.
  *
  * Everything a user can get wrong (a setting outside the range PostgreSQL
- * accepts, a bitmap built out of order, a data set that cannot exist) throws a
+ * accepts, a bitmap built out of order) throws a
  * {@link BitmapPrefetchError}: one sentence naming what was wrong, a stable
  * `code` and `name = "BitmapPrefetchError"`; it extends `ScanlabError`
  * (`@scanlab/core`), so the CLI recognises it with `ScanlabError.isInstance`
  * without importing this package. Programming errors (calling a
- * state machine out of order, for example `resume` without a pending wait)
+ * state machine out of order, for example `pageRead` before `beginPage`)
  * throw plain `Error`s.
  */
 
@@ -16,12 +16,8 @@ import { ScanlabError } from "@scanlab/core";
 /** Stable codes of {@link BitmapPrefetchError}; new codes may be added, existing ones never change meaning. */
 export type BitmapPrefetchErrorCode =
   | "BITMAP_PREFETCH_BAD_EIC"
-  | "BITMAP_PREFETCH_BAD_IO_COMBINE_LIMIT"
-  | "BITMAP_PREFETCH_BAD_VERSION"
-  | "BITMAP_PREFETCH_BAD_IO_METHOD"
   | "BITMAP_PREFETCH_BAD_PARAMETER"
-  | "BITMAP_PREFETCH_BAD_BITMAP"
-  | "BITMAP_PREFETCH_BAD_DATASET";
+  | "BITMAP_PREFETCH_BAD_BITMAP";
 
 /**
  * A mistake the user made (bad parameter, bad bitmap), with one clear sentence.

@@ -1,51 +1,32 @@
 /**
  * @packageDocumentation
  * Which pages to advise ahead in a bitmap heap scan: PostgreSQL 13-17
- * prefetching (serial and parallel), PostgreSQL 17/18/19 read streams (generic
- * over a block source, also used for sequential scans), an adaptive policy that
- * looks at the bitmap, and the bitmap data sets of Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”). Every model is a pure
+ * prefetching (serial and parallel), an adaptive policy that looks at the
+ * bitmap, and the bitmap those policies read. Every model is a pure
  * state machine: the caller owns time, buffers, the page cache and the device.
+ * PostgreSQL 17+ read streams (which PG18+ bitmap heap scans read through)
+ * are in `@scanlab/read-stream`; the bitmaps of published benchmarks (the 2022
+ * data sets, pgbench_accounts) are in `@scanlab/workloads`.
+ *
+ * The entry holds what a caller uses: the policies, their options and
+ * results, the bitmap, and the setting conversions. The adaptive policy's
+ * cost model (`src/adaptive-cost-model.ts`) and the PostgreSQL helpers the
+ * policies are built from stay internal.
  */
-
-/** The npm name of this package. */
-export const PACKAGE_NAME = "@scanlab/bitmap-prefetch";
 
 export {
   type AdaptiveCostParameters,
-  adviceCalls,
-  adviceCostUs,
-  chooseRegionMode,
   DEFAULT_ADVICE_CALL_US,
   type DevicePhysics,
-  gapMergeLimitBlocks,
   INTEL_320_LINUX_DEFAULTS,
   type RegionMode,
-  type RegionShape,
   type ResolvedCostParameters,
-  readaheadCostUs,
-  readaheadWindowsBlocks,
-  resolveCostParameters,
 } from "./adaptive-cost-model.js";
 export {
   AdaptiveBitmapPrefetcher,
   type AdaptivePrefetchStats,
   type PlannedRegion,
 } from "./adaptive-prefetch.js";
-export {
-  BITMAP_2022_DEFAULT_TABLE_BLOCKS,
-  BITMAP_2022_DISTINCT_VALUES,
-  BITMAP_2022_LAYOUTS,
-  BITMAP_2022_ROWS_PER_PAGE,
-  BITMAP_2022_SELECTIVITIES,
-  type Bitmap2022Layout,
-  type Bitmap2022Query,
-  type Bitmap2022QueryOptions,
-  type Bitmap2022Table,
-  type Bitmap2022TableOptions,
-  bitmap2022Queries,
-  bitmap2022Query,
-  bitmap2022Table,
-} from "./bitmap-data-sets-2022.js";
 export type {
   AdviceCall,
   BitmapHeapPage,
@@ -55,7 +36,7 @@ export type {
   PrefetchEnv,
 } from "./bitmap-scan-policy.js";
 export { type BitmapStats, bitmapStats, forEachSequentialRun, type RunLengthBucket } from "./bitmap-stats.js";
-export { BLCKSZ, INVALID_BLOCK_NUMBER, MAX_BLOCK_NUMBER, RELSEG_SIZE_BLOCKS } from "./constants.js";
+export { INVALID_BLOCK_NUMBER } from "./constants.js";
 export { BitmapPrefetchError, type BitmapPrefetchErrorCode } from "./errors.js";
 export {
   HeapBitmap,
@@ -68,12 +49,9 @@ export {
   type EicFormula,
   MAX_IO_CONCURRENCY,
   prefetchMaximum,
-  rintHalfEven,
   spindlesToPrefetchPages,
-  validateEffectiveIoConcurrency,
 } from "./io-concurrency.js";
 export {
-  adjustPrefetchTarget,
   BitmapHeapScanPrefetcher,
   ParallelBitmapHeapScan,
   ParallelBitmapHeapScanParticipant,
@@ -82,45 +60,3 @@ export {
   type Pg13PrefetchStats,
   Pg13ScanBase,
 } from "./pg13-prefetch.js";
-export {
-  PGBENCH_ACCOUNTS_PER_SCALE,
-  PGBENCH_ACCOUNTS_ROWS_PER_PAGE,
-  type PgbenchAccountsOptions,
-  type PgbenchAccountsQuery,
-  pgbenchAccountsBitmap,
-  pgbenchAccountsTableBlocks,
-} from "./pgbench-accounts.js";
-export {
-  DEFAULT_IO_COMBINE_LIMIT,
-  type IoMethod,
-  ReadStream,
-  type ReadStreamBlockSource,
-  type ReadStreamBuffer,
-  type ReadStreamConfig,
-  type ReadStreamEnv,
-  type ReadStreamExplain,
-  type ReadStreamFlags,
-  type ReadStreamIo,
-  type ReadStreamOptions,
-  type ReadStreamStats,
-  type ReadStreamStep,
-  type ReadStreamWait,
-  readStreamConfig,
-  segmentPieces,
-} from "./read-stream.js";
-export {
-  BULKREAD_RING_BASE_KB,
-  type BufferPoolSize,
-  type BulkReadRingOptions,
-  backendPinLimit,
-  bulkReadRingBuffers,
-  DEFAULT_NBUFFERS,
-  DEFAULT_PROCS_PG17,
-  DEFAULT_PROCS_PG18,
-  type MaxPinnedOptions,
-  maxIoCombineLimit,
-  maxPinnedBuffers,
-  READ_STREAM_VERSIONS,
-  REFCOUNT_ARRAY_ENTRIES,
-  type ReadStreamVersion,
-} from "./read-stream-limits.js";

@@ -16,10 +16,11 @@
  * then C rint(), which rounds halfway cases to even), so values that land on
  * .5 round the same way.
  */
+import { MAX_IO_CONCURRENCY } from "@scanlab/core";
 import { BitmapPrefetchError } from "./errors.js";
 
-/** Upper bound of effective_io_concurrency (MAX_IO_CONCURRENCY = 1000, apps/docs/src/reference/bitmap-heap-scan-prefetch.md#prefetch-settings). */
-export const MAX_IO_CONCURRENCY = 1000;
+/** Upper bound of effective_io_concurrency (MAX_IO_CONCURRENCY = 1000, apps/docs/src/reference/bitmap-heap-scan-prefetch.md#prefetch-settings), kept once in `@scanlab/core`. */
+export { MAX_IO_CONCURRENCY };
 
 /** How effective_io_concurrency becomes a prefetch distance: `"pg13"` (13+, the value itself) or `"pg84"` (8.4-12 spindle formula). */
 export type EicFormula = "pg13" | "pg84";

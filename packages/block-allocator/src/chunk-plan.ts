@@ -13,7 +13,8 @@
  */
 import { AllocatorError } from "./errors.js";
 import { createParallelScan, type ParallelScanOptions } from "./parallel-scan.js";
-import type { AllocatorPolicy, Pg14Options } from "./policy.js";
+import type { Pg14Options } from "./pg14-chunks.js";
+import type { AllocatorPolicy } from "./policy.js";
 
 /** One row of a chunk plan: a chunk size, where it first appears, how many chunks of it. */
 export interface ChunkLevel {

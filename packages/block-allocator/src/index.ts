@@ -29,6 +29,14 @@ export {
   type SharedParallelScan,
 } from "./parallel-scan.js";
 export {
+  PG14_MAX_CHUNK_BLOCKS,
+  PG14_NCHUNKS,
+  PG14_RAMPDOWN_CHUNKS,
+  type Pg14Options,
+  pg14ChunkSize,
+  pg14RampDown,
+} from "./pg14-chunks.js";
+export {
   type AllocatorPolicy,
   BATCH_2017_BLOCKS_PER_CLAIM,
   checkNblocks,
@@ -38,12 +46,6 @@ export {
   MUNRO2020_RAMPDOWN_CHUNKS,
   munroClaimBlocks,
   nextPowerOfTwo,
-  PG14_MAX_CHUNK_BLOCKS,
-  PG14_NCHUNKS,
-  PG14_RAMPDOWN_CHUNKS,
-  type Pg14Options,
-  pg14ChunkSize,
-  pg14RampDown,
   type ResolvedPolicy,
   resolvePolicy,
 } from "./policy.js";

@@ -51,13 +51,12 @@
  * exhausted), the per-allocation critical sections apps/docs/src/reference/experiments.md#t4-allocator-lock-contention-at-72-processes is about.
  */
 import { AllocatorError } from "./errors.js";
+import { pg14InitialChunk, pg14RampDown } from "./pg14-chunks.js";
 import {
   type AllocatorPolicy,
   checkNblocks,
   INVALID_BLOCK,
   munroClaimBlocks,
-  pg14InitialChunk,
-  pg14RampDown,
   type ResolvedPolicy,
   resolvePolicy,
 } from "./policy.js";

@@ -33,9 +33,11 @@
  *   per chunk, and halves its own chunk size near the end of the relation.
  *   The three constants are options here so the 2020 cap sweep (T2: 256..8192)
  *   and the uncapped variant (T3: 65536 blocks for 800 GB) can be simulated.
+ *   The chunk rules themselves are in pg14-chunks.ts.
  */
 import { InvalidBlockNumber, MaxBlockNumber } from "@scanlab/core";
 import { AllocatorError } from "./errors.js";
+import { PG14_MAX_CHUNK_BLOCKS, PG14_NCHUNKS, PG14_RAMPDOWN_CHUNKS } from "./pg14-chunks.js";
 
 /** PostgreSQL's InvalidBlockNumber (src/include/storage/block.h): "no block", returned when a participant is done. */
 export const INVALID_BLOCK: number = InvalidBlockNumber;
@@ -47,12 +49,6 @@ export const INVALID_BLOCK: number = InvalidBlockNumber;
  */
 export const MAX_NBLOCKS: number = MaxBlockNumber + 1;
 
-/** PARALLEL_SEQSCAN_NCHUNKS = 2048: target number of chunks per scan (56788d2156; apps/docs/src/reference/parallel-block-allocation.md#chunk-constants). */
-export const PG14_NCHUNKS = 2048;
-/** PARALLEL_SEQSCAN_RAMPDOWN_CHUNKS = 64: halve when fewer than this many chunks of the current size remain (56788d2156; apps/docs/src/reference/parallel-block-allocation.md#block-requests). */
-export const PG14_RAMPDOWN_CHUNKS = 64;
-/** PARALLEL_SEQSCAN_MAX_CHUNK_SIZE = 8192 blocks (64 MB at 8 kB): cap on the chunk size (56788d2156; apps/docs/src/reference/parallel-block-allocation.md#chunk-constants). */
-export const PG14_MAX_CHUNK_BLOCKS = 8192;
 /** Blocks per claim in David Rowley's 2017 batching patch: "a range of 10 blocks" (postgr.es/m/CAKJS1f9tgsPhqBcoPjv9_KUPZvTLCZ4jy=B=bhqgaKn7cYzm-w@mail.gmail.com; apps/docs/src/reference/experiments.md#t4-allocator-lock-contention-at-72-processes). */
 export const BATCH_2017_BLOCKS_PER_CLAIM = 10;
 /** Largest range in Thomas Munro's 2020 prototype: "ranges of up 64 blocks at a time" (postgr.es/m/CA+hUKGJ_EErDv41YycXcbMbCBkztA34+z1ts9VQH+ACRuvpxig@mail.gmail.com; apps/docs/src/reference/experiments.md#t1-freebsd-ufs-striding-and-64-block-chunks). */
@@ -115,16 +111,6 @@ export type AllocatorPolicy =
       maxChunkBlocks?: number | null;
     };
 
-/** The options of the `pg14` policy, as accepted by {@link pg14ChunkSize} and {@link pg14ChunkPlan}. */
-export interface Pg14Options {
-  /** PARALLEL_SEQSCAN_NCHUNKS, default 2048. */
-  nchunks?: number;
-  /** PARALLEL_SEQSCAN_RAMPDOWN_CHUNKS, default 64. */
-  rampdownChunks?: number;
-  /** PARALLEL_SEQSCAN_MAX_CHUNK_SIZE in blocks, default 8192; `null` = uncapped. */
-  maxChunkBlocks?: number | null;
-}
-
 /**
  * A policy with every option filled in (what {@link resolvePolicy} returns and
  * `ParallelScan.policy` reports).
@@ -161,8 +147,8 @@ export type ResolvedPolicy =
       maxChunkBlocks: number | null;
     };
 
-/** Largest chunk / claim size accepted: chunk counters are uint32 in PostgreSQL (phsw_chunk_size). */
-const MAX_CLAIM_BLOCKS = 0x80000000;
+/** @internal Largest chunk / claim size accepted: chunk counters are uint32 in PostgreSQL (phsw_chunk_size). */
+export const MAX_CLAIM_BLOCKS = 0x80000000;
 
 function describe(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value);
@@ -267,66 +253,6 @@ export function resolvePolicy(policy: AllocatorPolicy): ResolvedPolicy {
 export function nextPowerOfTwo(value: number): number {
   if (value <= 1) return 1;
   return 2 ** (32 - Math.clz32(value - 1));
-}
-
-/**
- * The chunk size a PG14+ participant starts with
- * (table_block_parallelscan_startblock_init, apps/docs/src/reference/parallel-block-allocation.md#start-up start-up step 2):
- * the smallest power of two >= max(nblocks div nchunks, 1), then at most the cap.
- *
- * @param nblocks relation size in blocks (phs_nblocks).
- * @param options the pg14 policy's constants (defaults 2048 / 64 / 8192).
- * @throws {@link AllocatorError} for a bad size or option, or when the uncapped
- *   chunk would exceed 2^31 blocks (only possible with `nchunks` 1).
- * @example
- * ```ts
- * import { pg14ChunkSize } from "@scanlab/block-allocator";
- * pg14ChunkSize(100_000); // 64    (apps/docs/src/reference/parallel-block-allocation.md#worked-examples: 100000 div 2048 = 48 -> 64)
- * pg14ChunkSize(10_000_000); // 8192 (4882 -> 8192, equal to the cap)
- * pg14ChunkSize(104_857_600, { maxChunkBlocks: null }); // 65536 (T3's uncapped 800 GB table)
- * ```
- */
-export function pg14ChunkSize(nblocks: number, options: Pg14Options = {}): number {
-  checkNblocks(nblocks);
-  const p = resolvePolicy({ kind: "pg14", ...options }) as Extract<ResolvedPolicy, { kind: "pg14" }>;
-  return pg14InitialChunk(nblocks, p.nchunks, p.maxChunkBlocks);
-}
-
-/** @internal pg14ChunkSize without the checks, for the allocator's start-up. */
-export function pg14InitialChunk(nblocks: number, nchunks: number, maxChunkBlocks: number | null): number {
-  const size = nextPowerOfTwo(Math.max(Math.floor(nblocks / nchunks), 1));
-  if (size > MAX_CLAIM_BLOCKS) {
-    throw new AllocatorError(
-      "ALLOCATOR_BAD_OPTION",
-      `pg14 nchunks ${nchunks} is too small for ${nblocks} blocks: the chunk size would exceed 2^31 blocks.`,
-    );
-  }
-  return maxChunkBlocks === null ? size : Math.min(size, maxChunkBlocks);
-}
-
-/**
- * The PG14+ ramp-down rule (table_block_parallelscan_nextpage, apps/docs/src/reference/parallel-block-allocation.md#block-requests
- * request step 2a): before claiming a chunk, a participant whose own position
- * (its last counter value, 0 before its first chunk) is past
- * nblocks - chunkBlocks * rampdownChunks halves its chunk size (at most once per
- * claim). The subtraction and product are PostgreSQL's unsigned 32-bit
- * arithmetic: with the default constants they never wrap, with extreme options
- * they can, and then (as in PostgreSQL) the threshold is huge and no ramp-down
- * happens.
- *
- * @returns the size of the chunk to claim.
- */
-export function pg14RampDown(
-  chunkBlocks: number,
-  position: number,
-  nblocks: number,
-  rampdownChunks: number,
-): number {
-  if (chunkBlocks > 1) {
-    const threshold = (nblocks - (Math.imul(chunkBlocks, rampdownChunks) >>> 0)) >>> 0;
-    if (position > threshold) return chunkBlocks >>> 1;
-  }
-  return chunkBlocks;
 }
 
 /**

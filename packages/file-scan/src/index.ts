@@ -51,7 +51,6 @@ export {
 } from "./page-cache.js";
 export {
   classifyByDeviceReads,
-  processReadBytes,
   type ResidencyVisibility,
   residencyVisibility,
 } from "./residency-visibility.js";

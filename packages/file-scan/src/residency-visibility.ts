@@ -37,7 +37,7 @@
  *   can make the device read more than was scanned: the share is capped at 1.
  * - The report names the method, so a reader knows which it was.
  */
-import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import { accessSync, constants, statSync } from "node:fs";
 import { release } from "node:os";
 import { type CacheState, COLD_MAX_RESIDENT_FRACTION, WARM_MIN_RESIDENT_FRACTION } from "./page-cache.js";
 
@@ -97,16 +97,6 @@ export function residencyVisibility(
     }
   }
   return { visible: true };
-}
-
-/** Bytes this process has caused to be read from storage (`/proc/self/io` read_bytes), or null where unreadable. */
-export function processReadBytes(path = "/proc/self/io"): number | null {
-  try {
-    const m = /^read_bytes:\s*(\d+)/m.exec(readFileSync(path, "utf8"));
-    return m === null ? null : Number(m[1]);
-  } catch {
-    return null;
-  }
 }
 
 /**

@@ -49,13 +49,19 @@ import {
   resolvePolicy,
 } from "@scanlab/block-allocator";
 import { BLCKSZ } from "@scanlab/core";
-import { checkInputFile, evictFromPageCache, InputFileError, measureResidency } from "@scanlab/host";
+import {
+  checkInputFile,
+  evictFromPageCache,
+  InputFileError,
+  measureResidency,
+  processReadBytes,
+} from "@scanlab/host";
 import { fileIdentityKey, SharedSyncScanTracker } from "@scanlab/syncscan";
 import { type BlockWork, formatChecksum } from "./block-work.js";
 import { type DeviceReport, type KernelPaths, probeDevice } from "./diskstats.js";
 import { FileScanError } from "./errors.js";
 import { type CacheState, classifyCache, type EvictionReport, type Residency } from "./page-cache.js";
-import { classifyByDeviceReads, processReadBytes, residencyVisibility } from "./residency-visibility.js";
+import { classifyByDeviceReads, residencyVisibility } from "./residency-visibility.js";
 import { RELSEG_BLOCKS, resolveTarget, type ScanTarget } from "./target.js";
 import { checkWorkerCount } from "./worker-limit.js";
 import {

@@ -19,3 +19,4 @@ export {
   readInputText,
 } from "./guarded-read.js";
 export { INPUT_LIMITS, type InputKind, type InputLimit } from "./input-limits.js";
+export { processReadBytes } from "./proc-self-io.js";

@@ -25,18 +25,14 @@
  *   within minutes on two cores; the full set uses 1 GiB and 256 MiB tables
  *   and the whole matrix, except that warm bitmap cells run at eic 16 only
  *   (a warm run reads no device, so the eic matrix is a cold matter).
- * - The 2022 bitmap data sets (@scanlab/bitmap-prefetch) at 1-50 %
+ * - The 2022 bitmap data sets (@scanlab/workloads) at 1-50 %
  *   selectivity, eic 0, 1, 16, 64: PG13-17 prefetch with posix_fadvise,
  *   PG18 reads through a read stream with io_method sync or worker (these
  *   builds have no liburing).
  */
 
-import {
-  BITMAP_2022_LAYOUTS,
-  BITMAP_2022_SELECTIVITIES,
-  type Bitmap2022Layout,
-} from "@scanlab/bitmap-prefetch";
 import { BLCKSZ } from "@scanlab/core";
+import { BITMAP_2022_LAYOUTS, BITMAP_2022_SELECTIVITIES, type Bitmap2022Layout } from "@scanlab/workloads";
 import { LabError } from "./errors.js";
 
 /** PostgreSQL majors the lab can run (servers from Debian or the pinned npm builds). */

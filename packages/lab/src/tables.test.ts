@@ -1,4 +1,4 @@
-import { bitmap2022Query, bitmap2022Table } from "@scanlab/bitmap-prefetch";
+import { bitmap2022Query, bitmap2022Table } from "@scanlab/workloads";
 import { describe, expect, it } from "vitest";
 import {
   bitmapRange,

@@ -10,7 +10,7 @@
  *   order. `VACUUM (FREEZE, ANALYZE)` after loading sets hint bits and
  *   PD_ALL_VISIBLE, so no scan dirties a page (a scan writing hint bits would
  *   add writes and CPU the model does not have).
- * - Bitmap tables: the 2022 data sets of @scanlab/bitmap-prefetch, generated
+ * - Bitmap tables: the 2022 data sets of @scanlab/workloads, generated
  *   with the seeds the simulator uses for a `bitmap` query (table seed 4,
  *   query seed 5; the simulator's engine/seam/bitmap-adapters.ts
  *   `bitmapFor`), so the same pages match. Each page holds 27 rows
@@ -25,7 +25,7 @@
  * - Queries are `count(*)`: no rows travel to the client, so time is the
  *   scan's.
  */
-import { type Bitmap2022Layout, bitmap2022Query, bitmap2022Table } from "@scanlab/bitmap-prefetch";
+import { type Bitmap2022Layout, bitmap2022Query, bitmap2022Table } from "@scanlab/workloads";
 import type { Cell, LabTable } from "./cells.js";
 
 /** The range of indexed values a bitmap cell's query selects. */

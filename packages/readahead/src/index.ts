@@ -2,10 +2,12 @@
  * What the OS reads when a process reads a page: one page cache for a whole
  * simulated machine, and readahead models that decide, read by read, which
  * device reads happen: Linux (≤6.9 and ≥6.10 rules), FreeBSD UFS (≤12 and
- * ≥13), the Windows Cache Manager (low confidence) and direct I/O. Plus the
+ * ≥13), the Windows Cache Manager (low confidence) and direct I/O. The
  * small scan harness that reproduces the prediction tables of
- * apps/docs/src/reference/readahead-predictions.md#simulation-assumptions. Node-only tools that hold the Linux model against the
- * real kernel live in `@scanlab/readahead/node`.
+ * apps/docs/src/reference/readahead-predictions.md#simulation-assumptions is on
+ * `@scanlab/readahead/harness`, the simulator's renumbering hook on
+ * `@scanlab/readahead/sim`, and the Node-only tools that hold the Linux model
+ * against the real kernel on `@scanlab/readahead/node`.
  *
  * @packageDocumentation
  */
@@ -50,7 +52,6 @@ export {
   type QuietRun,
   type ReadaheadModel,
   type ReadOutcome,
-  renameOpenFile,
   type SubmitIo,
 } from "./model.js";
 export {
@@ -64,27 +65,9 @@ export {
   type RunInfo,
 } from "./page-cache.js";
 export {
-  KNOWN_DIVERGENCES,
-  type KnownDivergence,
-  PREDICTION_TABLES,
-  type PredictionRow,
-  reproducePredictionTables,
-} from "./prediction-tables.js";
-export {
-  type HarnessDevice,
-  type HarnessIo,
-  type ScanHarnessOptions,
-  type ScanPattern,
-  type ScanResult,
-  simulateScan,
-} from "./scan-harness.js";
-export {
   WindowsOpenFile,
   type WindowsOpenOptions,
   type WindowsOptions,
   WindowsReadahead,
   windowsReadahead,
 } from "./windows.js";
-
-/** The package name. */
-export const PACKAGE_NAME = "@scanlab/readahead";

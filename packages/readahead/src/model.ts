@@ -99,6 +99,15 @@ export interface OpenFile {
  * readahead window, the previous position, its advice): the companion of
  * {@link PageCache.renameFiles} for a simulator that renumbers a table's
  * segment files while they are open.
+ *
+ * @example
+ * ```ts
+ * import { linuxReadahead, PageCache } from "@scanlab/readahead";
+ * import { renameOpenFile } from "@scanlab/readahead/sim";
+ * const cache = new PageCache({ capacityPages: 1 << 16 });
+ * const of = linuxReadahead(cache, { version: ">=6.10" }).open(7, { sizePages: 1 << 17 });
+ * renameOpenFile(of, 6); // segment 7 became segment 6; its readahead window and position stay
+ * ```
  */
 export function renameOpenFile(of: OpenFile, file: number): void {
   (of as { file: number }).file = file;

@@ -8,7 +8,6 @@ export { type RealPatternRun, runRealPattern } from "./kernel/access-patterns.js
 export {
   type BlockDevice,
   type DiskReadCounters,
-  processReadBytes,
   readDiskstats,
   resolveBlockDevice,
 } from "./kernel/block-device.js";

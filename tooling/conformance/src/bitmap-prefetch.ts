@@ -26,16 +26,7 @@
  * page is read (a pread of that block) and then the advice it issues follows.
  * The sequence of reads and advice must be the server's, element by element.
  */
-import {
-  BITMAP_2022_LAYOUTS,
-  type Bitmap2022Layout,
-  BitmapHeapScanPrefetcher,
-  bitmap2022Query,
-  bitmap2022Table,
-  type EicFormula,
-  HeapBitmapBuilder,
-  pgbenchAccountsBitmap,
-} from "@scanlab/bitmap-prefetch";
+import { BitmapHeapScanPrefetcher, type EicFormula, HeapBitmapBuilder } from "@scanlab/bitmap-prefetch";
 import {
   type Cluster,
   RELATION_READ_TRACE,
@@ -44,6 +35,13 @@ import {
   traceSyscalls,
 } from "@scanlab/pg-harness";
 import type { PgModel } from "@scanlab/simulator";
+import {
+  BITMAP_2022_LAYOUTS,
+  type Bitmap2022Layout,
+  bitmap2022Query,
+  bitmap2022Table,
+  pgbenchAccountsBitmap,
+} from "@scanlab/workloads";
 import type { Major } from "./fixtures.js";
 import type { CaseBase, Mechanism } from "./mechanism.js";
 import { bitmapPrefetchOptions, modelFor } from "./models.js";

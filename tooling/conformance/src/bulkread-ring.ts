@@ -19,8 +19,9 @@
  * ring's blocks survive until it reaches them: R hits, n - R reads, and 2R of
  * the table's blocks in shared buffers afterwards.
  */
-import { BULKREAD_RING_BASE_KB, bulkReadRingBuffers, DEFAULT_PROCS_PG18 } from "@scanlab/bitmap-prefetch";
+
 import type { Cluster } from "@scanlab/pg-harness";
+import { BULKREAD_RING_BASE_KB, bulkReadRingBuffers, DEFAULT_PROCS_PG18 } from "@scanlab/read-stream";
 import type { PgModel } from "@scanlab/simulator";
 import type { Major } from "./fixtures.js";
 import type { CaseBase, Mechanism } from "./mechanism.js";

@@ -5,8 +5,9 @@
  * replay takes the mapping's models as a parameter, so the mapping test
  * (mapping.test.ts) can hand a row a wrong model and see it rejected.
  */
-import type { EicFormula, Pg13PrefetchOptions, ReadStreamVersion } from "@scanlab/bitmap-prefetch";
+import type { EicFormula, Pg13PrefetchOptions } from "@scanlab/bitmap-prefetch";
 import type { AllocatorPolicy } from "@scanlab/block-allocator";
+import type { ReadStreamVersion } from "@scanlab/read-stream";
 import { type PgModel, type PgVersion, pgModel } from "@scanlab/simulator";
 
 /** The models the simulator runs for a real major. */

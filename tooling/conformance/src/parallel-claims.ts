@@ -34,9 +34,9 @@
  * chunk size is what shows the replay would notice a wrong cap.
  */
 
-import { DEFAULT_IO_COMBINE_LIMIT } from "@scanlab/bitmap-prefetch";
 import { type AllocatorPolicy, createParallelScan, summarizeChunkLevels } from "@scanlab/block-allocator";
 import { type Cluster, type ProcessReads, traceRelationReads } from "@scanlab/pg-harness";
+import { DEFAULT_IO_COMBINE_LIMIT } from "@scanlab/read-stream";
 import type { PgModel } from "@scanlab/simulator";
 import type { Major } from "./fixtures.js";
 import type { CaseBase, Mechanism } from "./mechanism.js";

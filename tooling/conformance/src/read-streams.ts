@@ -30,7 +30,7 @@
  * stream here because the backend pin allowance (NBuffers / (MaxBackends +
  * auxiliary processes)) is the smaller limit.
  */
-import { bitmap2022Query, bitmap2022Table } from "@scanlab/bitmap-prefetch";
+
 import {
   type Cluster,
   RELATION_READ_TRACE,
@@ -40,6 +40,7 @@ import {
 } from "@scanlab/pg-harness";
 import type { PgModel } from "@scanlab/simulator";
 import { syncScanEligible } from "@scanlab/syncscan";
+import { bitmap2022Query, bitmap2022Table } from "@scanlab/workloads";
 import type { Major } from "./fixtures.js";
 import type { CaseBase, Mechanism } from "./mechanism.js";
 import { modelFor, streamVersionOf } from "./models.js";

@@ -16,6 +16,8 @@
  * scan of a table over NBuffers / 4, and the backend pin allowance from
  * shared_buffers and MaxBackends + auxiliary processes.
  */
+
+import { BLCKSZ, parseSize } from "@scanlab/core";
 import {
   DEFAULT_PROCS_PG17,
   DEFAULT_PROCS_PG18,
@@ -25,8 +27,7 @@ import {
   type ReadStreamEnv,
   type ReadStreamOptions,
   type ReadStreamVersion,
-} from "@scanlab/bitmap-prefetch";
-import { BLCKSZ, parseSize } from "@scanlab/core";
+} from "@scanlab/read-stream";
 
 /**
  * A GUC counted in 8 kB blocks as SHOW prints it ("128kB", "1MB", or a bare

@@ -139,13 +139,3 @@ export function readDiskstats(name: string): DiskReadCounters {
     `/proc/diskstats has no line for device ${name}.`,
   );
 }
-
-/** Bytes this process (all its threads) caused to be read from storage (`/proc/self/io` read_bytes). */
-export function processReadBytes(): number {
-  try {
-    const m = /read_bytes:\s*(\d+)/.exec(readFileSync("/proc/self/io", "utf8"));
-    return m === null ? Number.NaN : Number(m[1]);
-  } catch {
-    return Number.NaN;
-  }
-}

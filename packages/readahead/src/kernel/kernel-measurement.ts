@@ -33,13 +33,13 @@
 import { closeSync, fsyncSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { availableParallelism, release, tmpdir } from "node:os";
 import { join } from "node:path";
+import { processReadBytes } from "@scanlab/host";
 import { ReadaheadError } from "../errors.js";
 import type { ScanPattern } from "../scan-harness.js";
 import { runRealPattern } from "./access-patterns.js";
 import {
   type BlockDevice,
   type DiskReadCounters,
-  processReadBytes,
   readDiskstats,
   resolveBlockDevice,
 } from "./block-device.js";
@@ -217,7 +217,7 @@ export function checkKernelMeasurementPossible(dir: string = tmpdir()): BlockDev
   }
   const dev = resolveBlockDevice(dir);
   readDiskstats(dev.name);
-  if (Number.isNaN(processReadBytes())) {
+  if (processReadBytes() === null) {
     throw new ReadaheadError(
       "READAHEAD_MEASUREMENT_UNAVAILABLE",
       "/proc/self/io is not readable (kernel without task I/O accounting).",
@@ -343,11 +343,11 @@ export async function measureKernelReadahead(
             throw new ReadaheadError("READAHEAD_MEASUREMENT_UNAVAILABLE", "The test file stayed cached.");
           }
           const before = readDiskstats(dev.name);
-          const bytes0 = processReadBytes();
+          const bytes0 = processReadBytes() ?? Number.NaN;
           const run = await runRealPattern(path, blocks, kp.pattern);
           sleepMs(100);
           const d = delta(before, readDiskstats(dev.name));
-          const bytes = processReadBytes() - bytes0;
+          const bytes = (processReadBytes() ?? Number.NaN) - bytes0;
           // Other programs' reads: their bytes exactly, their requests within bounds (interference.ts).
           const judged = judgeInterference(
             { deviceReads: d.reads, deviceBytes: d.sectorsRead * 512, ownBytes: bytes },

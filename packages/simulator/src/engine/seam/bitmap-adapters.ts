@@ -26,14 +26,16 @@
 import {
   AdaptiveBitmapPrefetcher,
   BitmapHeapScanPrefetcher,
-  bitmap2022Query,
-  bitmap2022Table,
   type HeapBitmap,
   INVALID_BLOCK_NUMBER,
   ParallelBitmapHeapScan,
+} from "@scanlab/bitmap-prefetch";
+import {
+  bitmap2022Query,
+  bitmap2022Table,
   pgbenchAccountsBitmap,
   pgbenchAccountsTableBlocks,
-} from "@scanlab/bitmap-prefetch";
+} from "@scanlab/workloads";
 import type { QuerySpec } from "../../scenario/schema.js";
 import type {
   AdaptivePlanInputs,

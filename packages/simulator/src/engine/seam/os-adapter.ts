@@ -48,8 +48,8 @@ import {
   PAGE_BYTES,
   PageCache,
   type ReadaheadModel,
-  renameOpenFile,
 } from "@scanlab/readahead";
+import { renameOpenFile } from "@scanlab/readahead/sim";
 import { ScenarioError } from "../../errors.js";
 import { type OsModel, osModel } from "../../scenario/os-model.js";
 import type { ResolvedScenario } from "../../scenario/resolve.js";

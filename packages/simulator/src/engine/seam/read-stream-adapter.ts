@@ -14,7 +14,7 @@
  * over as it is: it has the port's shape, and a stream's calls are the
  * engine's hottest path after the OS's.
  */
-import { DEFAULT_PROCS_PG17, DEFAULT_PROCS_PG18, ReadStream } from "@scanlab/bitmap-prefetch";
+import { DEFAULT_PROCS_PG17, DEFAULT_PROCS_PG18, ReadStream } from "@scanlab/read-stream";
 import type { ReadStreamPort, ReadStreamSettings } from "./ports.js";
 
 /**

@@ -32,8 +32,8 @@
  * 61 elsewhere); lossy pages (work_mem too small for 819 657 exact entries)
  * iterate all 61 rows.
  */
-import { BitmapPrefetchError } from "./errors.js";
-import { type HeapBitmap, HeapBitmapBuilder } from "./heap-bitmap.js";
+import { type HeapBitmap, HeapBitmapBuilder } from "@scanlab/bitmap-prefetch";
+import { WorkloadError } from "./errors.js";
 
 /** Rows per pgbench_accounts page at fillfactor 100 (the 132-byte row arithmetic above). */
 export const PGBENCH_ACCOUNTS_ROWS_PER_PAGE = 61;
@@ -92,8 +92,8 @@ export function pgbenchAccountsBitmap(options: PgbenchAccountsOptions = {}): Pgb
   const lossy = options.lossy ?? false;
   const perPage = PGBENCH_ACCOUNTS_ROWS_PER_PAGE;
   if (!Number.isInteger(scale) || scale < 1 || scale > 100_000) {
-    throw new BitmapPrefetchError(
-      "BITMAP_PREFETCH_BAD_DATASET",
+    throw new WorkloadError(
+      "WORKLOAD_BAD_DATASET",
       `pgbench scale must be an integer from 1 to 100000, got ${String(scale)}.`,
     );
   }
@@ -105,8 +105,8 @@ export function pgbenchAccountsBitmap(options: PgbenchAccountsOptions = {}): Pgb
     aidTo < aidFrom ||
     aidTo > rows
   ) {
-    throw new BitmapPrefetchError(
-      "BITMAP_PREFETCH_BAD_DATASET",
+    throw new WorkloadError(
+      "WORKLOAD_BAD_DATASET",
       `aid range must satisfy 1 <= aidFrom <= aidTo <= ${rows} (scale ${scale}), got ${String(aidFrom)}..${String(aidTo)}.`,
     );
   }

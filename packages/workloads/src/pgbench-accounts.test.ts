@@ -1,6 +1,6 @@
+import { bitmapStats } from "@scanlab/bitmap-prefetch";
 import { describe, expect, it } from "vitest";
-import { bitmapStats } from "./bitmap-stats.js";
-import { BitmapPrefetchError } from "./errors.js";
+import { WorkloadError } from "./errors.js";
 import { PGBENCH_ACCOUNTS_ROWS_PER_PAGE, pgbenchAccountsBitmap } from "./pgbench-accounts.js";
 
 describe("the 2022 eic benchmark's pgbench query right after pgbench -i (apps/docs/src/reference/experiments.md#t7-b-pgbench-accounts-range)", () => {
@@ -44,7 +44,7 @@ describe("the 2022 eic benchmark's pgbench query right after pgbench -i (apps/do
     expect(q.tableBlocks).toBe(1640);
     expect(q.bitmap.pageCount).toBe(1640);
     expect(q.bitmap.pageInfo(1639)?.tuples).toBe(100_000 - 1639 * 61);
-    expect(() => pgbenchAccountsBitmap({ scale: 0 })).toThrow(BitmapPrefetchError);
+    expect(() => pgbenchAccountsBitmap({ scale: 0 })).toThrow(WorkloadError);
     expect(() => pgbenchAccountsBitmap({ scale: 1, aidTo: 100_001 })).toThrow(/aid range/);
   });
 });

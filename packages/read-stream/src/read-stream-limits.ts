@@ -28,7 +28,7 @@
  * 94 buffers.
  */
 import { bulkReadRingBuffers as coreBulkReadRingBuffers } from "@scanlab/core";
-import { BitmapPrefetchError } from "./errors.js";
+import { ReadStreamError } from "./errors.js";
 
 /** Read-stream versions modelled here. */
 export type ReadStreamVersion = 17 | 18 | 19;
@@ -87,15 +87,15 @@ function pool(version: ReadStreamVersion, size: BufferPoolSize): { nBuffers: num
   const nBuffers = size.nBuffers ?? DEFAULT_NBUFFERS;
   const procs = size.maxBackendsPlusAuxiliary ?? (version === 17 ? DEFAULT_PROCS_PG17 : DEFAULT_PROCS_PG18);
   if (!Number.isInteger(nBuffers) || nBuffers < MIN_NBUFFERS || nBuffers > MAX_NBUFFERS) {
-    throw new BitmapPrefetchError(
-      "BITMAP_PREFETCH_BAD_PARAMETER",
+    throw new ReadStreamError(
+      "READ_STREAM_BAD_PARAMETER",
       `nBuffers (shared_buffers in 8 kB buffers) must be an integer from ${MIN_NBUFFERS} to ${MAX_NBUFFERS}, got ${String(nBuffers)}.`,
     );
   }
   // 1,000,000 is our own sanity bound, far above any MaxBackends a server can start with.
   if (!Number.isInteger(procs) || procs < 1 || procs > 1_000_000) {
-    throw new BitmapPrefetchError(
-      "BITMAP_PREFETCH_BAD_PARAMETER",
+    throw new ReadStreamError(
+      "READ_STREAM_BAD_PARAMETER",
       `maxBackendsPlusAuxiliary must be an integer from 1 to 1000000, got ${String(procs)}.`,
     );
   }

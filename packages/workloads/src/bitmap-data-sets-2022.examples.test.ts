@@ -1,9 +1,10 @@
 /**
  * Worked examples for the 2022 eic benchmark's data sets (apps/docs/src/reference/experiments.md#t7-c-synthetic-data-sets); expected values by hand.
  */
+
+import { bitmapStats } from "@scanlab/bitmap-prefetch";
 import { describe, expect, it } from "vitest";
 import { BITMAP_2022_SELECTIVITIES, bitmap2022Query, bitmap2022Table } from "./bitmap-data-sets-2022.js";
-import { bitmapStats } from "./bitmap-stats.js";
 
 describe("sequential layout on a 1500-block table: value v on blocks floor(1.5 v) .. floor(1.5 (v + 1)) - 1", () => {
   const t = bitmap2022Table({ layout: "sequential", seed: 0, tableBlocks: 1500 });

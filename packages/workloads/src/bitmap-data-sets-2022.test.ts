@@ -1,3 +1,4 @@
+import { bitmapStats, forEachSequentialRun } from "@scanlab/bitmap-prefetch";
 import { describe, expect, it } from "vitest";
 import {
   BITMAP_2022_LAYOUTS,
@@ -6,8 +7,7 @@ import {
   bitmap2022Query,
   bitmap2022Table,
 } from "./bitmap-data-sets-2022.js";
-import { bitmapStats, forEachSequentialRun } from "./bitmap-stats.js";
-import { BitmapPrefetchError } from "./errors.js";
+import { WorkloadError } from "./errors.js";
 
 const N = 131072;
 
@@ -151,11 +151,11 @@ describe("the 2022 eic benchmark's queries: random ranges of a covering 1, 5, 10
         }),
     ];
     for (const f of bad) {
-      expect(f).toThrow(BitmapPrefetchError);
+      expect(f).toThrow(WorkloadError);
       try {
         f();
       } catch (e) {
-        expect((e as BitmapPrefetchError).code).toBe("BITMAP_PREFETCH_BAD_DATASET");
+        expect((e as WorkloadError).code).toBe("WORKLOAD_BAD_DATASET");
       }
     }
   });

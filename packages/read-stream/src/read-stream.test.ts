@@ -1,7 +1,7 @@
+import { RELSEG_SIZE as RELSEG_SIZE_BLOCKS } from "@scanlab/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { RELSEG_SIZE_BLOCKS } from "./constants.js";
-import { BitmapPrefetchError } from "./errors.js";
+import { ReadStreamError } from "./errors.js";
 import {
   ReadStream,
   type ReadStreamEnv,
@@ -396,37 +396,37 @@ describe("bad parameters are user errors with one sentence", () => {
   const cases: Array<[ReadStreamOptions, string, RegExp]> = [
     [
       { version: 17, effectiveIoConcurrency: 1001 },
-      "BITMAP_PREFETCH_BAD_EIC",
+      "READ_STREAM_BAD_EIC",
       /effective_io_concurrency .* 0 to 1000/,
     ],
-    [{ version: 18, effectiveIoConcurrency: -1 }, "BITMAP_PREFETCH_BAD_EIC", /effective_io_concurrency/],
+    [{ version: 18, effectiveIoConcurrency: -1 }, "READ_STREAM_BAD_EIC", /effective_io_concurrency/],
     [
       { version: 17, effectiveIoConcurrency: 1, ioCombineLimit: 33 },
-      "BITMAP_PREFETCH_BAD_IO_COMBINE_LIMIT",
+      "READ_STREAM_BAD_IO_COMBINE_LIMIT",
       /1 to 32 blocks in PostgreSQL 17/,
     ],
     [
       { version: 18, effectiveIoConcurrency: 1, ioCombineLimit: 129 },
-      "BITMAP_PREFETCH_BAD_IO_COMBINE_LIMIT",
+      "READ_STREAM_BAD_IO_COMBINE_LIMIT",
       /1 to 128 blocks in PostgreSQL 18/,
     ],
     [
       { version: 19, effectiveIoConcurrency: 1, ioCombineLimit: 0 },
-      "BITMAP_PREFETCH_BAD_IO_COMBINE_LIMIT",
+      "READ_STREAM_BAD_IO_COMBINE_LIMIT",
       /io_combine_limit/,
     ],
     [
       { version: 17, effectiveIoConcurrency: 1, ioMaxCombineLimit: 16 },
-      "BITMAP_PREFETCH_BAD_IO_COMBINE_LIMIT",
+      "READ_STREAM_BAD_IO_COMBINE_LIMIT",
       /io_max_combine_limit/,
     ],
-    [{ version: 16 as 17, effectiveIoConcurrency: 1 }, "BITMAP_PREFETCH_BAD_VERSION", /17, 18 and 19/],
+    [{ version: 16 as 17, effectiveIoConcurrency: 1 }, "READ_STREAM_BAD_VERSION", /17, 18 and 19/],
     [
       { version: 17, effectiveIoConcurrency: 1, ioMethod: "io_uring" },
-      "BITMAP_PREFETCH_BAD_IO_METHOD",
+      "READ_STREAM_BAD_IO_METHOD",
       /no asynchronous I\/O/,
     ],
-    [{ version: 18, effectiveIoConcurrency: 1, nBuffers: 3 }, "BITMAP_PREFETCH_BAD_PARAMETER", /nBuffers/],
+    [{ version: 18, effectiveIoConcurrency: 1, nBuffers: 3 }, "READ_STREAM_BAD_PARAMETER", /nBuffers/],
   ];
   for (const [options, code, message] of cases) {
     it(`${code}: ${message.source}`, () => {
@@ -436,8 +436,8 @@ describe("bad parameters are user errors with one sentence", () => {
       } catch (e) {
         caught = e;
       }
-      expect(caught).toBeInstanceOf(BitmapPrefetchError);
-      const e = caught as BitmapPrefetchError;
+      expect(caught).toBeInstanceOf(ReadStreamError);
+      const e = caught as ReadStreamError;
       expect(e.code).toBe(code);
       expect(e.message).toMatch(message);
       expect(e.message).toMatch(/^[^\n]+\.$/);

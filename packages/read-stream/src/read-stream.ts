@@ -87,9 +87,12 @@
  * waited for rather than at StartReadBuffers (same I/O, same single process,
  * different interleaving with that process's CPU).
  */
-import { INVALID_BLOCK_NUMBER, MAX_BLOCK_NUMBER, RELSEG_SIZE_BLOCKS } from "./constants.js";
-import { BitmapPrefetchError } from "./errors.js";
-import { validateEffectiveIoConcurrency } from "./io-concurrency.js";
+import {
+  InvalidBlockNumber as INVALID_BLOCK_NUMBER,
+  MaxBlockNumber as MAX_BLOCK_NUMBER,
+  RELSEG_SIZE as RELSEG_SIZE_BLOCKS,
+} from "@scanlab/core";
+import { ReadStreamError, validateIoConcurrency } from "./errors.js";
 import {
   type BufferPoolSize,
   backendPinLimit,
@@ -310,22 +313,22 @@ export interface ReadStreamConfig {
 /**
  * Validates read-stream parameters and derives max_ios, io_combine_limit,
  * max_pinned_buffers, advice and async settings (reference 4.1). Throws a
- * {@link BitmapPrefetchError} naming the bad parameter.
+ * {@link ReadStreamError} naming the bad parameter.
  */
 export function readStreamConfig(options: ReadStreamOptions): ReadStreamConfig {
   const version = options.version;
   if (!READ_STREAM_VERSIONS.includes(version)) {
-    throw new BitmapPrefetchError(
-      "BITMAP_PREFETCH_BAD_VERSION",
+    throw new ReadStreamError(
+      "READ_STREAM_BAD_VERSION",
       `Read streams exist in PostgreSQL 17, 18 and 19; version ${String(version)} is not modelled.`,
     );
   }
-  const eic = validateEffectiveIoConcurrency(options.effectiveIoConcurrency);
+  const eic = validateIoConcurrency(options.effectiveIoConcurrency);
   const limitMax = maxIoCombineLimit(version);
   const icl = options.ioCombineLimit ?? DEFAULT_IO_COMBINE_LIMIT;
   if (!Number.isInteger(icl) || icl < 1 || icl > limitMax) {
-    throw new BitmapPrefetchError(
-      "BITMAP_PREFETCH_BAD_IO_COMBINE_LIMIT",
+    throw new ReadStreamError(
+      "READ_STREAM_BAD_IO_COMBINE_LIMIT",
       `io_combine_limit must be an integer from 1 to ${limitMax} blocks in PostgreSQL ${version}, got ${String(icl)}.`,
     );
   }
@@ -333,14 +336,14 @@ export function readStreamConfig(options: ReadStreamOptions): ReadStreamConfig {
   if (options.ioMaxCombineLimit !== undefined) {
     const m = options.ioMaxCombineLimit;
     if (version === 17) {
-      throw new BitmapPrefetchError(
-        "BITMAP_PREFETCH_BAD_IO_COMBINE_LIMIT",
+      throw new ReadStreamError(
+        "READ_STREAM_BAD_IO_COMBINE_LIMIT",
         "io_max_combine_limit does not exist in PostgreSQL 17 (it was added in 18).",
       );
     }
     if (!Number.isInteger(m) || m < 1 || m > limitMax) {
-      throw new BitmapPrefetchError(
-        "BITMAP_PREFETCH_BAD_IO_COMBINE_LIMIT",
+      throw new ReadStreamError(
+        "READ_STREAM_BAD_IO_COMBINE_LIMIT",
         `io_max_combine_limit must be an integer from 1 to ${limitMax} blocks, got ${String(m)}.`,
       );
     }
@@ -348,14 +351,14 @@ export function readStreamConfig(options: ReadStreamOptions): ReadStreamConfig {
   }
   const ioMethod: IoMethod = options.ioMethod ?? (version === 17 ? "sync" : "worker");
   if (ioMethod !== "sync" && ioMethod !== "worker" && ioMethod !== "io_uring") {
-    throw new BitmapPrefetchError(
-      "BITMAP_PREFETCH_BAD_IO_METHOD",
+    throw new ReadStreamError(
+      "READ_STREAM_BAD_IO_METHOD",
       `io_method must be "sync", "worker" or "io_uring", got ${String(ioMethod)}.`,
     );
   }
   if (version === 17 && ioMethod !== "sync") {
-    throw new BitmapPrefetchError(
-      "BITMAP_PREFETCH_BAD_IO_METHOD",
+    throw new ReadStreamError(
+      "READ_STREAM_BAD_IO_METHOD",
       `PostgreSQL 17 has no asynchronous I/O, so io_method must be "sync", got "${ioMethod}".`,
     );
   }
@@ -363,8 +366,8 @@ export function readStreamConfig(options: ReadStreamOptions): ReadStreamConfig {
   let pinLimit = options.backendPinLimit ?? backendPinLimit(version, options);
   if (options.backendPinLimit !== undefined) {
     if (!Number.isInteger(pinLimit) || pinLimit < 0 || pinLimit > MAX_NBUFFERS) {
-      throw new BitmapPrefetchError(
-        "BITMAP_PREFETCH_BAD_PARAMETER",
+      throw new ReadStreamError(
+        "READ_STREAM_BAD_PARAMETER",
         `backendPinLimit must be an integer from 0 to ${MAX_NBUFFERS}, got ${String(pinLimit)}.`,
       );
     }
@@ -372,15 +375,15 @@ export function readStreamConfig(options: ReadStreamOptions): ReadStreamConfig {
   }
   const other = options.otherPinsHeld ?? 0;
   if (!Number.isInteger(other) || other < 0) {
-    throw new BitmapPrefetchError(
-      "BITMAP_PREFETCH_BAD_PARAMETER",
+    throw new ReadStreamError(
+      "READ_STREAM_BAD_PARAMETER",
       `otherPinsHeld must be a non-negative integer, got ${String(other)}.`,
     );
   }
   const strategy = options.strategy ?? "none";
   if (strategy !== "none" && strategy !== "bulkread") {
-    throw new BitmapPrefetchError(
-      "BITMAP_PREFETCH_BAD_PARAMETER",
+    throw new ReadStreamError(
+      "READ_STREAM_BAD_PARAMETER",
       `strategy must be "none" or "bulkread", got ${String(strategy)}.`,
     );
   }

@@ -33,10 +33,9 @@
  *   so `lossy: true` changes only the flag.
  */
 
-import { sfc32 } from "@scanlab/core";
-import { MAX_BLOCK_NUMBER } from "./constants.js";
-import { BitmapPrefetchError } from "./errors.js";
-import { type HeapBitmap, HeapBitmapBuilder } from "./heap-bitmap.js";
+import { type HeapBitmap, HeapBitmapBuilder } from "@scanlab/bitmap-prefetch";
+import { MaxBlockNumber as MAX_BLOCK_NUMBER, sfc32 } from "@scanlab/core";
+import { WorkloadError } from "./errors.js";
 
 /** Rows per page in the 2022 eic benchmark's table t ("each page contains 27 rows with the same "a" value"). */
 export const BITMAP_2022_ROWS_PER_PAGE = 27;
@@ -111,8 +110,8 @@ export function bitmap2022Table(options: Bitmap2022TableOptions): Bitmap2022Tabl
   const { layout, seed } = options;
   const tableBlocks = options.tableBlocks ?? BITMAP_2022_DEFAULT_TABLE_BLOCKS;
   if (!BITMAP_2022_LAYOUTS.includes(layout)) {
-    throw new BitmapPrefetchError(
-      "BITMAP_PREFETCH_BAD_DATASET",
+    throw new WorkloadError(
+      "WORKLOAD_BAD_DATASET",
       `layout must be one of ${BITMAP_2022_LAYOUTS.join(", ")}, got ${String(layout)}.`,
     );
   }
@@ -121,16 +120,13 @@ export function bitmap2022Table(options: Bitmap2022TableOptions): Bitmap2022Tabl
     tableBlocks < BITMAP_2022_DISTINCT_VALUES ||
     tableBlocks > MAX_BLOCK_NUMBER + 1
   ) {
-    throw new BitmapPrefetchError(
-      "BITMAP_PREFETCH_BAD_DATASET",
+    throw new WorkloadError(
+      "WORKLOAD_BAD_DATASET",
       `tableBlocks must be an integer from ${BITMAP_2022_DISTINCT_VALUES} (one page per value) to ${MAX_BLOCK_NUMBER + 1}, got ${String(tableBlocks)}.`,
     );
   }
   if (!Number.isFinite(seed)) {
-    throw new BitmapPrefetchError(
-      "BITMAP_PREFETCH_BAD_DATASET",
-      `seed must be a finite number, got ${String(seed)}.`,
-    );
+    throw new WorkloadError("WORKLOAD_BAD_DATASET", `seed must be a finite number, got ${String(seed)}.`);
   }
   const values = new Uint16Array(tableBlocks);
   const group = groupPages(layout);
@@ -187,8 +183,8 @@ export interface Bitmap2022QueryOptions {
 export function bitmap2022Query(table: Bitmap2022Table, options: Bitmap2022QueryOptions): Bitmap2022Query {
   const { selectivity, seed } = options;
   if (!Number.isFinite(selectivity) || selectivity <= 0 || selectivity > 1) {
-    throw new BitmapPrefetchError(
-      "BITMAP_PREFETCH_BAD_DATASET",
+    throw new WorkloadError(
+      "WORKLOAD_BAD_DATASET",
       `selectivity must be a fraction in (0, 1], got ${String(selectivity)}.`,
     );
   }

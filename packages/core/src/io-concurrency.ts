@@ -1,0 +1,25 @@
+/**
+ * The range of effective_io_concurrency and maintenance_io_concurrency.
+ *
+ * Problem: the bitmap heap scan prefetcher and the read stream both accept the
+ * setting and must reject what a server rejects; two copies of the bound drift.
+ *
+ * Insight: the bound is a PostgreSQL constant, the same in every version
+ * modelled, so one copy serves both.
+ *
+ * Design choice: only the bound lives here. Each package validates its own
+ * options with its own error class, so a user sees the package they called.
+ */
+
+/**
+ * Largest effective_io_concurrency / maintenance_io_concurrency a server
+ * accepts: `#define MAX_IO_CONCURRENCY 1000` (src/include/storage/bufmgr.h,
+ * the GUC maximum in src/backend/utils/misc/guc_tables.c); the minimum is 0.
+ *
+ * @example
+ * ```ts
+ * const ok = (eic: number) => Number.isInteger(eic) && eic >= 0 && eic <= MAX_IO_CONCURRENCY;
+ * ok(1000); // true
+ * ```
+ */
+export const MAX_IO_CONCURRENCY = 1000;
