@@ -152,8 +152,13 @@ export interface AdviceRow extends Timing {
   why: string;
   /** What was simulated (empty when nothing needed to be). */
   sweep: AdviceSweepPoint[];
-  /** The full-size sweep that shows it: `key` varied over `values`, at `workers` (null: the workers row itself). */
-  fullSizeSweep: { workers: number | null; values: string[] };
+  /** The full-size sweep that shows it: `key` varied over `values`, at `workers`. */
+  fullSizeSweep: {
+    /** The parallel workers it runs at; null for the workers row, which varies them. */
+    workers: number | null;
+    /** The values of `key` it varies. */
+    values: string[];
+  };
 }
 
 /** The recommended settings, for the rows that were simulated. */
