@@ -16,7 +16,7 @@
  * then C rint(), which rounds halfway cases to even), so values that land on
  * .5 round the same way.
  */
-import { MAX_IO_CONCURRENCY } from "@scanlab/core";
+import { ioConcurrencyProblem, MAX_IO_CONCURRENCY } from "@scanlab/core";
 import { BitmapPrefetchError } from "./errors.js";
 
 /** Upper bound of effective_io_concurrency (MAX_IO_CONCURRENCY = 1000, apps/docs/src/reference/bitmap-heap-scan-prefetch.md#prefetch-settings), kept once in `@scanlab/core`. */
@@ -30,12 +30,8 @@ export type EicFormula = "pg13" | "pg84";
  * an integer in 0..1000, else a {@link BitmapPrefetchError} with code BITMAP_PREFETCH_BAD_EIC.
  */
 export function validateEffectiveIoConcurrency(value: number, name = "effective_io_concurrency"): number {
-  if (!Number.isInteger(value) || value < 0 || value > MAX_IO_CONCURRENCY) {
-    throw new BitmapPrefetchError(
-      "BITMAP_PREFETCH_BAD_EIC",
-      `${name} must be an integer from 0 to ${MAX_IO_CONCURRENCY}, got ${String(value)}.`,
-    );
-  }
+  const problem = ioConcurrencyProblem(value, name);
+  if (problem !== null) throw new BitmapPrefetchError("BITMAP_PREFETCH_BAD_EIC", problem);
   return value;
 }
 

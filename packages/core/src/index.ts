@@ -11,7 +11,7 @@ export {
   bulkReadRingBuffers,
   largeScanThresholdBlocks,
 } from "./buffer-strategy.js";
-export { MAX_IO_CONCURRENCY } from "./io-concurrency.js";
+export { ioConcurrencyProblem, MAX_IO_CONCURRENCY } from "./io-concurrency.js";
 export {
   type ParseSizeOptions,
   parseDuration,

@@ -12,7 +12,7 @@
  * plain `Error`s.
  */
 
-import { MAX_IO_CONCURRENCY, ScanlabError } from "@scanlab/core";
+import { ioConcurrencyProblem, ScanlabError } from "@scanlab/core";
 
 /** Stable codes of {@link ReadStreamError}; new codes may be added, existing ones never change meaning. */
 export type ReadStreamErrorCode =
@@ -50,11 +50,7 @@ export class ReadStreamError extends ScanlabError {
  * server accepts: an integer from 0 to MAX_IO_CONCURRENCY. @internal
  */
 export function validateIoConcurrency(value: number, name = "effective_io_concurrency"): number {
-  if (!Number.isInteger(value) || value < 0 || value > MAX_IO_CONCURRENCY) {
-    throw new ReadStreamError(
-      "READ_STREAM_BAD_EIC",
-      `${name} must be an integer from 0 to ${MAX_IO_CONCURRENCY}, got ${String(value)}.`,
-    );
-  }
+  const problem = ioConcurrencyProblem(value, name);
+  if (problem !== null) throw new ReadStreamError("READ_STREAM_BAD_EIC", problem);
   return value;
 }
