@@ -304,6 +304,20 @@ describe("PageCache", { timeout: PROPERTY_MS }, () => {
     expect(cache.stats().evictedPages).toBe(6);
   });
 
+  it("evicts the pages of an LRU epoch that eviction emptied and that filled again", () => {
+    // One long epoch, so every page below is in epoch 0.
+    const cache = new PageCache({ capacityPages: 4, lruEpochPages: 100 });
+    cache.insert(1, 0, 2, 0, 0); // epoch 0 holds two extents: [0, 2)
+    cache.insert(1, 10, 2, 0, 0); // and [10, 12)
+    cache.insert(1, 20, 4, 0, 0); // full: both go, epoch 0 empties, then holds [20, 24)
+    cache.setMarker(1, 22, 24, 0); // epoch 0 holds two extents again: [20, 22) and [22, 24)
+    cache.insert(1, 30, 2, 0, 0); // needs 2 pages: the oldest valid ones, [20, 22)
+    expect(cache.stats().residentPages).toBe(4);
+    expect(cache.page(1, 20, 0).state).toBe("absent");
+    expect(cache.page(1, 22, 0).state).toBe("valid");
+    expect(cache.stats().evictedPages).toBe(6);
+  });
+
   it("drops valid pages on DONTNEED and keeps those still being read", () => {
     const cache = new PageCache();
     cache.insert(1, 0, 8, 0, 0);

@@ -143,7 +143,16 @@ export class PageCache {
 
   private readonly files = new Map<number, ExtentList>();
   private readonly buckets = new Map<number, Set<Extent>>();
+  /**
+   * Per epoch, the stamp of the last extent added to its bucket, from {@link PageCache.bucketAdds}.
+   * The eviction scan's sorted copy of a bucket is valid while the stamp is unchanged. Stamps come
+   * from one counter for the whole cache, so they never repeat: a bucket emptied (its stamp
+   * forgotten) and filled again gets a stamp no sorted copy was taken under. A per-epoch count
+   * restarting at 1 would match a copy of the bucket's earlier life and hide the new extents from
+   * eviction.
+   */
   private readonly bucketVersion = new Map<number, number>();
+  private bucketAdds = 0;
   private sortedCache: { epoch: number; version: number; arr: Extent[]; pos: number } | null = null;
   private minEpoch = 0;
   private clock = 0;
@@ -674,7 +683,7 @@ export class PageCache {
     // insertAged may add to an epoch the eviction scan has already moved past.
     if (e.epoch < this.minEpoch) this.minEpoch = e.epoch;
     set.add(e);
-    this.bucketVersion.set(e.epoch, (this.bucketVersion.get(e.epoch) ?? 0) + 1);
+    this.bucketVersion.set(e.epoch, ++this.bucketAdds);
   }
 
   private removeFromBucket(e: Extent): void {

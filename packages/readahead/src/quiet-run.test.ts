@@ -113,3 +113,33 @@ describe("quietRun + skipQuiet == the same sequence of read calls", () => {
     }, 300_000);
   }
 });
+
+describe("quietRun + skipQuiet, replayed cases", () => {
+  // An 8 MiB window over a 600-page cache: the async window read at page 320 must evict every
+  // page of [64, 832). Among them, [320, 338) sat in an LRU epoch that an earlier eviction had
+  // emptied and that then filled again; when the page cache mistook that epoch for the one it had
+  // sorted before, those pages survived in one path and not in the other.
+  it("linux >=6.10, 8 MiB: an epoch emptied by eviction and filled again", () => {
+    const make = MODELS.find(([name]) => name === "linux >=6.10, 8 MiB")![1];
+    const s: Scenario = {
+      history: [{ opener: 0, page: 1063, pages: 1, runReads: 6, gapUs: 0 }],
+      runOpener: 0,
+      runPage: 0,
+      runPages: 321,
+      pagesPerRead: 16,
+      cpuUsPerPage: 4,
+      waitUs: 0,
+      capacity: 600,
+    };
+    const slow = play(make, s, false);
+    const fast = play(make, s, true);
+    expect(fast.skipped).toBeGreaterThan(0);
+    expect(fast.ios).toEqual(slow.ios);
+    expect(fast.openFiles).toEqual(slow.openFiles);
+    expect(fast.cache).toEqual(slow.cache);
+    expect(fast.endUs).toBe(slow.endUs);
+    expect(fast.resident).toBe(slow.resident);
+    // The window [832, 1856) does not fit: everything valid goes to make room for it.
+    expect(slow.resident).toBe(1024);
+  });
+});
