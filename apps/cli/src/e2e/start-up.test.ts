@@ -32,7 +32,8 @@ const MODELS =
 describe("start-up", () => {
   it.each([["--version"], ["--help"], ["help"]])("scanlab %s loads no model package", (arg) => {
     const loaded = [...importsOf([arg])];
-    expect(loaded).toContain("commander");
+    // --version alone is answered before commander loads; help needs commander.
+    expect(loaded.includes("commander")).toBe(arg !== "--version");
     expect(loaded.filter((s) => MODELS.test(s))).toEqual([]);
   });
 
