@@ -11,7 +11,9 @@
  * Run: npx turbo run bench --filter=@scanlab/bitmap-prefetch (builds dist first),
  * or npm run build && npm run bench inside packages/bitmap-prefetch.
  */
+
 import { sfc32 } from "@scanlab/core";
+import { RateTable, time } from "@scanlab/test-config/bench";
 import type { HeapBitmap as Bitmap } from "../src/index.js";
 
 // Measure the built bundle (what consumers import; turbo builds it before `bench`). Running the TypeScript
@@ -26,30 +28,8 @@ const {
   INVALID_BLOCK_NUMBER,
 } = lib;
 
-function time(fn: () => number, minMs = 300): { opsPerSec: number; ops: number } {
-  let ops = 0;
-  const start = performance.now();
-  let elapsed = 0;
-  do {
-    ops += fn();
-    elapsed = performance.now() - start;
-  } while (elapsed < minMs);
-  return { opsPerSec: (ops / elapsed) * 1000, ops };
-}
-
-const fmt = (x: number): string =>
-  x >= 1e9
-    ? `${(x / 1e9).toFixed(0)} G/s`
-    : x >= 1e6
-      ? `${(x / 1e6).toFixed(1)} M/s`
-      : x >= 1e3
-        ? `${(x / 1e3).toFixed(0)} k/s`
-        : `${x.toFixed(0)}/s`;
-
-const rows: Array<[string, string, string]> = [];
-function row(name: string, opsPerSec: number, note = ""): void {
-  rows.push([name, fmt(opsPerSec), note]);
-}
+const table = new RateTable();
+const row = table.row.bind(table);
 
 // Data (shapes of the 2022 data sets in @scanlab/workloads, built here so the bench needs only this
 // package): a 1 M-block table with half and a tenth of its pages taken at random (many short runs),
@@ -134,6 +114,4 @@ row("adaptive nextPage, pgbench sixth", adaptiveSeq.opsPerSec);
 console.log(
   `@scanlab/bitmap-prefetch bench (1 M-block table, two random bitmaps generated in ${genMs.toFixed(0)} ms)`,
 );
-const w0 = Math.max(...rows.map((r) => r[0].length));
-const w1 = Math.max(...rows.map((r) => r[1].length));
-for (const [a, b, c] of rows) console.log(`${a.padEnd(w0)}  ${b.padStart(w1)}  ${c}`);
+table.print();

@@ -7,6 +7,7 @@
  * Run: npx turbo run bench --filter=@scanlab/read-stream (builds dist first),
  * or npm run build && npm run bench inside packages/read-stream.
  */
+import { RateTable, time } from "@scanlab/test-config/bench";
 import type { ReadStreamEnv, ReadStreamVersion } from "../src/index.js";
 
 // Measure the built bundle (what consumers import; turbo builds it before `bench`). Running the TypeScript
@@ -15,30 +16,8 @@ const distEntry: string = "../dist/index.js";
 const lib = (await import(distEntry)) as typeof import("../src/index.js");
 const { ReadStream } = lib;
 
-function time(fn: () => number, minMs = 300): { opsPerSec: number; ops: number } {
-  let ops = 0;
-  const start = performance.now();
-  let elapsed = 0;
-  do {
-    ops += fn();
-    elapsed = performance.now() - start;
-  } while (elapsed < minMs);
-  return { opsPerSec: (ops / elapsed) * 1000, ops };
-}
-
-const fmt = (x: number): string =>
-  x >= 1e9
-    ? `${(x / 1e9).toFixed(0)} G/s`
-    : x >= 1e6
-      ? `${(x / 1e6).toFixed(1)} M/s`
-      : x >= 1e3
-        ? `${(x / 1e3).toFixed(0)} k/s`
-        : `${x.toFixed(0)}/s`;
-
-const rows: Array<[string, string, string]> = [];
-function row(name: string, opsPerSec: number, note = ""): void {
-  rows.push([name, fmt(opsPerSec), note]);
-}
+const table = new RateTable();
+const row = table.row.bind(table);
 
 function streamRun(version: ReadStreamVersion, kind: "cached" | "sequential" | "random"): number {
   const n = 200_000;
@@ -80,6 +59,4 @@ for (const kind of ["cached", "sequential", "random"] as const) {
 }
 
 console.log("@scanlab/read-stream bench (200,000 blocks per stream, eic 16)");
-const w0 = Math.max(...rows.map((r) => r[0].length));
-const w1 = Math.max(...rows.map((r) => r[1].length));
-for (const [a, b, c] of rows) console.log(`${a.padEnd(w0)}  ${b.padStart(w1)}  ${c}`);
+table.print();
