@@ -4,11 +4,13 @@
  * PG17, PG18 and PG19 forms, generic over a block source: the look-ahead that
  * PG17+ sequential scans and PG18+ bitmap heap scans read through. With it,
  * the limits a stream is created with (io_combine_limit, the backend's pin
- * allowance, the BAS_BULKREAD ring, max_pinned_buffers). The stream is a pure
+ * allowance, the BAS_BULKREAD ring, max_pinned_buffers), and the backend's pin
+ * entries that PG18's per-read pin check estimates from. The stream is a pure
  * state machine: the caller owns time, buffers, the page cache and the device.
  */
 
 export { ReadStreamError, type ReadStreamErrorCode } from "./errors.js";
+export { PrivateRefCount } from "./private-refcount.js";
 export {
   DEFAULT_IO_COMBINE_LIMIT,
   type IoMethod,

@@ -77,10 +77,14 @@
  * I/O count, waits, average size and average number in progress (sampled
  * just after each I/O is started).
  *
- * Simplifications: the per-backend pin check before each read (PG18+,
- * GetAdditionalPinLimit) counts the stream's own pins plus a fixed number of
- * pins held elsewhere (`otherPinsHeld`), and never fewer than the 8 entries of
- * PrivateRefCountArray, which bufmgr.c assumes are in use; a PG17 read that
+ * The per-backend pin check before each read (PG18+, GetAdditionalPinLimit)
+ * reads the backend's pin entries as bufmgr.c keeps them (private-refcount.ts):
+ * the stream's pins, the consumer's (the page it was handed and, for scans,
+ * the previous page its tuple slot still holds; `consumerRelease`) and a fixed
+ * number held elsewhere (`otherPinsHeld`).
+ *
+ * Simplifications: every page handed out stores a tuple in the consumer's
+ * slot (a page with no visible tuple would not); a PG17 read that
  * crosses a segment boundary is one stream I/O (md.c splits the preadv: use
  * {@link segmentPieces} if the caller models files); with
  * effective_io_concurrency 0 in PG18+ the synchronous read is performed when
@@ -93,6 +97,7 @@ import {
   RELSEG_SIZE as RELSEG_SIZE_BLOCKS,
 } from "@scanlab/core";
 import { ReadStreamError, validateIoConcurrency } from "./errors.js";
+import { PrivateRefCount } from "./private-refcount.js";
 import {
   type BufferPoolSize,
   backendPinLimit,
@@ -103,7 +108,6 @@ import {
   maxPinnedBuffers,
   PG_INT16_MAX,
   READ_STREAM_VERSIONS,
-  REFCOUNT_ARRAY_ENTRIES,
   type ReadStreamVersion,
 } from "./read-stream-limits.js";
 
@@ -203,6 +207,14 @@ export interface ReadStreamOptions extends BufferPoolSize {
   readonly backendPinLimit?: number;
   /** Pins this backend holds outside the stream (PG18+ per-read check). Default 0. */
   readonly otherPinsHeld?: number;
+  /**
+   * When the consumer lets go of a buffer it was handed (PG18+ per-read check):
+   * "after-next" (default; heap seq and bitmap heap scans) keeps the page's
+   * last tuple in the scan's slot until the next page's first tuple replaces
+   * it; "before-next" (ANALYZE) releases the page before asking for the next.
+   * Both reference the page from a tuple slot (IncrBufferRefCount).
+   */
+  readonly consumerRelease?: "after-next" | "before-next";
   /** The build has posix_fadvise and direct I/O is off (USE_PREFETCH). Default true. */
   readonly adviceAvailable?: boolean;
 }
@@ -380,6 +392,13 @@ export function readStreamConfig(options: ReadStreamOptions): ReadStreamConfig {
       `otherPinsHeld must be a non-negative integer, got ${String(other)}.`,
     );
   }
+  const release = options.consumerRelease ?? "after-next";
+  if (release !== "after-next" && release !== "before-next") {
+    throw new ReadStreamError(
+      "READ_STREAM_BAD_PARAMETER",
+      `consumerRelease must be "after-next" or "before-next", got ${String(release)}.`,
+    );
+  }
   const strategy = options.strategy ?? "none";
   if (strategy !== "none" && strategy !== "bulkread") {
     throw new ReadStreamError(
@@ -471,7 +490,11 @@ export class ReadStream {
   private readonly maxIos: number;
   private readonly maxPinned: number;
   private readonly perBufferData: boolean;
-  private readonly otherPins: number;
+  /** The backend's pin entries (PG18+: GetAdditionalPinLimit reads them before each read); null for PG17. */
+  private readonly refs: PrivateRefCount | null;
+  private readonly releaseBeforeNext: boolean;
+  /** The page the consumer's tuple slot still holds ("after-next"), or -1. */
+  private slotBlock = -1;
   private readonly counters = emptyStats();
 
   // Distances: `rd` is PG17/18's distance and PG19's readahead distance; `cd` PG19's combine distance.
@@ -511,7 +534,14 @@ export class ReadStream {
     this.maxIos = this.config.maxIos;
     this.maxPinned = this.config.maxPinnedBuffers;
     this.perBufferData = options.perBufferData ?? false;
-    this.otherPins = options.otherPinsHeld ?? 0;
+    this.releaseBeforeNext = options.consumerRelease === "before-next";
+    if (this.v === 17) {
+      this.refs = null;
+    } else {
+      this.refs = new PrivateRefCount();
+      // Pins held elsewhere are named below any block number.
+      for (let k = 0; k < (options.otherPinsHeld ?? 0); k++) this.refs.pin(-2 - k);
+    }
     this.rd = this.config.initialDistance;
     this.cd = this.v === 19 ? this.config.initialDistance : this.icl;
     let cap = 1;
@@ -669,6 +699,7 @@ export class ReadStream {
     const block = this.queue[seq & this.mask] as number;
     this.headSeq++;
     this.lookAhead(nowUs, env, false);
+    this.consumerTakes(block);
     if (
       !this.perBufferData &&
       this.iosCount === 0 &&
@@ -693,13 +724,16 @@ export class ReadStream {
     if (next === null) {
       this.endOfStream();
       this.fastPath = false;
+      this.consumerTakes(block);
       return { kind: "buffer", block, seq };
     }
     const headSeq = this.nextSeq;
     this.queue[headSeq & this.mask] = next;
     this.nextSeq++;
+    this.refs?.pin(next);
     if (env.isBuffered(next)) {
       this.counters.hits++;
+      this.consumerTakes(block);
       return { kind: "buffer", block, seq };
     }
     // PG17/18 advise the one-block read if advice is enabled; PG19 (cceb1bf45e) reads a fast-path miss synchronously.
@@ -708,7 +742,31 @@ export class ReadStream {
     this.startIo(next, 1, advise, async, headSeq, nowUs, env);
     this.seqBlocknum = next + 1;
     this.fastPath = false;
+    this.consumerTakes(block);
     return { kind: "buffer", block, seq };
+  }
+
+  /**
+   * The consumer got `block` (the stream's pin is now its own) and stores a
+   * tuple of it in its slot, a second pin of the buffer. "before-next": both
+   * pins go before the next call. "after-next": the slot lets go of the
+   * previous page here (its own pin on it went at this call's start).
+   */
+  private consumerTakes(block: number): void {
+    const refs = this.refs;
+    if (refs === null) return;
+    if (this.releaseBeforeNext) {
+      refs.pin(block);
+      refs.unpin(block);
+      refs.unpin(block);
+      return;
+    }
+    if (this.slotBlock >= 0) {
+      refs.unpin(this.slotBlock);
+      refs.unpin(this.slotBlock);
+    }
+    refs.pin(block);
+    this.slotBlock = block;
   }
 
   private endOfStream(): void {
@@ -804,8 +862,9 @@ export class ReadStream {
     if (this.v !== 17) {
       // How many more pins is this backend allowed? GetAdditionalPinLimit (bufmgr.c) does not
       // count the pins held: it assumes the whole PrivateRefCountArray (REFCOUNT_ARRAY_ENTRIES)
-      // is in use plus the overflowed ones, i.e. max(held, 8). Forwarded buffers are already held.
-      const held = Math.max(REFCOUNT_ARRAY_ENTRIES, this.otherPins + pinned + this.forwarded);
+      // is in use plus the entries overflowed into the hash (private-refcount.ts). Forwarded
+      // buffers are already held.
+      const held = (this.refs as PrivateRefCount).estimatedPinsHeld;
       let limit = Math.max(0, this.config.backendPinLimit - held) + this.forwarded;
       if (limit === 0 && pinned === 0) limit = 1;
       if (limit < n) {
@@ -820,6 +879,7 @@ export class ReadStream {
     let actual: number;
     let ioBlocks: number;
     let forwardNext = 0;
+    let alreadyPinned = 0;
     if (this.v === 17) {
       actual = n;
       ioBlocks = n;
@@ -833,7 +893,10 @@ export class ReadStream {
       }
     } else if (this.forwarded > 0 || env.isBuffered(b)) {
       // A cached (or forwarded) first block returns at once as a one-block non-I/O.
-      if (this.forwarded > 0) this.forwarded--;
+      if (this.forwarded > 0) {
+        this.forwarded--;
+        alreadyPinned = 1;
+      }
       actual = 1;
       ioBlocks = 0;
     } else {
@@ -854,6 +917,12 @@ export class ReadStream {
     const headSeq = this.nextSeq;
     for (let i = 0; i < actual; i++) this.queue[(headSeq + i) & this.mask] = b + i;
     this.nextSeq += actual;
+    const refs = this.refs;
+    if (refs !== null) {
+      for (let i = alreadyPinned; i < actual; i++) refs.pin(b + i);
+      // The cached block that ended the read is pinned now and forwarded to the next.
+      if (forwardNext > 0) refs.pin(b + actual);
+    }
 
     if (ioBlocks === 0) {
       this.counters.hits++;

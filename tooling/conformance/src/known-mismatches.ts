@@ -15,16 +15,5 @@ export interface KnownMismatch {
   why: string;
 }
 
-export const PG18_READ_STREAM_MISMATCHES: readonly KnownMismatch[] = [
-  {
-    row: "read-streams",
-    major: 18,
-    caseName: "analyze maintenance_io_concurrency=16",
-    why:
-      "at one jump of ANALYZE's sample the server starts an advised read one buffer later than the model " +
-      "(it reads the next sampled block first): not explained yet",
-  },
-];
-
 /** Every known mismatch. */
-export const KNOWN_MISMATCHES: readonly KnownMismatch[] = [...PG18_READ_STREAM_MISMATCHES];
+export const KNOWN_MISMATCHES: readonly KnownMismatch[] = [];

@@ -28,7 +28,12 @@
  * ANALYZE reads through a BAS_VACUUM ring (vacuum_buffer_usage_limit), which
  * the model has no strategy for; it runs with no strategy, which gives the same
  * stream here because the backend pin allowance (NBuffers / (MaxBackends +
- * auxiliary processes)) is the smaller limit.
+ * auxiliary processes)) is the smaller limit. That allowance is checked before
+ * every read from 18 on against bufmgr.c's estimate of the pins held, which
+ * depends on how the consumer pins the pages it gets: ANALYZE releases each
+ * sampled page before asking for the next, a scan keeps the previous page in
+ * its tuple slot (the stream's `consumerRelease`; @scanlab/read-stream's
+ * private-refcount.ts tells why the order of pins matters).
  */
 
 import {
@@ -68,6 +73,8 @@ export interface StreamMutation {
   adviseAll?: boolean;
   /** Scale the backend pin allowance (MaxBackends wrong). */
   maxBackendsTimes?: number;
+  /** ANALYZE keeps each page in its tuple slot until the next, as a scan does. */
+  analyzeKeepsPrevious?: boolean;
 }
 
 const NBLOCKS_ROWS = 21_000; // 7 rows of 1 kB per page: 3000 blocks
@@ -214,6 +221,8 @@ export function predictedCalls(
     sequential: c.kind === "seqscan",
     bulkread: c.kind === "seqscan" && syncScanEligible({ nblocks: c.nblocks, nbuffers: c.stream.nBuffers }),
     perBufferData: c.kind === "bitmap",
+    // ANALYZE lets go of each sampled page before asking for the next; scans keep it in their slot.
+    releaseBeforeNext: c.kind === "analyze" && !m.analyzeKeepsPrevious,
   });
   const { syscalls } = driveStream(() => blocks[i++] ?? null, options, null);
   if (!m.adviseAll) return syscalls;
@@ -260,5 +269,9 @@ export const readStreams: Mechanism<StreamCase, StreamMutation> = {
     { name: "io_combine_limit 8 whatever the setting", mutation: { ioCombineLimit: 8 } },
     { name: "advice for every read (no sequential rule)", mutation: { adviseAll: true } },
     { name: "MaxBackends twice as large (backend pin allowance halved)", mutation: { maxBackendsTimes: 2 } },
+    {
+      name: "ANALYZE holds the previous page in its slot, as a scan does (PG18+ pin check)",
+      mutation: { analyzeKeepsPrevious: true },
+    },
   ],
 };

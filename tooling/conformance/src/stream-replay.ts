@@ -94,7 +94,7 @@ export interface StreamRead {
 export function streamOptions(
   version: ReadStreamVersion,
   s: StreamSettings,
-  kind: { sequential: boolean; bulkread: boolean; perBufferData?: boolean },
+  kind: { sequential: boolean; bulkread: boolean; perBufferData?: boolean; releaseBeforeNext?: boolean },
 ): ReadStreamOptions {
   const v18 = version >= 18;
   return {
@@ -105,6 +105,7 @@ export function streamOptions(
     ioMethod: v18 ? s.ioMethod : "sync",
     flags: { sequential: kind.sequential },
     perBufferData: kind.perBufferData ?? false,
+    consumerRelease: kind.releaseBeforeNext ? "before-next" : "after-next",
     strategy: kind.bulkread ? "bulkread" : "none",
     nBuffers: s.nBuffers,
     // As the simulator: the version's default MaxBackends + auxiliary processes with max_connections replaced.
