@@ -8,8 +8,9 @@
  *    counts), and measure the CPU cost of a cached 8 kB read.
  * 2. Ramp: drop the file from the page cache, read 8 kB blocks one by one
  *    from block 0 (and again from the middle of the file) and count the
- *    resident pages with `fincore` after each read: the initial window and
- *    how it grows.
+ *    resident pages with `fincore` after each read, once the count settles
+ *    (the readahead it started has landed): the initial window and how it
+ *    grows.
  * 3. Patterns: for each, drop the file, note `/proc/diskstats` of the
  *    device and this process's `read_bytes`, play the pattern with worker
  *    threads, let the last readahead land, and note them again. Other
@@ -51,7 +52,7 @@ import {
   modelRamp,
 } from "./compare.js";
 import { judgeInterference } from "./interference.js";
-import { evictFile, residentPages, sleepMs } from "./page-cache-tools.js";
+import { evictFile, residentPages, settledResidentPages, sleepMs } from "./page-cache-tools.js";
 import { measureWakeupLatency, quantiles } from "./wakeup-latency.js";
 
 /** A named access pattern of the kernel comparison. */
@@ -306,8 +307,7 @@ export async function measureKernelReadahead(
       const kernel: number[] = [];
       for (let i = 0; i < rampReads; i++) {
         readSync(f, buf, 0, 8192, (startBlock + i) * 8192);
-        sleepMs(20);
-        kernel.push(residentPages(path));
+        kernel.push(settledResidentPages(path));
       }
       closeSync(f);
       ramps.push({ startBlock, kernel });

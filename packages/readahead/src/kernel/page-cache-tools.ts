@@ -26,6 +26,26 @@ export function residentPages(path: string): number {
   return Math.round(r.residentBytes / 4096);
 }
 
+/**
+ * Resident pages of `path` once the reads in flight have landed: counted after
+ * 20 ms, then every `settleMs` until two counts agree (at most 10 times). A
+ * readahead request is submitted within the read that triggers it, and its
+ * pages show all at once when it completes; on a busy disk that takes longer
+ * than a fixed pause, so a count taken too early would see the window of the
+ * read before.
+ */
+export function settledResidentPages(path: string, settleMs = 100): number {
+  sleepMs(20);
+  let count = residentPages(path);
+  for (let i = 0; i < 10; i++) {
+    sleepMs(settleMs);
+    const again = residentPages(path);
+    if (again === count) return count;
+    count = again;
+  }
+  return count;
+}
+
 /** Drops the clean cached pages of `path` (POSIX_FADV_DONTNEED via dd, `@scanlab/host` `evictFromPageCache`); returns the pages still resident. */
 export function evictFile(path: string): number {
   if (!evictFromPageCache([path]).ok) {
