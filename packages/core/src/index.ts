@@ -20,5 +20,10 @@ export {
   type Quantity,
 } from "./quantities.js";
 export { linuxInitRaSize, linuxNextRaSize } from "./readahead-window.js";
-export { ScanlabError, type ScanlabErrorKind, type ScanlabErrorOptions } from "./scanlab-error.js";
+export {
+  errorClause,
+  ScanlabError,
+  type ScanlabErrorKind,
+  type ScanlabErrorOptions,
+} from "./scanlab-error.js";
 export { mulberry32, type SeededRandom, scrambleSeed32, sfc32, xorshift32 } from "./seeded-random.js";

@@ -69,3 +69,21 @@ export class ScanlabError extends Error {
     return typeof value === "object" && value !== null && (value as { [MARKER]?: unknown })[MARKER] === true;
   }
 }
+
+/**
+ * The first line of an error's message without its trailing punctuation, for
+ * ending a sentence of one's own with it: `cannot be read (${errorClause(e)}).`
+ *
+ * @example
+ * ```ts
+ * import { errorClause } from "@scanlab/core";
+ * errorClause(new Error("ENOENT: no such file or directory, open 'x'.\n    at ...")); // "ENOENT: no such file or directory, open 'x'"
+ * ```
+ */
+export function errorClause(error: unknown): string {
+  const text =
+    typeof error === "object" && error !== null && "message" in error
+      ? String((error as { message: unknown }).message)
+      : String(error);
+  return (text.trim().split("\n")[0] ?? "").replace(/[.:;,\s]+$/, "");
+}

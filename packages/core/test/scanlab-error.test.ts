@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ScanlabError } from "../src/scanlab-error.js";
+import { errorClause, ScanlabError } from "../src/scanlab-error.js";
 
 class ExampleError extends ScanlabError {
   declare readonly code: "EXAMPLE_BAD";
@@ -45,5 +45,16 @@ describe("ScanlabError", () => {
   it("keeps the cause", () => {
     const cause = new Error("root");
     expect(new ScanlabError("wrapped.", { code: "Z", cause }).cause).toBe(cause);
+  });
+});
+
+describe("errorClause", () => {
+  it("keeps the first line of a message, without trailing punctuation", () => {
+    expect(errorClause(new Error("ENOENT: no such file or directory, open 'x'.\n    at open"))).toBe(
+      "ENOENT: no such file or directory, open 'x'",
+    );
+    expect(errorClause("fio: bad option;  \n")).toBe("fio: bad option");
+    expect(errorClause({ message: 42 })).toBe("42");
+    expect(errorClause(null)).toBe("null");
   });
 });

@@ -15,7 +15,7 @@
  * what the device did rather than assert a direction the kernel does not
  * promise.
  *
- * Other processes reading the same device inflate the counters (diskstats.ts
+ * Other processes reading the same device inflate the counters (@scanlab/host block-device.ts
  * caveat). A measurement counts as clean when the device moved at most 1.25x
  * the file's bytes; up to four attempts are made to get a clean one.
  *
@@ -26,11 +26,12 @@ import { readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AllocatorPolicy } from "@scanlab/block-allocator";
+import { deviceNumbers, probeDevice, resolveBlockDevice } from "@scanlab/host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDist, makeTempDir, writeBlockFile } from "../test/files.js";
 import type { ScanResult } from "./scan-file.js";
 
-const { scanFile, probeDevice, resolveBlockDevice, deviceNumbers } = await loadDist();
+const { scanFile } = await loadDist();
 const REQUIRE_LIVE = process.env.SCANLAB_REQUIRE_LIVE === "1";
 const tmp = makeTempDir();
 afterAll(() => tmp.remove());

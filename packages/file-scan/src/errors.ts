@@ -14,7 +14,7 @@
  * reads are counted and the result says so).
  */
 
-import { ScanlabError } from "@scanlab/core";
+import { errorClause, ScanlabError } from "@scanlab/core";
 
 /** Stable codes of {@link FileScanError}; new codes may be added, existing ones never change meaning. */
 export type FileScanErrorCode =
@@ -88,14 +88,5 @@ export function errnoCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * @internal An embedded error message as a clause: its first line, without
- * trailing punctuation, so that it can sit inside one of our sentences.
- */
-export function clause(error: unknown): string {
-  const text =
-    typeof error === "object" && error !== null && "message" in error
-      ? String((error as { message: unknown }).message)
-      : String(error);
-  return (text.trim().split("\n")[0] ?? "").replace(/[.:;,\s]+$/, "");
-}
+/** @internal An embedded error message as a clause (`errorClause` of `@scanlab/core`). */
+export const clause = errorClause;

@@ -12,6 +12,8 @@
 /** The npm name of this package. */
 export const PACKAGE_NAME = "@scanlab/file-scan";
 
+// The device truth a scan reports is @scanlab/host's (block-device.ts); its result types are named here too.
+export type { DeviceDelta, DeviceReport, KernelPaths } from "@scanlab/host";
 export {
   type BlockWork,
   type BlockWorkModule,
@@ -23,23 +25,6 @@ export {
   FNV_PRIME_32,
   sumBlockChecksums,
 } from "./block-work.js";
-export {
-  type BlockDeviceName,
-  type DeviceDelta,
-  type DeviceKind,
-  type DeviceNumbers,
-  type DeviceProbe,
-  type DeviceReport,
-  type DeviceResolution,
-  DISKSTATS_CAVEAT,
-  DISKSTATS_SECTOR_BYTES,
-  type DiskReadCounters,
-  deviceNumbers,
-  type KernelPaths,
-  probeDevice,
-  readDiskstats,
-  resolveBlockDevice,
-} from "./diskstats.js";
 export { FileScanError, type FileScanErrorCode } from "./errors.js";
 export {
   type CacheState,

@@ -18,7 +18,7 @@
  *    allocator and the syncscan tracker, and says "ready". Set-up is not
  *    timed: a PostgreSQL worker's fork and relation open are not part of
  *    what `iostat` showed either.
- * 5. **Timed window.** The device counters are sampled (diskstats.ts), the
+ * 5. **Timed window.** The device counters are sampled (@scanlab/host block-device.ts), the
  *    start flag is raised, and every worker reads its blocks; progress is
  *    sampled from shared memory, never sent per block. The window closes when
  *    the last worker has read its last block (each worker timestamps its own
@@ -51,14 +51,16 @@ import {
 import { BLCKSZ } from "@scanlab/core";
 import {
   checkInputFile,
+  type DeviceReport,
   evictFromPageCache,
   InputFileError,
+  type KernelPaths,
   measureResidency,
+  probeDevice,
   processReadBytes,
 } from "@scanlab/host";
 import { fileIdentityKey, SharedSyncScanTracker } from "@scanlab/syncscan";
 import { type BlockWork, formatChecksum } from "./block-work.js";
-import { type DeviceReport, type KernelPaths, probeDevice } from "./diskstats.js";
 import { FileScanError } from "./errors.js";
 import { type CacheState, classifyCache, type EvictionReport, type Residency } from "./page-cache.js";
 import { classifyByDeviceReads, residencyVisibility } from "./residency-visibility.js";

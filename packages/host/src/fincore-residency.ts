@@ -20,6 +20,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
+import { errorClause } from "@scanlab/core";
 
 /** Longest we wait for fincore on one file (it takes milliseconds; a hung NFS mount should not hang the caller). */
 const FINCORE_TIMEOUT_MS = 60_000;
@@ -42,15 +43,6 @@ export type Residency =
       /** One sentence saying why. */
       readonly reason: string;
     };
-
-/** An embedded error message as a clause: its first line, without trailing punctuation. */
-function clause(error: unknown): string {
-  const text =
-    typeof error === "object" && error !== null && "message" in error
-      ? String((error as { message: unknown }).message)
-      : String(error);
-  return (text.trim().split("\n")[0] ?? "").replace(/[.:;,\s]+$/, "");
-}
 
 /**
  * Measures how much of `paths` (one file, or the segment files of one
@@ -82,7 +74,7 @@ export function measureResidency(paths: readonly string[]): Residency {
       const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim();
       return {
         known: false,
-        reason: `fincore failed on ${path} (${clause(stderr === "" ? error : stderr)}).`,
+        reason: `fincore failed on ${path} (${errorClause(stderr === "" ? error : stderr)}).`,
       };
     }
     const fields = stdout.trim().split(/\s+/);
@@ -91,7 +83,7 @@ export function measureResidency(paths: readonly string[]): Residency {
     if (fields.length < 2 || !Number.isFinite(res) || !Number.isFinite(size)) {
       return {
         known: false,
-        reason: `fincore printed something unexpected for ${path} (${clause(stdout)}).`,
+        reason: `fincore printed something unexpected for ${path} (${errorClause(stdout)}).`,
       };
     }
     residentBytes += res;

@@ -3,10 +3,33 @@
  * on. Every file a user names (scenario files, device profiles, traces,
  * per-block work modules, fio JSON) is read through one guarded reader that
  * refuses devices, FIFOs, sockets, directories and files above a documented
- * size limit before reading a byte of them.
+ * size limit before reading a byte of them. Beside it, the host measurements
+ * every package shares: which block device holds a file, its request-queue
+ * limits and its /proc/diskstats counters; page-cache residency and eviction;
+ * this process's read bytes.
  *
  * @packageDocumentation
  */
+export {
+  type BlockDeviceName,
+  type BlockQueueLimits,
+  blockQueueLimits,
+  type DeviceDelta,
+  type DeviceKind,
+  type DeviceNumbers,
+  type DeviceProbe,
+  type DeviceReport,
+  type DeviceResolution,
+  DISKSTATS_CAVEAT,
+  DISKSTATS_SECTOR_BYTES,
+  type DiskReadCounters,
+  deviceNumbers,
+  type KernelPaths,
+  mountedFileSystem,
+  probeDevice,
+  readDiskstats,
+  resolveBlockDevice,
+} from "./block-device.js";
 export { InputFileError, type InputFileErrorCode } from "./errors.js";
 export { evictFromPageCache, type PageCacheEviction } from "./fadvise-eviction.js";
 export { measureResidency, type Residency, residencyVisible } from "./fincore-residency.js";

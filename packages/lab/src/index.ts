@@ -51,7 +51,7 @@ export {
   predictCell,
   simulatorPg,
 } from "./predict.js";
-export { type ReadAheadControl, readAheadControl, readAheadPath } from "./read-ahead.js";
+export { type ReadAheadControl, readAheadControl } from "./read-ahead.js";
 export { labReportHtml } from "./report-html.js";
 export {
   assembleReport,

@@ -18,10 +18,9 @@
  *   it leaves out (cells.ts), not an error halfway through.
  * - The queue directory is the device's own when it has one (a disk, a
  *   device-mapper or md device), else its whole disk's (a partition shares
- *   its disk's queue).
+ *   its disk's queue): `@scanlab/host`'s `blockQueueLimits` finds it.
  */
-import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
 
 /** The read_ahead_kb file of a device, its current value and whether it may be written. */
 export interface ReadAheadControl {
@@ -37,15 +36,6 @@ export interface ReadAheadControl {
   reset(): void;
   /** Writes the original value back and drops the exit hook (idempotent): call it when done. */
   restore(): void;
-}
-
-/** Finds the read_ahead_kb file of device `name` (and of its whole disk `disk` when it has no queue of its own). */
-export function readAheadPath(name: string, disk: string, sysRoot = "/sys"): string | null {
-  for (const n of [name, disk]) {
-    const p = join(sysRoot, "block", n, "queue", "read_ahead_kb");
-    if (existsSync(p)) return p;
-  }
-  return null;
 }
 
 /** Opens a control over `path`; the exit hook restores the original value if the process ends first. */

@@ -13,7 +13,7 @@
  *   buffers are empty at the start of every run, cold or warm, which is what
  *   the simulator assumes. A cold run then drops the table's and its indexes'
  *   files from the page cache (posix_fadvise DONTNEED through
- *   @scanlab/file-scan, and /proc/sys/vm/drop_caches as root) and measures
+ *   @scanlab/host, and /proc/sys/vm/drop_caches as root) and measures
  *   residency with fincore; a run that was not cold (more than 1 % resident)
  *   or a warm run that was not warm is marked, not hidden. Residency is
  *   checked on the heap's files, the table the model scans (a bitmap query
@@ -35,8 +35,15 @@ import { existsSync, statfsSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { type DeviceProbe, deviceNumbers, probeDevice, resolveBlockDevice } from "@scanlab/file-scan";
-import { evictFromPageCache, measureResidency } from "@scanlab/host";
+import {
+  blockQueueLimits,
+  type DeviceProbe,
+  deviceNumbers,
+  evictFromPageCache,
+  measureResidency,
+  probeDevice,
+  resolveBlockDevice,
+} from "@scanlab/host";
 import { type Cluster, cachedPostgres, ensurePostgres, startCluster } from "@scanlab/pg-harness";
 import { DEFAULT_CPU_COSTS } from "@scanlab/simulator";
 import { type Cell, type LabPlan, type LabTable, planLab, type RefusedCell } from "./cells.js";
@@ -46,7 +53,7 @@ import { LabError } from "./errors.js";
 import { parseExplain } from "./explain.js";
 import { median } from "./median.js";
 import { defaultPreadBlockUs, kernelLine, type LabMachine, type Prediction, predictCell } from "./predict.js";
-import { type ReadAheadControl, readAheadControl, readAheadPath } from "./read-ahead.js";
+import { type ReadAheadControl, readAheadControl } from "./read-ahead.js";
 import { cellQuerySql, createTableSql, expectedNode, sessionSettingsSql, warmUpSql } from "./tables.js";
 
 /** A PostgreSQL server a lab run used. */
@@ -419,10 +426,15 @@ function deviceOf(dir: string): {
 } {
   const dev = statSync(dir, { bigint: true }).dev;
   const probe = probeDevice(dev);
-  const r = resolveBlockDevice(deviceNumbers(dev));
+  const numbers = deviceNumbers(dev);
+  const r = resolveBlockDevice(numbers);
   if (!r.available) return { probe, name: null, control: null };
-  const path = readAheadPath(r.device.name, r.physical[0]?.name ?? r.device.name);
-  return { probe, name: r.device.name, control: path === null ? null : readAheadControl(path) };
+  const queue = blockQueueLimits(numbers);
+  return {
+    probe,
+    name: r.device.name,
+    control: queue === null ? null : readAheadControl(join(queue.queueDir, "read_ahead_kb")),
+  };
 }
 
 /**

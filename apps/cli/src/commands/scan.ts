@@ -11,6 +11,7 @@
  * profile from `scanlab calibrate`), sets the simulator's prediction for that
  * device beside each measured run.
  */
+import { statSync } from "node:fs";
 import { availableParallelism, release, totalmem } from "node:os";
 import type { AllocatorPolicy } from "@scanlab/block-allocator";
 import {
@@ -20,7 +21,7 @@ import {
   type ScanResult,
   scanFile,
 } from "@scanlab/file-scan";
-import { resolveBlockDevice } from "@scanlab/readahead/node";
+import { blockQueueLimits, deviceNumbers } from "@scanlab/host";
 import type { RowMetrics, ScenarioInput } from "@scanlab/simulator";
 import { formatAllocator, parseAllocator } from "../allocator-arg.js";
 import type { Ctx } from "../context.js";
@@ -75,10 +76,11 @@ export function predictionScenario(
 ): ScenarioInput {
   let osOptions: Record<string, number> = {};
   try {
-    const dev = resolveBlockDevice(path);
-    osOptions = { readAheadKb: dev.readAheadKb, maxSectorsKb: dev.maxSectorsKb };
+    const queue = blockQueueLimits(deviceNumbers(statSync(path, { bigint: true }).dev));
+    // Not Linux, or no sysfs entry (null): the device profile's defaults stand.
+    if (queue !== null) osOptions = { readAheadKb: queue.readAheadKb, maxSectorsKb: queue.maxSectorsKb };
   } catch {
-    // Not Linux, or no sysfs entry: the device profile's defaults stand.
+    // The file cannot be examined here: the scan itself reports why.
   }
   const ramBytes = totalmem();
   return {

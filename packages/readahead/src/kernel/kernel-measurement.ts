@@ -34,7 +34,7 @@
 import { closeSync, fsyncSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { availableParallelism, release, tmpdir } from "node:os";
 import { join } from "node:path";
-import { processReadBytes } from "@scanlab/host";
+import { DISKSTATS_SECTOR_BYTES, processReadBytes } from "@scanlab/host";
 import { ReadaheadError } from "../errors.js";
 import type { ScanPattern } from "../scan-harness.js";
 import { runRealPattern } from "./access-patterns.js";
@@ -206,8 +206,8 @@ function delta(a: DiskReadCounters, b: DiskReadCounters): DiskReadCounters {
   return {
     reads: b.reads - a.reads,
     readsMerged: b.readsMerged - a.readsMerged,
-    sectorsRead: b.sectorsRead - a.sectorsRead,
-    readMs: b.readMs - a.readMs,
+    sectors: b.sectors - a.sectors,
+    readTimeUs: b.readTimeUs - a.readTimeUs,
   };
 }
 
@@ -217,7 +217,7 @@ export function checkKernelMeasurementPossible(dir: string = tmpdir()): BlockDev
     throw new ReadaheadError("READAHEAD_MEASUREMENT_UNAVAILABLE", "Measuring kernel readahead needs Linux.");
   }
   const dev = resolveBlockDevice(dir);
-  readDiskstats(dev.name);
+  readDiskstats(dev);
   if (processReadBytes() === null) {
     throw new ReadaheadError(
       "READAHEAD_MEASUREMENT_UNAVAILABLE",
@@ -342,15 +342,15 @@ export async function measureKernelReadahead(
           if (evictFile(path) !== 0) {
             throw new ReadaheadError("READAHEAD_MEASUREMENT_UNAVAILABLE", "The test file stayed cached.");
           }
-          const before = readDiskstats(dev.name);
+          const before = readDiskstats(dev);
           const bytes0 = processReadBytes() ?? Number.NaN;
           const run = await runRealPattern(path, blocks, kp.pattern);
           sleepMs(100);
-          const d = delta(before, readDiskstats(dev.name));
+          const d = delta(before, readDiskstats(dev));
           const bytes = (processReadBytes() ?? Number.NaN) - bytes0;
           // Other programs' reads: their bytes exactly, their requests within bounds (interference.ts).
           const judged = judgeInterference(
-            { deviceReads: d.reads, deviceBytes: d.sectorsRead * 512, ownBytes: bytes },
+            { deviceReads: d.reads, deviceBytes: d.sectors * DISKSTATS_SECTOR_BYTES, ownBytes: bytes },
             { maxRequestBytes: dev.maxSectorsKb * 1024, logicalBlockBytes: dev.logicalBlockBytes },
           );
           const r: Run = {

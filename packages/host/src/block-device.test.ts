@@ -5,20 +5,21 @@
  * devices), and diskstats deltas against hand-written /proc/diskstats lines
  * (field layout from Documentation/admin-guide/iostats.rst).
  */
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { makeTempDir } from "../test/files.js";
 import {
+  blockQueueLimits,
   DISKSTATS_SECTOR_BYTES,
   deviceNumbers,
   probeDevice,
   readDiskstats,
   resolveBlockDevice,
-} from "./diskstats.js";
+} from "./block-device.js";
 
-const tmp = makeTempDir();
-afterAll(() => tmp.remove());
+const tmp = { dir: mkdtempSync(join(tmpdir(), "scanlab-host-sysfs-")) };
+afterAll(() => rmSync(tmp.dir, { recursive: true, force: true }));
 const sys = join(tmp.dir, "sys");
 
 function device(path: string, dev: string, extra: string[] = []): string {
@@ -52,6 +53,48 @@ symlinkSync(
   relative(join(dm, "slaves"), join(sys, "devices", "pci0000:00/ata1/block/sdb")),
   join(dm, "slaves", "sdb"),
 );
+
+// vda's request queue (a partition has none of its own); dm-0 has its own.
+const vdaQueue = join(sys, "devices", "pci0000:00/virtio1/block/vda", "queue");
+mkdirSync(vdaQueue, { recursive: true });
+for (const [f, v] of [
+  ["read_ahead_kb", 128],
+  ["max_sectors_kb", 1280],
+  ["max_segments", 254],
+  ["logical_block_size", 512],
+] as const)
+  writeFileSync(join(vdaQueue, f), `${v}\n`);
+mkdirSync(join(dm, "queue"), { recursive: true });
+writeFileSync(join(dm, "queue", "read_ahead_kb"), "4096\n");
+writeFileSync(join(dm, "queue", "max_sectors_kb"), "512\n");
+
+describe("blockQueueLimits: sysfs queue/ of the device, or of the parent disk for a partition", () => {
+  it("a disk and its partitions read the disk's queue", () => {
+    for (const minor of [0, 1, 2]) {
+      expect(blockQueueLimits({ major: 254, minor }, { sysRoot: sys })).toEqual({
+        queueDir: vdaQueue,
+        readAheadKb: 128,
+        maxSectorsKb: 1280,
+        maxSegments: 254,
+        logicalBlockBytes: 512,
+      });
+    }
+  });
+
+  it("a device-mapper volume has its own queue; missing files fall back", () => {
+    expect(blockQueueLimits({ major: 253, minor: 0 }, { sysRoot: sys })).toMatchObject({
+      readAheadKb: 4096,
+      maxSectorsKb: 512,
+      maxSegments: 0,
+      logicalBlockBytes: 512,
+    });
+  });
+
+  it("no queue or no device: null", () => {
+    expect(blockQueueLimits({ major: 8, minor: 16 }, { sysRoot: sys })).toBeNull();
+    expect(blockQueueLimits({ major: 7, minor: 7 }, { sysRoot: sys })).toBeNull();
+  });
+});
 
 describe("deviceNumbers (glibc dev_t encoding)", () => {
   it("splits old-style and large device numbers", () => {

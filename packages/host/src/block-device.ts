@@ -1,6 +1,7 @@
 /**
- * Device truth: what the block device did while the scan ran, from the
- * kernel's own counters, the way `iostat` reported the experiment of Munro's 2020 FreeBSD report (postgr.es/m/CA+hUKGJ_EErDv41YycXcbMbCBkztA34+z1ts9VQH+ACRuvpxig@mail.gmail.com)
+ * Which block device holds a file, its request-queue limits, and device
+ * truth: what the device did while some work ran, from the kernel's own
+ * counters, the way `iostat` reported the experiment of Munro's 2020 FreeBSD report (postgr.es/m/CA+hUKGJ_EErDv41YycXcbMbCBkztA34+z1ts9VQH+ACRuvpxig@mail.gmail.com)
  * (apps/docs/src/reference/experiments.md#t1-freebsd-ufs-striding-and-64-block-chunks: "~128 kB" average reads serial, "~32 kB" striding).
  *
  * The story. A read the page cache cannot satisfy becomes a bio; the block
@@ -38,7 +39,7 @@
  */
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { clause } from "./errors.js";
+import { errorClause } from "@scanlab/core";
 
 /** Bytes per sector in /proc/diskstats, independent of the device's sector size (Documentation/admin-guide/iostats.rst; block/genhd.c counts in 512-byte units). */
 export const DISKSTATS_SECTOR_BYTES = 512;
@@ -62,7 +63,7 @@ export interface DeviceNumbers {
  *
  * @example
  * ```ts
- * import { deviceNumbers } from "@scanlab/file-scan";
+ * import { deviceNumbers } from "@scanlab/host";
  * deviceNumbers(65024n); // { major: 254, minor: 0 }  (0xfe00: /dev/vda on a virtio machine)
  * deviceNumbers(2049n);  // { major: 8, minor: 1 }    (0x0801: /dev/sda1)
  * ```
@@ -179,7 +180,7 @@ function physicalUnder(sysRoot: string, dir: string, seen: Set<string>): BlockDe
  * @example
  * ```ts
  * import { statSync } from "node:fs";
- * import { deviceNumbers, resolveBlockDevice } from "@scanlab/file-scan";
+ * import { deviceNumbers, resolveBlockDevice } from "@scanlab/host";
  * const r = resolveBlockDevice(deviceNumbers(statSync("/tmp", { bigint: true }).dev));
  * console.log(r.available ? `${r.device.name} (${r.device.kind})` : r.reason);
  * ```
@@ -312,7 +313,7 @@ export interface DeviceProbe {
  * @example
  * ```ts
  * import { statSync } from "node:fs";
- * import { probeDevice } from "@scanlab/file-scan";
+ * import { probeDevice } from "@scanlab/host";
  * const probe = probeDevice(statSync("/tmp/big.dat", { bigint: true }).dev);
  * const before = probe.sample();
  * // ... read the file ...
@@ -332,7 +333,7 @@ export function probeDevice(dev: bigint | number, paths: KernelPaths = {}): Devi
         reason = `${diskstatsPath} has no line for device ${resolution.device.name} (${key}).`;
       }
     } catch (error) {
-      reason = `${diskstatsPath} cannot be read (${clause(error)}), so device counters are unavailable.`;
+      reason = `${diskstatsPath} cannot be read (${errorClause(error)}), so device counters are unavailable.`;
     }
   }
   return {
@@ -369,4 +370,78 @@ export function probeDevice(dev: bigint | number, paths: KernelPaths = {}): Devi
       return { available: true, kind: d.kind, ...delta(d, a, b), physical, caveat: DISKSTATS_CAVEAT };
     },
   };
+}
+
+/**
+ * The request queue's limits of a block device, from sysfs (`queue/` of the
+ * device, or of its parent disk for a partition, which has no queue of its
+ * own and shares the disk's): `read_ahead_kb` is copied into each file's
+ * readahead state at open, `max_sectors_kb` bounds each request
+ * (Documentation/ABI/stable/sysfs-block).
+ */
+export interface BlockQueueLimits {
+  /** The `queue/` directory read. */
+  readonly queueDir: string;
+  /** `queue/read_ahead_kb`. */
+  readonly readAheadKb: number;
+  /** `queue/max_sectors_kb`. */
+  readonly maxSectorsKb: number;
+  /** `queue/max_segments` (0 if unreadable). */
+  readonly maxSegments: number;
+  /** `queue/logical_block_size`: the smallest request the device takes (512 if unreadable). */
+  readonly logicalBlockBytes: number;
+}
+
+function readNumber(path: string): number {
+  return Number(readFileSync(path, "utf8").trim());
+}
+
+/**
+ * The queue limits of the block device `major:minor`, or null when sysfs has
+ * no readable `queue/read_ahead_kb` for it.
+ *
+ * @example
+ * ```ts
+ * import { statSync } from "node:fs";
+ * import { blockQueueLimits, deviceNumbers } from "@scanlab/host";
+ * const q = blockQueueLimits(deviceNumbers(statSync("/tmp", { bigint: true }).dev));
+ * console.log(q === null ? "no block device" : `read_ahead_kb ${q.readAheadKb}`);
+ * ```
+ */
+export function blockQueueLimits(numbers: DeviceNumbers, paths: KernelPaths = {}): BlockQueueLimits | null {
+  const sysRoot = paths.sysRoot ?? "/sys";
+  let dir: string;
+  try {
+    dir = realpathSync(join(sysRoot, "dev", "block", `${numbers.major}:${numbers.minor}`));
+  } catch {
+    return null;
+  }
+  let queueDir = join(dir, "queue");
+  if (!existsSync(queueDir)) queueDir = join(dirname(dir), "queue");
+  if (!existsSync(join(queueDir, "read_ahead_kb"))) return null;
+  const optional = (file: string, fallback: number) =>
+    existsSync(join(queueDir, file)) ? readNumber(join(queueDir, file)) : fallback;
+  return {
+    queueDir,
+    readAheadKb: readNumber(join(queueDir, "read_ahead_kb")),
+    maxSectorsKb: readNumber(join(queueDir, "max_sectors_kb")),
+    maxSegments: optional("max_segments", 0),
+    logicalBlockBytes: optional("logical_block_size", 512),
+  };
+}
+
+/** The file-system type mounted from device `major:minor` (/proc/self/mountinfo), or "unknown". */
+export function mountedFileSystem(numbers: DeviceNumbers, mountinfo = "/proc/self/mountinfo"): string {
+  const majorMinor = `${numbers.major}:${numbers.minor}`;
+  try {
+    for (const line of readFileSync(mountinfo, "utf8").split("\n")) {
+      const f = line.split(" ");
+      if (f[2] !== majorMinor) continue;
+      const sep = f.indexOf("-");
+      if (sep > 0 && f[sep + 1] !== undefined) return f[sep + 1]!;
+    }
+  } catch {
+    // not Linux, or no /proc: unknown
+  }
+  return "unknown";
 }
