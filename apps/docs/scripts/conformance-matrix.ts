@@ -12,7 +12,8 @@
  * version mapping names, offline. The build runs that report and only turns
  * its JSON into Markdown: the matrix (versions as columns, mechanisms as
  * rows, matched/total per cell), what each row observes and which reference
- * page explains it, the known mismatches as the report records them, and the
+ * page explains it, the wrong models each version's cases reject, the known
+ * mismatches as the report records them, and the
  * mapping of every accepted version to a model per mechanism.
  *
  * Design choices: the report runs as a child process through tsx (as
@@ -32,6 +33,7 @@ interface Cell {
   total: number;
   problems: { name: string; problem: string }[];
   postgres: string | null;
+  rejects: string[];
 }
 
 /** The report's JSON (`tooling/conformance/src/conformance-report.ts`). */
@@ -111,6 +113,13 @@ export function matrixFragment(r: ConformanceReportJson): string {
           const row = r.rows.find((x) => x.name === k.row);
           return `- **${row?.title ?? k.row}, PG${k.major}, case "${k.caseName}"**: ${k.why}.`;
         });
+  const rejections = r.rows.flatMap((row) => {
+    const names = [...new Set(Object.values(row.cells).flatMap((c) => c?.rejects ?? []))];
+    return names.map((name) => {
+      const where = r.versions.filter((v) => row.cells[String(v)]?.rejects.includes(name));
+      return `| ${row.title} | ${name} | ${where.map((v) => `PG${v}`).join(", ")} |`;
+    });
+  });
   const problems = r.rows.flatMap((row) =>
     Object.entries(row.cells).flatMap(([v, c]) =>
       (c?.problems ?? []).map((p) => `- ${row.title}, PG${v}, "${p.name}": ${p.problem}`),
@@ -126,6 +135,16 @@ export function matrixFragment(r: ConformanceReportJson): string {
     "### What each row observes",
     "",
     ...observed,
+    "",
+    "### Every cell can fail",
+    "",
+    "Each row carries wrong models: the same replay with one constant or rule changed. A wrong model passes a cell " +
+      "only if no captured case of that version tells it from the right one; every cell rejects at least one " +
+      "(the offline test fails otherwise).",
+    "",
+    "| row | wrong model | rejected by the cases of |",
+    "|---|---|---|",
+    ...rejections,
     "",
     "### Known mismatches",
     "",

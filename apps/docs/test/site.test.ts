@@ -81,6 +81,11 @@ describe("the built site", () => {
     for (const v of PG_VERSIONS)
       expect(mappingTable, `mapping row ${v}`).toMatch(new RegExp(`<tr><td>${v.replace(".", "\\.")}</td>`));
     expect(html).toContain("io_uring");
+    // every row lists the wrong models its cases reject, with the versions that reject them
+    const canFail = html.slice(html.indexOf('id="every-cell-can-fail"'));
+    const canFailTable = canFail.slice(0, canFail.indexOf("</table>"));
+    expect(canFailTable.match(/<tr><td>/g)?.length ?? 0).toBeGreaterThanOrEqual(6);
+    expect(canFailTable).toMatch(/PG18<\/td>/);
   });
 
   it("has a page for every reference page, reachable from the reference overview", () => {

@@ -16,6 +16,8 @@ export interface MatrixCell {
   problems: { name: string; problem: string }[];
   /** The server the fixture came from. */
   postgres: string | null;
+  /** The row's wrong models (mutations) that at least one captured case of this cell rejects. */
+  rejects: string[];
 }
 
 /** A row of the matrix; `cells` has a key for each version where the mechanism exists. */
@@ -34,8 +36,17 @@ export function conformanceMatrix(): MatrixRow[] {
     const cells: Partial<Record<Major, MatrixCell>> = {};
     for (const major of row.versions) {
       const fixture = readFixture<{ name: string }>(row.name, major);
-      const cell: MatrixCell = { matched: 0, total: 0, problems: [], postgres: fixture?.postgres ?? null };
-      for (const c of fixture?.cases ?? []) {
+      const cases = fixture?.cases ?? [];
+      const cell: MatrixCell = {
+        matched: 0,
+        total: 0,
+        problems: [],
+        postgres: fixture?.postgres ?? null,
+        rejects: row.mutations
+          .filter((m) => cases.some((c) => row.replay(c, major, m.mutation) !== null))
+          .map((m) => m.name),
+      };
+      for (const c of cases) {
         cell.total++;
         const problem = row.replay(c, major);
         if (problem === null) cell.matched++;
@@ -45,6 +56,22 @@ export function conformanceMatrix(): MatrixRow[] {
     }
     return { name: row.name, title: row.title, cells };
   });
+}
+
+/**
+ * Each row's wrong models and the versions whose captured cases reject them:
+ * the proof that a cell can fail.
+ */
+export function formatRejections(rows: readonly MatrixRow[]): string {
+  const out: string[] = [];
+  for (const r of rows) {
+    out.push(`${r.title}:`);
+    for (const m of ROWS.find((x) => x.name === r.name)?.mutations ?? []) {
+      const where = VERSIONS.filter((v) => r.cells[v]?.rejects.includes(m.name)).map((v) => `PG${v}`);
+      out.push(`  - ${m.name}: ${where.length > 0 ? `rejected on ${where.join(" ")}` : "rejected nowhere"}`);
+    }
+  }
+  return out.join("\n");
 }
 
 /** The matrix as a text table: versions as columns, mechanisms as rows, matched/total per cell. */

@@ -1,7 +1,7 @@
 /**
  * Row "read streams" (PostgreSQL 17 and 18): how a read stream sizes and
  * combines its reads and when it advises, replayed through the ReadStream of
- * @scanlab/bitmap-prefetch with the server's settings (stream-replay.ts).
+ * @scanlab/read-stream with the server's settings (stream-replay.ts).
  *
  * Capture, one backend, everything evicted from shared buffers first (a
  * pg_prewarm of a larger filler table), strace of the backend's preadv /

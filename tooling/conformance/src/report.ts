@@ -1,13 +1,14 @@
 /**
  * `npm run conformance`: prints the conformance matrix (versions as columns,
  * mechanisms as rows, matched/total fixture cases per cell), every
- * disagreement, and the simulator's version mapping; `--json` prints the
+ * disagreement, the wrong models each version's captured cases reject (so
+ * every cell can fail), and the simulator's version mapping; `--json` prints the
  * same as one JSON document ({@link conformanceReport}), which the docs
  * build renders. Needs no PostgreSQL. With `--check` it exits 1 when a cell
  * has a disagreement.
  */
 import { conformanceReport } from "./conformance-report.js";
-import { formatMatrix } from "./matrix.js";
+import { formatMatrix, formatRejections } from "./matrix.js";
 
 const report = conformanceReport();
 if (process.argv.includes("--json")) {
@@ -19,6 +20,10 @@ if (process.argv.includes("--json")) {
       for (const p of c?.problems ?? []) console.log(`\n${r.name} PG${v}, ${p.name}: ${p.problem}`);
     }
   }
+  console.log(
+    "\nWrong models (one constant or rule changed) and the versions whose captured cases reject them:",
+  );
+  console.log(formatRejections(report.rows));
   console.log("\nWhich model runs for each version (scanlab simulate --pg N):");
   for (const m of report.mapping) console.log(`  ${m.line}`);
 }

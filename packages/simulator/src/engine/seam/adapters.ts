@@ -11,7 +11,7 @@
  * - Syncscan: @scanlab/syncscan `InProcessSyncScanTracker`, and the interval
  *   at which scans report to it.
  * - Bitmap heap scans and read streams: bitmap-adapters.ts and
- *   read-stream-adapter.ts over @scanlab/bitmap-prefetch.
+ *   read-stream-adapter.ts over @scanlab/read-stream.
  */
 import {
   type AllocatorPolicy,

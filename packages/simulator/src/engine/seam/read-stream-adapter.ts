@@ -1,5 +1,5 @@
 /**
- * The read stream port bound to @scanlab/bitmap-prefetch's `ReadStream`
+ * The read stream port bound to @scanlab/read-stream's `ReadStream`
  * (read_stream.c of PostgreSQL 17, 18 and 19).
  *
  * The problem: a read stream's look-ahead is sized by the backend's pin
