@@ -15,7 +15,47 @@ import type { Ctx } from "./context.js";
 import { VERSION } from "./version.js";
 
 function examples(lines: string[]): string {
-  return `\nExamples:\n${lines.map((l) => (l.startsWith("#") ? `  ${l}` : `  $ ${l}`)).join("\n")}\n`;
+  return `\nExamples:\n${lines.map((l) => (l.startsWith("#") ? `  ${l}` : wrapCommand(`  $ ${l}`))).join("\n")}\n`;
+}
+
+/**
+ * Breaks a shell command longer than 80 columns with backslash continuations,
+ * outside quotes and $(...), preferring (in this order) a break before a long
+ * option, at a `;` or `|`, before a short option, at any space.
+ */
+function wrapCommand(line: string): string {
+  const out: string[] = [];
+  let rest = line;
+  while (rest.length > 80) {
+    const spaces: number[] = [];
+    let quote: string | null = null;
+    let depth = 0;
+    for (let i = 5; i <= 77 && i < rest.length; i++) {
+      const c = rest[i];
+      if (quote !== null) {
+        if (c === quote) quote = null;
+      } else if (c === '"' || c === "'") quote = c;
+      else if (c === "(") depth++;
+      else if (c === ")") depth--;
+      else if (c === " " && depth === 0) spaces.push(i);
+    }
+    const preferred = [
+      (i: number) => rest.startsWith(" --", i),
+      (i: number) => rest[i - 1] === ";" || rest[i + 1] === "|",
+      (i: number) => rest[i + 1] === "-" && rest[i + 2] !== " ",
+      () => true,
+    ];
+    let at: number | undefined;
+    for (const ok of preferred) {
+      at = spaces.filter(ok).at(-1);
+      if (at !== undefined) break;
+    }
+    if (at === undefined) break;
+    out.push(`${rest.slice(0, at)} \\`);
+    rest = `      ${rest.slice(at + 1)}`;
+  }
+  out.push(rest);
+  return out.join("\n");
 }
 
 const json = () => new Option("--json", "print one JSON document on stdout (machine output)");
@@ -27,6 +67,12 @@ export function invokedCommand(argv: readonly string[]): string | null {
   const words = argv.filter((a) => !a.startsWith("-"));
   if (words[0] === "help") return words[1] ?? null;
   return words[0] ?? null;
+}
+
+/** The width help is wrapped to: 80 columns, or the terminal's when it is narrower. */
+function helpColumns(): number {
+  const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
+  return Math.min(columns !== undefined && columns > 0 ? columns : 80, 80);
 }
 
 /** What the simulator-backed options need: loaded only for the command being run. */
@@ -65,6 +111,8 @@ export async function buildProgram(
   const addScenarioFlags = (cmd: Command): Command => (heavy === null ? cmd : heavy.addScenarioFlags(cmd));
   const overBudget = (): Option => heavy?.overBudget() ?? new Option("--over-budget");
   const program = new Command("scanlab")
+    // Help fits 80 columns (or a narrower terminal); subcommands inherit this.
+    .configureHelp({ helpWidth: helpColumns(), minWidthToWrap: 24 })
     .description(
       "A laboratory for table-scan I/O: reproduce the pgsql-hackers scan experiments, simulate and sweep scans, scan real files, calibrate a device, and get settings advice.",
     )
@@ -75,7 +123,7 @@ export async function buildProgram(
     .addHelpText(
       "after",
       examples([
-        "scanlab reproduce                       # every published experiment, simulated",
+        "scanlab reproduce                 # every published experiment, simulated",
         "scanlab simulate --table-size 100GB --workers 4 --device intel-ssd-320-120gb",
         "scanlab sweep --device raid0-6x-intel-s3600-100gb --workload bitmap --dataset sequential --vary effective-io-concurrency=0,1,4,16",
         "scanlab scan /data/big.file --workers 4 --cold --compare pg11,pg14",
@@ -170,7 +218,7 @@ export async function buildProgram(
     .addHelpText(
       "after",
       examples([
-        "# the 2022 eic benchmark (T7 b): eic on a single SSD and on a RAID0, nearly sequential bitmap pages",
+        "# the 2022 eic benchmark (T7 b): one SSD and a RAID0, near-sequential pages",
         "scanlab sweep --workload bitmap --dataset sequential --selectivity 17% --table-size 4GB --ram 1GB --vary effective-io-concurrency=0,1,2,4,8,16,32,64 --vary device=intel-ssd-320-120gb,raid0-6x-intel-s3600-100gb",
         "scanlab sweep --table-size 20GB --vary workers=0,1,2,4,8 --vary allocator=pg11,pg14 --report out/",
         "scanlab sweep t.json --vary read-ahead-kb=128,512,2048 --json",
@@ -207,7 +255,7 @@ export async function buildProgram(
       "after",
       examples([
         "scanlab scan /data/big.file --workers 4 --cold",
-        "# the 2020 FreeBSD experiment (T1) on your own disk: striding (pg11) vs 64-block ranges vs PG14 chunks",
+        "# the 2020 FreeBSD experiment (T1) here: striding, 64-block ranges, PG14",
         "scanlab scan /data/big.file --workers 2 --cold --compare pg11,munro2020,pg14 --device my-disk.json",
         "scanlab scan /var/lib/postgresql/15/main/base/5/16384 --workers 3 --json",
       ]),

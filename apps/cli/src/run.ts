@@ -11,7 +11,7 @@ import type { CliStreams, Ctx } from "./context.js";
 import { EXIT, isRuntimeFailure, isUserError, oneLine } from "./errors.js";
 import { Interrupt } from "./interrupt.js";
 import { colourEnabled, colours } from "./output/colour.js";
-import { buildProgram } from "./program.js";
+import { buildProgram, invokedCommand } from "./program.js";
 
 /** Options of {@link runCli}. */
 export interface RunOptions {
@@ -29,8 +29,8 @@ function isAbort(e: unknown): boolean {
 /** The command name as commander reports it in an error (for the "see --help" hint). */
 function commandPath(argv: readonly string[]): string {
   const names = ["reproduce", "simulate", "sweep", "scan", "calibrate", "lab", "advise", "profiles", "trace"];
-  const first = argv.find((a) => !a.startsWith("-"));
-  if (first === undefined || !names.includes(first)) return "scanlab";
+  const first = invokedCommand(argv);
+  if (first === null || !names.includes(first)) return "scanlab";
   if (first === "trace" && argv.includes("import")) return "scanlab trace import";
   return `scanlab ${first}`;
 }

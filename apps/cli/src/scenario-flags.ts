@@ -308,7 +308,7 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
   {
     name: "dataset",
     arg: "NAME",
-    help: "bitmap heap scan pages: random, random-8, random-32, sequential (apps/docs/src/reference/experiments.md#t7-c-synthetic-data-sets) or pgbench (T7 b)",
+    help: "bitmap heap scan pages: the synthetic data sets of T7 c (random, random-8, random-32, sequential) or pgbench (T7 b)",
     parse: (raw) =>
       parseChoice(raw, "dataset", ["random", "random-8", "random-32", "sequential", "pgbench"] as const),
     apply: (d, v) =>

@@ -9,7 +9,7 @@ import {
   resolveScenario,
   type ScenarioInput,
 } from "@scanlab/simulator";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { readJsonObject } from "../input-file.js";
 import { parseIntFlag } from "../options.js";
 import {
@@ -26,9 +26,41 @@ export function optionKey(name: string): string {
   return name.replace(/-([a-z])/g, (_, ch: string) => ch.toUpperCase());
 }
 
-/** Adds every scenario flag to a command. */
+/** The help heading of each scenario flag: what part of the scenario it sets. */
+const FLAG_GROUPS: ReadonlyArray<readonly [heading: string, names: readonly string[]]> = [
+  ["Machine:", ["os", "device", "cores", "ram", "read-ahead-kb", "max-sectors-kb"]],
+  ["PostgreSQL server:", ["pg", "shared-buffers", "max-connections"]],
+  ["Table:", ["table-size", "table-blocks", "tuples-per-page", "cache"]],
+  [
+    "Query:",
+    [
+      "workload",
+      "dataset",
+      "selectivity",
+      "workers",
+      "parallel-leader-participation",
+      "allocator",
+      "chunk-cap",
+      "synchronize-seqscans",
+      "effective-io-concurrency",
+      "io-combine-limit",
+      "io-method",
+      "prefetch",
+    ],
+  ],
+  ["Clients:", ["clients", "runs", "duration", "client-stagger"]],
+];
+
+/** The help heading of scenario flag `name` ("Machine:", "Table:", ...). */
+export function scenarioFlagGroup(name: string): string {
+  return FLAG_GROUPS.find(([, names]) => names.includes(name))?.[0] ?? "Scenario:";
+}
+
+/** Adds every scenario flag to a command, under headings by what they set. */
 export function addScenarioFlags(cmd: Command): Command {
-  for (const f of SCENARIO_FLAGS) cmd.option(`--${f.name} <${f.arg}>`, f.help);
+  for (const f of SCENARIO_FLAGS) {
+    cmd.addOption(new Option(`--${f.name} <${f.arg}>`, f.help).helpGroup(scenarioFlagGroup(f.name)));
+  }
   return cmd;
 }
 

@@ -27,17 +27,36 @@ describe("help and version", () => {
     ["trace", "import"],
   ];
   it.concurrent.each(commands.map((c) => [c.join(" ") || "scanlab", c]))(
-    "%s --help has examples",
+    "%s --help fits 80 columns and has examples",
     async (_n, cmd) => {
       const r = await runBin([...(cmd as string[]), "--help"]);
       expect(r.code).toBe(0);
-      // An "Examples:" section with one example (or comment) per line.
+      for (const line of r.stdout.split("\n")) expect(line.length, line).toBeLessThanOrEqual(80);
+      // An "Examples:" section with one example (or comment) per line; a long command
+      // continues on indented lines after a backslash.
       const section = r.stdout.split("\nExamples:\n")[1] ?? "";
-      const lines = section.trimEnd().split("\n");
+      const lines = section.trimEnd().replace(/ \\\n {6}/g, " ").split("\n");
       expect(lines.length).toBeGreaterThan(1);
       for (const line of lines) expect(line).toMatch(/^ {2}(\$ (scanlab|strace|blktrace) |# )/);
     },
   );
+  it("simulate --help groups the scenario flags by what they set", async () => {
+    const r = await runBin(["simulate", "--help"]);
+    const headings = r.stdout.split("\n").filter((l) => /^[A-Z][A-Za-z ]*:$/.test(l));
+    expect(headings).toEqual([
+      "Arguments:",
+      "Machine:",
+      "PostgreSQL server:",
+      "Table:",
+      "Query:",
+      "Clients:",
+      "Options:",
+      "Examples:",
+    ]);
+    const machine = r.stdout.slice(r.stdout.indexOf("Machine:"), r.stdout.indexOf("PostgreSQL server:"));
+    expect(machine).toContain("--read-ahead-kb <KB>");
+    expect(machine).not.toContain("--workers");
+  });
   it("--version prints the package version", async () => {
     const r = await runBin(["--version"]);
     expect(r.stdout.trim()).toBe(JSON.parse(readFileSync(join(PKG, "package.json"), "utf8")).version);
