@@ -35,7 +35,10 @@ describe("help and version", () => {
       // An "Examples:" section with one example (or comment) per line; a long command
       // continues on indented lines after a backslash.
       const section = r.stdout.split("\nExamples:\n")[1] ?? "";
-      const lines = section.trimEnd().replace(/ \\\n {6}/g, " ").split("\n");
+      const lines = section
+        .trimEnd()
+        .replace(/ \\\n {6}/g, " ")
+        .split("\n");
       expect(lines.length).toBeGreaterThan(1);
       for (const line of lines) expect(line).toMatch(/^ {2}(\$ (scanlab|strace|blktrace) |# )/);
     },
