@@ -13,7 +13,7 @@ const pinAll = (refs: PrivateRefCount, buffers: number[]) => {
 
 describe("PrivateRefCount", () => {
   it("assumes all 8 array entries in use, whatever is held", () => {
-    const refs = new PrivateRefCount();
+    const refs = new PrivateRefCount(16);
     expect(refs.estimatedPinsHeld).toBe(8);
     pinAll(refs, [1, 2, 3]);
     expect(refs.estimatedPinsHeld).toBe(8);
@@ -23,7 +23,7 @@ describe("PrivateRefCount", () => {
   });
 
   it("a ninth pin moves the entry at the clock hand to the hash", () => {
-    const refs = new PrivateRefCount();
+    const refs = new PrivateRefCount(16);
     pinAll(refs, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(refs.overflowed).toBe(1);
     expect(refs.estimatedPinsHeld).toBe(9);
@@ -36,7 +36,7 @@ describe("PrivateRefCount", () => {
   });
 
   it("a second pin of a hashed buffer moves it back into the array", () => {
-    const refs = new PrivateRefCount();
+    const refs = new PrivateRefCount(16);
     pinAll(refs, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
     refs.unpin(9); // array entry 0 is free (reserved)
     refs.pin(1); // IncrBufferRefCount: 1 comes back into entry 0
@@ -50,8 +50,8 @@ describe("PrivateRefCount", () => {
 
   it("a consumer that references the page it got keeps the hash full: the estimate drifts above the pins held", () => {
     // A read stream pinned 1..10: 1 and 2 went to the hash (clock hand at entries 0 and 1).
-    const plain = new PrivateRefCount();
-    const slot = new PrivateRefCount();
+    const plain = new PrivateRefCount(16);
+    const slot = new PrivateRefCount(16);
     for (const refs of [plain, slot]) pinAll(refs, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     // The consumer gets buffer 1 and releases it.
     plain.unpin(1);
@@ -64,7 +64,8 @@ describe("PrivateRefCount", () => {
     expect(slot.estimatedPinsHeld).toBe(10); // 9 held, 10 estimated
   });
 
-  it("refuses to unpin a buffer that is not pinned", () => {
-    expect(() => new PrivateRefCount().unpin(7)).toThrow(/not pinned/);
+  it("refuses to unpin a buffer that is not pinned, and buffer ids outside its capacity", () => {
+    expect(() => new PrivateRefCount(16).unpin(7)).toThrow(/not pinned/);
+    expect(() => new PrivateRefCount(16).pin(16)).toThrow(/not below 16/);
   });
 });

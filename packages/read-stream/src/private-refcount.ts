@@ -26,9 +26,12 @@
  * pushed out in its place: the hash stays as large as before, the array gets
  * a free entry, and the estimate drifts above the pins really held.
  *
- * Design choices. Buffers are named by any number unique while pinned (the
- * read stream uses block numbers). A buffer pinned twice by one
- * backend has one entry with a count, as in bufmgr.c. The reserved entry
+ * Design choices. Buffers are named as PostgreSQL names them, by small
+ * integers (buffer ids below a capacity given at construction; the read
+ * stream uses its queue positions, which are distinct for every buffer it or
+ * its consumer holds). That keeps every operation a few typed-array accesses:
+ * the stream calls it for every block. A buffer pinned twice by one backend
+ * has one entry with a count, as in bufmgr.c. The reserved entry
  * (ReservedRefCountEntry) is kept, because it decides which slot the next pin
  * fills: a freed array entry becomes the reserved one.
  *
@@ -40,29 +43,48 @@
 import { REFCOUNT_ARRAY_ENTRIES } from "./read-stream-limits.js";
 
 const FREE = -1;
+/** `where` of a buffer that is not pinned; of one whose entry is in the hash. */
+const NOT_PINNED = -1;
+const IN_HASH = REFCOUNT_ARRAY_ENTRIES;
 
 /** bufmgr.c's PrivateRefCountArray, overflow hash, clock hand and reserved entry for one backend. */
 export class PrivateRefCount {
-  private readonly buffers = new Float64Array(REFCOUNT_ARRAY_ENTRIES).fill(FREE);
-  private readonly counts = new Int32Array(REFCOUNT_ARRAY_ENTRIES);
-  private readonly overflow = new Map<number, number>();
+  private readonly entryBuffer = new Int32Array(REFCOUNT_ARRAY_ENTRIES).fill(FREE);
+  private readonly entryCount = new Int32Array(REFCOUNT_ARRAY_ENTRIES);
+  /** Per buffer: its array entry, IN_HASH, or NOT_PINNED. */
+  private readonly where: Int8Array;
+  /** Per buffer whose entry is in the hash: its pin count. */
+  private readonly hashCount: Int32Array;
+  private hashed = 0;
+  /** Array entries holding no buffer (the reserved one included). */
+  private free = REFCOUNT_ARRAY_ENTRIES;
   private clock = 0;
   private reserved = -1;
 
+  /** @param buffers buffer ids are integers from 0 to `buffers` - 1. */
+  constructor(buffers: number) {
+    if (!Number.isInteger(buffers) || buffers < 1) {
+      throw new RangeError(`buffers must be a positive integer, got ${String(buffers)}`);
+    }
+    this.where = new Int8Array(buffers).fill(NOT_PINNED);
+    this.hashCount = new Int32Array(buffers);
+  }
+
   /** PrivateRefCountOverflowed + REFCOUNT_ARRAY_ENTRIES: the pins GetAdditionalPinLimit assumes held. */
   get estimatedPinsHeld(): number {
-    return this.overflow.size + REFCOUNT_ARRAY_ENTRIES;
+    return this.hashed + REFCOUNT_ARRAY_ENTRIES;
   }
 
   /** Entries in the overflow hash (PrivateRefCountOverflowed). */
   get overflowed(): number {
-    return this.overflow.size;
+    return this.hashed;
   }
 
   /** Pins this backend holds on `buffer` (GetPrivateRefCount). */
   pinsOn(buffer: number): number {
-    const i = this.buffers.indexOf(buffer);
-    return i >= 0 ? (this.counts[i] as number) : (this.overflow.get(buffer) ?? 0);
+    const w = this.where[buffer] ?? NOT_PINNED;
+    if (w === NOT_PINNED) return 0;
+    return w === IN_HASH ? (this.hashCount[buffer] as number) : (this.entryCount[w] as number);
   }
 
   /**
@@ -71,61 +93,69 @@ export class PrivateRefCount {
    * the reserved entry.
    */
   pin(buffer: number): void {
-    const buffers = this.buffers;
-    for (let i = 0; i < REFCOUNT_ARRAY_ENTRIES; i++) {
-      if (buffers[i] === buffer) {
-        this.counts[i] = (this.counts[i] as number) + 1;
-        return;
-      }
+    const w = this.where[buffer];
+    if (w === undefined) throw new RangeError(`buffer ${buffer} is not below ${this.where.length}`);
+    if (w !== NOT_PINNED && w !== IN_HASH) {
+      this.entryCount[w] = (this.entryCount[w] as number) + 1;
+      return;
     }
     let count = 1;
-    if (this.overflow.size > 0) {
-      const hashed = this.overflow.get(buffer);
-      if (hashed !== undefined) {
-        count = hashed + 1;
-        this.overflow.delete(buffer);
-      }
+    if (w === IN_HASH) {
+      count = (this.hashCount[buffer] as number) + 1;
+      this.hashed--;
     }
     this.reserve();
-    buffers[this.reserved] = buffer;
-    this.counts[this.reserved] = count;
+    const e = this.reserved;
+    this.free--;
+    this.entryBuffer[e] = buffer;
+    this.entryCount[e] = count;
+    this.where[buffer] = e;
     this.reserved = -1;
   }
 
   /** ReleaseBuffer: one pin of `buffer` goes; with its last, the entry goes and a freed array entry becomes the reserved one. */
   unpin(buffer: number): void {
-    const buffers = this.buffers;
-    for (let i = 0; i < REFCOUNT_ARRAY_ENTRIES; i++) {
-      if (buffers[i] === buffer) {
-        const left = (this.counts[i] as number) - 1;
-        this.counts[i] = left;
-        if (left === 0) {
-          buffers[i] = FREE;
-          this.reserved = i;
-        }
-        return;
+    const w = this.where[buffer] ?? NOT_PINNED;
+    if (w === NOT_PINNED) throw new Error(`buffer ${buffer} is not pinned`);
+    if (w === IN_HASH) {
+      const left = (this.hashCount[buffer] as number) - 1;
+      this.hashCount[buffer] = left;
+      if (left === 0) {
+        this.where[buffer] = NOT_PINNED;
+        this.hashed--;
       }
+      return;
     }
-    const hashed = this.overflow.get(buffer);
-    if (hashed === undefined) throw new Error(`buffer ${buffer} is not pinned`);
-    if (hashed > 1) this.overflow.set(buffer, hashed - 1);
-    else this.overflow.delete(buffer);
+    const left = (this.entryCount[w] as number) - 1;
+    this.entryCount[w] = left;
+    if (left === 0) {
+      this.entryBuffer[w] = FREE;
+      this.where[buffer] = NOT_PINNED;
+      this.reserved = w;
+      this.free++;
+    }
   }
 
   /** ReservePrivateRefCountEntry: a free array entry, else the one at the clock hand, moved to the hash. */
   private reserve(): void {
     if (this.reserved >= 0) return;
-    const buffers = this.buffers;
-    for (let i = 0; i < REFCOUNT_ARRAY_ENTRIES; i++) {
-      if (buffers[i] === FREE) {
-        this.reserved = i;
-        return;
+    const entries = this.entryBuffer;
+    if (this.free > 0) {
+      for (let i = 0; i < REFCOUNT_ARRAY_ENTRIES; i++) {
+        if (entries[i] === FREE) {
+          this.reserved = i;
+          return;
+        }
       }
     }
     const victim = this.clock++ % REFCOUNT_ARRAY_ENTRIES;
-    this.overflow.set(buffers[victim] as number, this.counts[victim] as number);
-    buffers[victim] = FREE;
-    this.counts[victim] = 0;
+    const moved = entries[victim] as number;
+    this.where[moved] = IN_HASH;
+    this.hashCount[moved] = this.entryCount[victim] as number;
+    this.hashed++;
+    entries[victim] = FREE;
+    this.entryCount[victim] = 0;
     this.reserved = victim;
+    this.free++;
   }
 }

@@ -493,8 +493,8 @@ export class ReadStream {
   /** The backend's pin entries (PG18+: GetAdditionalPinLimit reads them before each read); null for PG17. */
   private readonly refs: PrivateRefCount | null;
   private readonly releaseBeforeNext: boolean;
-  /** The page the consumer's tuple slot still holds ("after-next"), or -1. */
-  private slotBlock = -1;
+  /** Queue position (buffer id) of the page the consumer's tuple slot still holds ("after-next"), or -1. */
+  private slotBuffer = -1;
   private readonly counters = emptyStats();
 
   // Distances: `rd` is PG17/18's distance and PG19's readahead distance; `cd` PG19's combine distance.
@@ -535,19 +535,23 @@ export class ReadStream {
     this.maxPinned = this.config.maxPinnedBuffers;
     this.perBufferData = options.perBufferData ?? false;
     this.releaseBeforeNext = options.consumerRelease === "before-next";
+    this.rd = this.config.initialDistance;
+    this.cd = this.v === 19 ? this.config.initialDistance : this.icl;
+    // The queue also names the buffers in the backend's pin entries (a queue position is the
+    // buffer id), so it has room for the consumer's two pages and a forwarded buffer beside
+    // the pinned ones.
+    let cap = 1;
+    while (cap < this.maxPinned + this.icl + 8) cap *= 2;
+    this.queue = new Uint32Array(cap);
+    this.mask = cap - 1;
     if (this.v === 17) {
       this.refs = null;
     } else {
-      this.refs = new PrivateRefCount();
-      // Pins held elsewhere are named below any block number.
-      for (let k = 0; k < (options.otherPinsHeld ?? 0); k++) this.refs.pin(-2 - k);
+      const other = options.otherPinsHeld ?? 0;
+      this.refs = new PrivateRefCount(cap + other);
+      // Pins held elsewhere are buffers after the queue's.
+      for (let k = 0; k < other; k++) this.refs.pin(cap + k);
     }
-    this.rd = this.config.initialDistance;
-    this.cd = this.v === 19 ? this.config.initialDistance : this.icl;
-    let cap = 1;
-    while (cap < this.maxPinned + this.icl + 2) cap *= 2;
-    this.queue = new Uint32Array(cap);
-    this.mask = cap - 1;
     this.ios = new Array(this.maxIos).fill(undefined);
   }
 
@@ -699,7 +703,7 @@ export class ReadStream {
     const block = this.queue[seq & this.mask] as number;
     this.headSeq++;
     this.lookAhead(nowUs, env, false);
-    this.consumerTakes(block);
+    this.consumerTakes(seq);
     if (
       !this.perBufferData &&
       this.iosCount === 0 &&
@@ -724,16 +728,16 @@ export class ReadStream {
     if (next === null) {
       this.endOfStream();
       this.fastPath = false;
-      this.consumerTakes(block);
+      this.consumerTakes(seq);
       return { kind: "buffer", block, seq };
     }
     const headSeq = this.nextSeq;
     this.queue[headSeq & this.mask] = next;
     this.nextSeq++;
-    this.refs?.pin(next);
+    this.refs?.pin(headSeq & this.mask);
     if (env.isBuffered(next)) {
       this.counters.hits++;
-      this.consumerTakes(block);
+      this.consumerTakes(seq);
       return { kind: "buffer", block, seq };
     }
     // PG17/18 advise the one-block read if advice is enabled; PG19 (cceb1bf45e) reads a fast-path miss synchronously.
@@ -742,31 +746,33 @@ export class ReadStream {
     this.startIo(next, 1, advise, async, headSeq, nowUs, env);
     this.seqBlocknum = next + 1;
     this.fastPath = false;
-    this.consumerTakes(block);
+    this.consumerTakes(seq);
     return { kind: "buffer", block, seq };
   }
 
   /**
-   * The consumer got `block` (the stream's pin is now its own) and stores a
-   * tuple of it in its slot, a second pin of the buffer. "before-next": both
-   * pins go before the next call. "after-next": the slot lets go of the
-   * previous page here (its own pin on it went at this call's start).
+   * The consumer got the buffer at queue position `seq` (the stream's pin is
+   * now its own) and stores a tuple of it in its slot, a second pin of the
+   * buffer. "before-next": both pins go before the next call. "after-next":
+   * the slot lets go of the previous page here (its own pin on it went at this
+   * call's start).
    */
-  private consumerTakes(block: number): void {
+  private consumerTakes(seq: number): void {
     const refs = this.refs;
     if (refs === null) return;
+    const buffer = seq & this.mask;
     if (this.releaseBeforeNext) {
-      refs.pin(block);
-      refs.unpin(block);
-      refs.unpin(block);
+      refs.pin(buffer);
+      refs.unpin(buffer);
+      refs.unpin(buffer);
       return;
     }
-    if (this.slotBlock >= 0) {
-      refs.unpin(this.slotBlock);
-      refs.unpin(this.slotBlock);
+    if (this.slotBuffer >= 0) {
+      refs.unpin(this.slotBuffer);
+      refs.unpin(this.slotBuffer);
     }
-    refs.pin(block);
-    this.slotBlock = block;
+    refs.pin(buffer);
+    this.slotBuffer = buffer;
   }
 
   private endOfStream(): void {
@@ -919,9 +925,9 @@ export class ReadStream {
     this.nextSeq += actual;
     const refs = this.refs;
     if (refs !== null) {
-      for (let i = alreadyPinned; i < actual; i++) refs.pin(b + i);
-      // The cached block that ended the read is pinned now and forwarded to the next.
-      if (forwardNext > 0) refs.pin(b + actual);
+      for (let i = alreadyPinned; i < actual; i++) refs.pin((headSeq + i) & this.mask);
+      // The cached block that ended the read is pinned now and forwarded: it is the next queue entry.
+      if (forwardNext > 0) refs.pin(this.nextSeq & this.mask);
     }
 
     if (ioBlocks === 0) {
