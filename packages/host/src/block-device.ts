@@ -264,7 +264,7 @@ export type DeviceReport =
       readonly kind: DeviceKind;
       /** The whole disks underneath, each with its own deltas. */
       readonly physical: readonly DeviceDelta[];
-      /** {@link DISKSTATS_CAVEAT}. */
+      /** The sentence about other readers of the device (`DISKSTATS_CAVEAT` of @scanlab/host). */
       readonly caveat: string;
     })
   | {
