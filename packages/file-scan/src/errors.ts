@@ -14,7 +14,7 @@
  * reads are counted and the result says so).
  */
 
-import { errorClause, ScanlabError } from "@scanlab/core";
+import { ScanlabError } from "@scanlab/core";
 
 /** Stable codes of {@link FileScanError}; new codes may be added, existing ones never change meaning. */
 export type FileScanErrorCode =
@@ -87,6 +87,3 @@ export function errnoCode(error: unknown): string | undefined {
   }
   return undefined;
 }
-
-/** @internal An embedded error message as a clause (`errorClause` of `@scanlab/core`). */
-export const clause = errorClause;

@@ -30,8 +30,8 @@
  */
 import { closeSync, constants, existsSync, openSync, type Stats, statSync } from "node:fs";
 import { basename, resolve } from "node:path";
-import { MaxBlockNumber, RELSEG_SIZE } from "@scanlab/core";
-import { clause, errnoCode, FileScanError } from "./errors.js";
+import { errorClause, MaxBlockNumber, RELSEG_SIZE } from "@scanlab/core";
+import { errnoCode, FileScanError } from "./errors.js";
 
 /** RELSEG_SIZE: blocks per relation segment file, 131072 x 8 kB = 1 GB (pg_config.h, configure --with-segsize=1 default). */
 export const RELSEG_BLOCKS: number = RELSEG_SIZE;
@@ -121,7 +121,10 @@ function statFile(path: string, what: string): Stats {
         `${what} path ${path.slice(0, 80)}... is longer than the system allows, so no such file can exist.`,
       );
     }
-    throw new FileScanError("FILESCAN_READ_FAILED", `${what} ${path} cannot be examined (${clause(error)}).`);
+    throw new FileScanError(
+      "FILESCAN_READ_FAILED",
+      `${what} ${path} cannot be examined (${errorClause(error)}).`,
+    );
   }
   if (st.isDirectory()) {
     throw new FileScanError(
@@ -154,7 +157,7 @@ function checkReadable(path: string): void {
     if (code === "ENOENT") throw new FileScanError("FILESCAN_NOT_FOUND", `${path} does not exist.`);
     throw new FileScanError(
       "FILESCAN_READ_FAILED",
-      `${path} cannot be opened for reading (${clause(error)}).`,
+      `${path} cannot be opened for reading (${errorClause(error)}).`,
     );
   }
   closeSync(fd);

@@ -30,12 +30,14 @@
  * returns 0 (end of file), then the block counts as a short read (PostgreSQL
  * would raise "could not read block"; we finish and report it).
  */
+
 import { closeSync, constants, openSync, readSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { attachSharedParallelScan, type ScanHooks } from "@scanlab/block-allocator";
+import { errorClause } from "@scanlab/core";
 import { parallelSyncScanHooks, SharedSyncScanTracker } from "@scanlab/syncscan";
 import { blockChecksumWords, countNonZeroBytesWords } from "./block-work.js";
-import { clause, errnoCode, type FileScanErrorCode } from "./errors.js";
+import { errnoCode, type FileScanErrorCode } from "./errors.js";
 import {
   CONTROL_ABORT,
   CONTROL_PROGRESS_BYTE_OFFSET,
@@ -101,7 +103,7 @@ async function loadModule(
   try {
     mod = (await import(url)) as Record<string, unknown>;
   } catch (error) {
-    return `the per-block work module ${url} could not be loaded (${clause(error)}).`;
+    return `the per-block work module ${url} could not be loaded (${errorClause(error)}).`;
   }
   const fn = mod.default;
   if (typeof fn !== "function") {
@@ -144,7 +146,7 @@ async function main(): Promise<void> {
       } else if (code === "ENOENT") {
         fail("FILESCAN_NOT_FOUND", `${segment.path} disappeared before the scan started.`);
       } else {
-        fail("FILESCAN_READ_FAILED", `${segment.path} cannot be opened (${clause(error)}).`);
+        fail("FILESCAN_READ_FAILED", `${segment.path} cannot be opened (${errorClause(error)}).`);
       }
       return;
     }
@@ -264,9 +266,12 @@ async function main(): Promise<void> {
     for (const fd of fds) closeSync(fd);
     Atomics.store(flags, CONTROL_ABORT, 1); // the others stop too
     if (inModule) {
-      fail("FILESCAN_WORK_FAILED", `the per-block work module threw on block ${block} (${clause(error)}).`);
+      fail(
+        "FILESCAN_WORK_FAILED",
+        `the per-block work module threw on block ${block} (${errorClause(error)}).`,
+      );
     } else {
-      fail("FILESCAN_READ_FAILED", `reading block ${block} failed (${clause(error)}).`);
+      fail("FILESCAN_READ_FAILED", `reading block ${block} failed (${errorClause(error)}).`);
     }
     return;
   }
@@ -280,7 +285,7 @@ async function main(): Promise<void> {
     try {
       finishValue = moduleFinish();
     } catch (error) {
-      fail("FILESCAN_WORK_FAILED", `the per-block work module's finish() threw (${clause(error)}).`);
+      fail("FILESCAN_WORK_FAILED", `the per-block work module's finish() threw (${errorClause(error)}).`);
       return;
     }
   }
@@ -315,11 +320,11 @@ async function main(): Promise<void> {
     // Only finish()'s value can fail to clone: everything else in the totals is numbers and typed arrays.
     fail(
       "FILESCAN_WORK_FAILED",
-      `the per-block work module's finish() returned a value that cannot be sent to the main thread (${clause(error)}).`,
+      `the per-block work module's finish() returned a value that cannot be sent to the main thread (${errorClause(error)}).`,
     );
   }
 }
 
 main().catch((error: unknown) => {
-  fail("FILESCAN_READ_FAILED", `the scan worker failed (${clause(error)}).`);
+  fail("FILESCAN_READ_FAILED", `the scan worker failed (${errorClause(error)}).`);
 });

@@ -114,6 +114,13 @@ import {
 /** io_method (PG18+; PG17 behaves like "sync"). */
 export type IoMethod = "sync" | "worker" | "io_uring";
 
+/**
+ * Buffers a stream's backend holds that its queue no longer (or not yet)
+ * lists: the page handed to the consumer, the previous page a scan's tuple
+ * slot still holds, and a cached block forwarded to the next read.
+ */
+const HELD_OUTSIDE_QUEUE = 3;
+
 /** Default io_combine_limit: 16 blocks = 128 kB (reference 4.1). */
 export const DEFAULT_IO_COMBINE_LIMIT = 16;
 
@@ -538,10 +545,9 @@ export class ReadStream {
     this.rd = this.config.initialDistance;
     this.cd = this.v === 19 ? this.config.initialDistance : this.icl;
     // The queue also names the buffers in the backend's pin entries (a queue position is the
-    // buffer id), so it has room for the consumer's two pages and a forwarded buffer beside
-    // the pinned ones.
+    // buffer id), so beside the pinned ones it has room for the buffers still pinned outside it.
     let cap = 1;
-    while (cap < this.maxPinned + this.icl + 8) cap *= 2;
+    while (cap < this.maxPinned + this.icl + 2 + HELD_OUTSIDE_QUEUE) cap *= 2;
     this.queue = new Uint32Array(cap);
     this.mask = cap - 1;
     if (this.v === 17) {
