@@ -27,6 +27,9 @@
 import { INVALID_BLOCK_NUMBER, MAX_BLOCK_NUMBER } from "./constants.js";
 import { BitmapPrefetchError } from "./errors.js";
 
+/** The key of an iterator's rebase hook, reached only through `@scanlab/bitmap-prefetch/sim`. */
+export const REBASE: unique symbol = Symbol("@scanlab/bitmap-prefetch rebase");
+
 /** Flags and tuple count shared by all pages of a run. */
 export interface HeapPageInfo {
   /** True when the bitmap only says "some tuple here may match" (recheck every tuple). */
@@ -265,47 +268,6 @@ export class HeapBitmap {
     return { lossy: (meta & 1) === 1, tuples: meta >>> 1 };
   }
 
-  /**
-   * The same bitmap on a table with blocks `[at, at + blocks)` taken out (a
-   * copy; this one is unchanged): pages in that stretch are gone and every
-   * later page is numbered `blocks` lower, keeping its flags. A simulator that
-   * cuts a steady stretch out of a table renumbers the scan's bitmap with it.
-   * The stretch must leave at least one block of the table.
-   *
-   * @example
-   * ```ts
-   * HeapBitmap.fromPages(100, [3, 4, 5, 40, 41]).withoutBlocks(4, 30).toPages(); // [3, 10, 11]
-   * ```
-   */
-  withoutBlocks(at: number, blocks: number): HeapBitmap {
-    if (
-      !Number.isInteger(at) ||
-      !Number.isInteger(blocks) ||
-      at < 0 ||
-      blocks < 0 ||
-      at + blocks > this.tableBlocks ||
-      blocks === this.tableBlocks
-    )
-      throw new RangeError(
-        `cannot take blocks ${at}..${at + blocks - 1} out of a ${this.tableBlocks}-block table (a cut leaves at least one block)`,
-      );
-    const end = at + blocks;
-    const b = new HeapBitmapBuilder(this.tableBlocks - blocks);
-    const w = this.runWords;
-    for (let i = 0; i < w.length; i += WORDS_PER_RUN) {
-      const start = w[i] as number;
-      const stop = start + (w[i + 1] as number);
-      const meta = w[i + 2] as number;
-      const info = { lossy: (meta & 1) === 1, tuples: meta >>> 1 };
-      if (start < at) b.addRun(start, Math.min(stop, at) - start, info);
-      if (stop > end) {
-        const from = Math.max(start, end);
-        b.addRun(from - blocks, stop - from, info);
-      }
-    }
-    return b.build();
-  }
-
   /** A new private iterator positioned before the first page (tbm_begin_iterate). */
   iterate(): HeapBitmapIterator {
     return new HeapBitmapIterator(this);
@@ -350,18 +312,18 @@ export class HeapBitmapIterator {
     this.w = bitmap.runWords;
   }
 
-  /** The bitmap walked (the one given last to {@link HeapBitmapIterator.rebase}, if any). */
+  /** The bitmap walked (the one it was last moved onto by a renumbering, if any). */
   get bitmap(): HeapBitmap {
     return this.walked;
   }
 
   /**
-   * Walks `bitmap` from now on (the same pages renumbered, say by
-   * {@link HeapBitmap.withoutBlocks}), positioned at its first page at or
-   * after `nextBlock` ({@link INVALID_BLOCK_NUMBER}: at its end). The count of
-   * pages returned and the last page's flags stay.
+   * Walks `bitmap` from now on (the same pages renumbered), positioned at its
+   * first page at or after `nextBlock` ({@link INVALID_BLOCK_NUMBER}: at its
+   * end). The count of pages returned and the last page's flags stay.
+   * Reached through `renumberPrefetch` (sim.ts).
    */
-  rebase(bitmap: HeapBitmap, nextBlock: number): void {
+  [REBASE](bitmap: HeapBitmap, nextBlock: number): void {
     const w = bitmap.runWords;
     this.walked = bitmap;
     this.w = w;
@@ -449,4 +411,56 @@ export class HeapBitmapIterator {
     this.returned += n;
     return n;
   }
+}
+
+/**
+ * The same bitmap on a table with blocks `[at, at + blocks)` taken out (a
+ * copy): pages in that stretch are gone and every later page is numbered
+ * `blocks` lower, keeping its flags. The stretch must leave at least one
+ * block of the table. For `renumberBitmap` (sim.ts).
+ */
+export function bitmapWithout(bitmap: HeapBitmap, at: number, blocks: number): HeapBitmap {
+  const tableBlocks = bitmap.tableBlocks;
+  if (
+    !Number.isInteger(at) ||
+    !Number.isInteger(blocks) ||
+    at < 0 ||
+    blocks < 0 ||
+    at + blocks > tableBlocks ||
+    blocks === tableBlocks
+  )
+    throw new RangeError(
+      `cannot take blocks ${at}..${at + blocks - 1} out of a ${tableBlocks}-block table (a cut leaves at least one block)`,
+    );
+  return shifted(bitmap, tableBlocks - blocks, at, at + blocks, -blocks);
+}
+
+/**
+ * The same bitmap on a table with `blocks` blocks put in at `at` (a copy):
+ * the new blocks hold no pages of the bitmap, and every page from `at` on is
+ * numbered `blocks` higher, keeping its flags. For `renumberBitmap` (sim.ts).
+ */
+export function bitmapWithGap(bitmap: HeapBitmap, at: number, blocks: number): HeapBitmap {
+  const tableBlocks = bitmap.tableBlocks;
+  if (!Number.isInteger(at) || !Number.isInteger(blocks) || at < 0 || blocks < 0 || at > tableBlocks)
+    throw new RangeError(`cannot put ${blocks} blocks at ${at} into a ${tableBlocks}-block table`);
+  return shifted(bitmap, tableBlocks + blocks, at, at, blocks);
+}
+
+/** Pages below `at` stay, pages in [at, end) go, pages from `end` on move by `by`. */
+function shifted(bitmap: HeapBitmap, tableBlocks: number, at: number, end: number, by: number): HeapBitmap {
+  const b = new HeapBitmapBuilder(tableBlocks);
+  const w = bitmap.runWords;
+  for (let i = 0; i < w.length; i += WORDS_PER_RUN) {
+    const start = w[i] as number;
+    const stop = start + (w[i + 1] as number);
+    const meta = w[i + 2] as number;
+    const info = { lossy: (meta & 1) === 1, tuples: meta >>> 1 };
+    if (start < at) b.addRun(start, Math.min(stop, at) - start, info);
+    if (stop > end) {
+      const from = Math.max(start, end);
+      b.addRun(from + by, stop - from, info);
+    }
+  }
+  return b.build();
 }

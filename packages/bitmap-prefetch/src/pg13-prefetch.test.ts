@@ -1,9 +1,11 @@
+import { cutStretch, restoreStretch } from "@scanlab/core/sim";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { PrefetchEnv } from "./bitmap-scan-policy.js";
 import { BitmapPrefetchError } from "./errors.js";
 import { HeapBitmap } from "./heap-bitmap.js";
 import { adjustPrefetchTarget, BitmapHeapScanPrefetcher, ParallelBitmapHeapScan } from "./pg13-prefetch.js";
+import { renumberPrefetch } from "./sim.js";
 
 const nothingBuffered: PrefetchEnv = { isBuffered: () => false };
 
@@ -301,7 +303,7 @@ describe("restOfPage", () => {
   });
 });
 
-describe("BitmapHeapScanPrefetcher.rebase: a stretch cut out ahead of both iterators", () => {
+describe("renumberPrefetch: a stretch cut out ahead of both iterators", () => {
   it("reads and advises, from then on, the renumbered pages in the same order, keeping its target", () => {
     const original = HeapBitmap.fromPages(
       5000,
@@ -322,9 +324,7 @@ describe("BitmapHeapScanPrefetcher.rebase: a stretch cut out ahead of both itera
           target = scan.prefetchTarget;
           const pagesAhead = scan.prefetchPages;
           // Blocks 2000..2999 leave; every later block is 1000 lower.
-          scan.rebase(original.withoutBlocks(2000, 1000), (b) =>
-            b < 2000 ? b : b >= 3000 ? b - 1000 : 2000,
-          );
+          renumberPrefetch(scan, cutStretch(0, 5000, 2000, 1000));
           expect(scan.prefetchTarget).toBe(target);
           expect(scan.prefetchPages).toBe(pagesAhead);
         }
@@ -350,10 +350,9 @@ describe("BitmapHeapScanPrefetcher.rebase: a stretch cut out ahead of both itera
     let step = scan.nextPage(nothingBuffered);
     for (; step; step = scan.nextPage(nothingBuffered)) {
       read.push(step.page);
-      if (read.length === 100)
-        scan.rebase(original.withoutBlocks(2000, 1000), (b) => (b >= 3000 ? b - 1000 : b));
+      if (read.length === 100) renumberPrefetch(scan, cutStretch(0, 5000, 2000, 1000));
       // Both iterators are past block 2000 (renumbered: the first page after the stretch).
-      if (read.length === 700) scan.rebase(original, (b) => (b >= 2000 ? b + 1000 : b));
+      if (read.length === 700) renumberPrefetch(scan, restoreStretch(0, 4000, 2000, 1000), original);
     }
     const skipped = Array.from({ length: 1500 }, (_, i) => 100 + 3 * i).filter((b) => b < 2000 || b >= 3000);
     const between = read.slice(100, 700);

@@ -58,8 +58,11 @@ import {
   runWholePage,
 } from "./bitmap-scan-policy.js";
 import { INVALID_BLOCK_NUMBER } from "./constants.js";
-import type { HeapBitmap, HeapBitmapIterator } from "./heap-bitmap.js";
+import { type HeapBitmap, type HeapBitmapIterator, REBASE } from "./heap-bitmap.js";
 import { type EicFormula, prefetchMaximum } from "./io-concurrency.js";
+
+/** The key of a serial scan's renumbering hook, reached only through `@scanlab/bitmap-prefetch/sim`. */
+export const RENUMBER: unique symbol = Symbol("@scanlab/bitmap-prefetch renumber");
 
 /** Options of the PG13-17 prefetcher. */
 export interface Pg13PrefetchOptions {
@@ -318,18 +321,22 @@ export class BitmapHeapScanPrefetcher extends Pg13ScanBase {
     return (s.prefetch ?? s.main).peek();
   }
 
+  /** The bitmap the scan walks (the one it was last moved onto by a renumbering, if any). */
+  get bitmap(): HeapBitmap {
+    return this.shared.bitmap;
+  }
+
   /**
-   * Renumbers the scan's pages (a simulator that cuts a stretch out of the
-   * table, or puts one back): both iterators walk `bitmap` from now on, each
-   * from the page its next block becomes under `mapBlock` (old numbering to
-   * new). prefetch_pages, prefetch_target and the counters are unchanged.
+   * `renumberPrefetch` (sim.ts): both iterators walk `bitmap` from now on,
+   * each from the page its next block becomes under `mapBlock` (old numbering
+   * to new). prefetch_pages, prefetch_target and the counters are unchanged.
    */
-  rebase(bitmap: HeapBitmap, mapBlock: (block: number) => number): void {
+  [RENUMBER](bitmap: HeapBitmap, mapBlock: (block: number) => number): void {
     const s = this.shared;
     for (const it of [s.main, s.prefetch]) {
       if (it === null) continue;
       const next = it.peek();
-      it.rebase(bitmap, next === INVALID_BLOCK_NUMBER ? INVALID_BLOCK_NUMBER : mapBlock(next));
+      it[REBASE](bitmap, next === INVALID_BLOCK_NUMBER ? INVALID_BLOCK_NUMBER : mapBlock(next));
     }
     s.bitmap = bitmap;
   }

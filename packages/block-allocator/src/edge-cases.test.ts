@@ -19,6 +19,7 @@ import {
   type ParallelScanOptions,
   pg14ChunkSize,
 } from "./index.js";
+import { fastForwardScan } from "./sim.js";
 
 // The run-level against per-block comparison walks whole relations: seconds alone, ten times that on a
 // loaded 2-core machine; the timeout only catches a hang.
@@ -191,16 +192,16 @@ describe("fastForward next to the wrap (pg96, apps/docs/src/reference/parallel-b
     );
     const p = scan.join();
     expect(p.nextBlock()).toBe(6);
-    scan.fastForward(2); // the caller accounts for blocks 7 and 8
+    fastForwardScan(scan, 2); // the caller accounts for blocks 7 and 8
     expect(scan.counter).toBe(3);
     // The cursor sits on 9: skipping even one block would carry it past 9 to block 0 (the wrap).
-    expect(() => scan.fastForward(1)).toThrow(/wrap/);
+    expect(() => fastForwardScan(scan, 1)).toThrow(/wrap/);
     expect(p.nextBlock()).toBe(9);
     expect(p.nextBlock()).toBe(0);
-    scan.fastForward(2); // blocks 1 and 2, after the wrap: allowed (block 1 + 2 < start 6)
+    fastForwardScan(scan, 2); // blocks 1 and 2, after the wrap: allowed (block 1 + 2 < start 6)
     expect(scan.counter).toBe(7);
     // Counter 7 + 3 = 10 = nblocks: the cursor would land on the start block, the end of the scan.
-    expect(() => scan.fastForward(3)).toThrow(/end of the scan/);
+    expect(() => fastForwardScan(scan, 3)).toThrow(/end of the scan/);
     expect(p.nextBlock()).toBe(3);
     expect(p.nextBlock()).toBe(4);
     expect(ends).toEqual([]);
@@ -212,9 +213,9 @@ describe("fastForward next to the wrap (pg96, apps/docs/src/reference/parallel-b
   it("its refusals are AllocatorErrors of one sentence", () => {
     const scan = createParallelScan({ kind: "pg11" }, { nblocks: 10 });
     for (const [fn, re] of [
-      [() => scan.fastForward(1), /not started/],
-      [() => scan.fastForward(-1), /non-negative integer/],
-      [() => createParallelScan({ kind: "munro2020" }, { nblocks: 10 }).fastForward(1), /munro2020/],
+      [() => fastForwardScan(scan, 1), /not started/],
+      [() => fastForwardScan(scan, -1), /non-negative integer/],
+      [() => fastForwardScan(createParallelScan({ kind: "munro2020" }, { nblocks: 10 }), 1), /munro2020/],
     ] as const) {
       let caught: unknown;
       try {

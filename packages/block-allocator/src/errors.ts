@@ -22,7 +22,7 @@ export type AllocatorErrorCode =
   | "ALLOCATOR_BAD_SIZE"
   | "ALLOCATOR_BAD_SHARED_BUFFER"
   | "ALLOCATOR_BAD_FAST_FORWARD"
-  | "ALLOCATOR_BAD_RELABEL";
+  | "ALLOCATOR_BAD_RENUMBERING";
 
 /**
  * A parameter error a user can cause, with one sentence saying what was wrong.

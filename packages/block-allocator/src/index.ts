@@ -23,7 +23,6 @@ export {
   type ParallelScan,
   type ParallelScanOptions,
   type Participant,
-  type RelabelChange,
   type ScanHooks,
   type SharedOp,
   type SharedParallelScan,

@@ -50,6 +50,7 @@
  * protocol) and every atomic add (including the final one that finds the scan
  * exhausted), the per-allocation critical sections apps/docs/src/reference/experiments.md#t4-allocator-lock-contention-at-72-processes is about.
  */
+import type { Renumbering } from "@scanlab/core/sim";
 import { AllocatorError } from "./errors.js";
 import { pg14InitialChunk, pg14RampDown } from "./pg14-chunks.js";
 import {
@@ -62,6 +63,11 @@ import {
 } from "./policy.js";
 import { LocalScanState, type ScanState } from "./scan-state.js";
 import { SHARED_SCAN_BYTES, SharedScanState } from "./shared-scan-state.js";
+
+/** Keys of the scan's simulator hooks, reached only through `@scanlab/block-allocator/sim`. */
+export const RENUMBER: unique symbol = Symbol("@scanlab/block-allocator renumber");
+/** @see RENUMBER */
+export const FAST_FORWARD: unique symbol = Symbol("@scanlab/block-allocator fast-forward");
 
 /** What one allocation cost in shared memory: a lock acquisition, an atomic read-modify-write, or nothing (inside a claim already held). */
 export type SharedOp = "lock" | "atomic" | "none";
@@ -155,7 +161,11 @@ export interface Participant {
 export interface ParallelScan {
   /** The policy, with defaults filled in. */
   readonly policy: ResolvedPolicy;
-  /** phs_nblocks: the relation size in blocks, fixed for the scan. */
+  /**
+   * phs_nblocks: the relation size in blocks. Fixed for the life of the scan,
+   * as in PostgreSQL; only a simulator that renumbers the relation under the
+   * scan changes it (`renumberScan` from `@scanlab/block-allocator/sim`).
+   */
   readonly nblocks: number;
   /** phs_syncscan. */
   readonly syncscan: boolean;
@@ -172,58 +182,6 @@ export interface ParallelScan {
    * only call it while no participant is inside a request.
    */
   rescan(): void;
-  /**
-   * Advances the shared allocation by `blocks` blocks as if they had been
-   * handed out by claims the caller accounts for itself: the discrete-event
-   * simulator's fast path over long stretches of a striding scan, where it
-   * knows which participant gets which block without asking one at a time.
-   * Only for the fixed-size policies (pg96, pg11, batch), only once the start
-   * block is set, and only within the scan: the cursor must stay short of the
-   * end of the scan and must not cross the wrap from the last block to
-   * block 0, so that nothing but the position changes (no end-of-scan report).
-   * Like {@link ParallelScan.rescan}, only call it while no participant is
-   * inside a request: it reads the position before it moves it, so on the
-   * SharedArrayBuffer backing a claim made at the same time by another thread
-   * could be lost or handed out twice.
-   *
-   * @throws {@link AllocatorError} `ALLOCATOR_BAD_FAST_FORWARD` otherwise.
-   */
-  fastForward(blocks: number): void;
-  /**
-   * Renumbers the relation under a running scan: the caller removed (or put
-   * back) a stretch of blocks, and knows where every block went. The
-   * discrete-event simulator's warp uses it to skip the steady middle of a
-   * long scan: it cuts whole segments out of the table ahead of every
-   * participant (none of them has been handed out), so the scan simply has
-   * that much less to do, and later puts them back behind everyone.
-   *
-   * The relation becomes `change.nblocks` blocks, the start block becomes
-   * `change.mapBlock(startBlock)` (pg96: the cursor too), and every counter
-   * value (the shared one and each participant's own) moves by
-   * `change.counterShift`: 0 when the stretch lay ahead of the scan, its
-   * length when it is put back into the part already scanned. Chunk sizes are
-   * kept (PG14 sized them from the relation at start-up). Only on the
-   * in-process backing, only once the start block is set, and, like
-   * {@link ParallelScan.rescan}, only while no participant is inside a request.
-   *
-   * @throws {@link AllocatorError} `ALLOCATOR_BAD_RELABEL` otherwise, or when
-   * the new size or start block is out of range.
-   */
-  relabel(change: RelabelChange): void;
-}
-
-/** How {@link ParallelScan.relabel} renumbers a relation. */
-export interface RelabelChange {
-  /** The relation's new size in blocks. */
-  nblocks: number;
-  /**
-   * Where block `block` of the old numbering is now. A block of a removed
-   * stretch (pg96's cursor may point at its first block) goes to the block
-   * that followed the stretch.
-   */
-  mapBlock(block: number): number;
-  /** Added to every counter value (phs_nallocated and each participant's position). */
-  counterShift: number;
 }
 
 /** A {@link ParallelScan} whose shared state lives in a SharedArrayBuffer. */
@@ -357,10 +315,10 @@ abstract class ParticipantBase {
     this.hooks.onScanEnd?.(start);
   }
 
-  /** {@link ParallelScan.relabel} on this participant's private state. @internal */
-  relabel(change: RelabelChange): void {
+  /** `renumberScan` (sim.ts) on this participant's private state; `shift` moves a counter value. */
+  [RENUMBER](change: Renumbering, shift: (value: number) => number): void {
     this.nblocks = change.nblocks;
-    if (this.scanEpoch === this.state.epoch()) this.start = change.mapBlock(this.start);
+    if (this.scanEpoch === this.state.epoch()) this.start = change.map(this.start);
   }
 }
 
@@ -492,12 +450,12 @@ class CounterParticipant extends ParticipantBase implements Participant {
     return { startBlock: block, blocks: k, firstCounter: n, op };
   }
 
-  override relabel(change: RelabelChange): void {
+  override [RENUMBER](change: Renumbering, shift: (value: number) => number): void {
     const current = this.scanEpoch === this.state.epoch();
-    super.relabel(change);
+    super[RENUMBER](change, shift);
     if (!current) return;
-    this.position += change.counterShift;
-    this.next += change.counterShift;
+    this.position = shift(this.position);
+    this.next = shift(this.next);
   }
 
   /** The size of the next claim (called only when the current one is used up). */
@@ -534,10 +492,11 @@ class CounterParticipant extends ParticipantBase implements Participant {
   }
 }
 
-class ParallelScanImpl implements ParallelScan {
+/** The scan behind every {@link ParallelScan} this module returns (sim.ts reaches its hooks through it). */
+export class ParallelScanImpl implements ParallelScan {
   nblocks: number;
   readonly syncscan: boolean;
-  /** Every participant that joined (relabel renumbers their private state too). */
+  /** Every participant that joined (renumbering moves their private state too). */
   private readonly joined: ParticipantBase[] = [];
 
   constructor(
@@ -572,33 +531,35 @@ class ParallelScanImpl implements ParallelScan {
     return participant;
   }
 
-  relabel(change: RelabelChange): void {
+  /** `renumberScan` (sim.ts). */
+  [RENUMBER](change: Renumbering): void {
     const state = this.state;
     const bad = (why: string): AllocatorError =>
-      new AllocatorError("ALLOCATOR_BAD_RELABEL", `cannot relabel the scan: ${why}.`);
-    if (!(state instanceof LocalScanState)) throw bad("only the in-process backing can be relabelled");
+      new AllocatorError("ALLOCATOR_BAD_RENUMBERING", `cannot renumber the scan: ${why}.`);
+    if (!(state instanceof LocalScanState)) throw bad("only the in-process backing can be renumbered");
     const start = state.startBlock();
     if (start === INVALID_BLOCK) throw bad("the scan has not started (no start block yet)");
+    if (change.oldNblocks !== this.nblocks)
+      throw bad(`the change is for ${change.oldNblocks} blocks, the scan has ${this.nblocks}`);
     const nblocks = checkNblocks(change.nblocks);
-    const shift = change.counterShift;
-    if (!Number.isInteger(shift)) throw bad(`counterShift must be an integer (got ${String(shift)})`);
-    const newStart = change.mapBlock(start);
+    const shift = counterShift(change, start, bad);
+    const newStart = change.map(start);
     if (!Number.isInteger(newStart) || newStart < 0 || newStart >= nblocks)
       throw bad(`the start block ${start} maps to ${String(newStart)}, outside the new ${nblocks} blocks`);
-    const counter = state.counter() + shift;
-    if (counter < 0) throw bad("the counter would go below 0");
+    const counter = shift(state.counter());
     let cblock = state.cblock();
-    if (cblock !== INVALID_BLOCK) cblock = change.mapBlock(cblock);
+    if (cblock !== INVALID_BLOCK) cblock = change.map(cblock);
     state.reshape(nblocks, newStart, cblock, counter);
     this.nblocks = nblocks;
-    for (const p of this.joined) p.relabel(change);
+    for (const p of this.joined) p[RENUMBER](change, shift);
   }
 
   rescan(): void {
     this.state.rescan();
   }
 
-  fastForward(blocks: number): void {
+  /** `fastForwardScan` (sim.ts). */
+  [FAST_FORWARD](blocks: number): void {
     const kind = this.policy.kind;
     const bad = (why: string): AllocatorError =>
       new AllocatorError(
@@ -736,4 +697,36 @@ export function attachSharedParallelScan(
 ): SharedParallelScan {
   const policy = SharedScanState.readPolicy(buffer);
   return new SharedParallelScanImpl(policy, new SharedScanState(buffer), options.hooks ?? {});
+}
+
+/**
+ * How a renumbering moves counter values (phs_nallocated, and each
+ * participant's own). A value names the block at that distance along the
+ * scan's path from its start block, and follows it: it moves by the
+ * stretch's length when its block lies after the stretch on the path, and
+ * stays when its block lies before. Values at or past the end of the scan
+ * stay past the end. A cut that a value falls inside (blocks some
+ * participant was already handed) is refused: the scan could not be the same
+ * scan of a shorter table.
+ */
+function counterShift(
+  change: Renumbering,
+  start: number,
+  bad: (why: string) => AllocatorError,
+): (value: number) => number {
+  const n = change.oldNblocks;
+  const { at, blocks } = change;
+  if (change.kind === "cut") {
+    if (start >= at && start < at + blocks) throw bad(`the cut stretch holds the start block ${start}`);
+    const from = at > start ? at - start : at - start + n;
+    return (v) => {
+      if (v <= from) return v;
+      if (v >= from + blocks) return v - blocks;
+      throw bad(`counter value ${v} lies inside the cut stretch (those blocks were handed out)`);
+    };
+  }
+  // Blocks put back at `at` come before the block that was there. Put back at the start block,
+  // they come before it in block order, which is the end of the scan's path.
+  const from = at > start ? at - start : at - start + n;
+  return (v) => (v >= from ? v + blocks : v);
 }

@@ -67,7 +67,7 @@ export class LocalScanState implements ScanState {
     readonly requestedStartBlock: number,
   ) {}
 
-  /** ParallelScan.relabel: a new size, start block, cursor and counter, all at once. */
+  /** renumberScan (sim.ts): a new size, start block, cursor and counter, all at once. */
   reshape(nblocks: number, startBlock: number, cblock: number, counter: number): void {
     this.lock();
     this.nblocks = nblocks;

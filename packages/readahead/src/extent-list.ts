@@ -37,7 +37,7 @@ export class Extent {
   mark: number;
   /** log2 of the size of the (naturally aligned) folios the extent is made of. */
   order: number;
-  /** Owning file (renamed only by {@link PageCache.renameFiles}). */
+  /** Owning file (renamed only by `renumberSegmentFiles`, sim.ts). */
   file: number;
   /** Forward pointers, one per level. */
   next: (Extent | null)[] = [];

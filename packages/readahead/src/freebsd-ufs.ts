@@ -59,8 +59,10 @@ import {
   PAGE_BYTES,
   type PendingRead,
   type QuietRun,
+  RENAME_FILE,
   type ReadaheadModel,
   type ReadOutcome,
+  type RenamableOpenFile,
   type SubmitIo,
   wholeReads,
 } from "./model.js";
@@ -93,9 +95,9 @@ export interface FreeBsdUfsOptions {
 }
 
 /** Per-open state of the FreeBSD model (`struct file`). */
-export class FreeBsdOpenFile implements OpenFile {
+export class FreeBsdOpenFile implements RenamableOpenFile {
   /** File id. */
-  readonly file: number;
+  private fileId: number;
   /** File size in pages. */
   readonly sizePages: number;
   /** `f_seqcount` (open sets it to 1). */
@@ -109,9 +111,18 @@ export class FreeBsdOpenFile implements OpenFile {
 
   /** @internal */
   constructor(file: number, sizePages: number, fixedSeqcount: number | null) {
-    this.file = file;
+    this.fileId = file;
     this.sizePages = sizePages;
     this.fixedSeqcount = fixedSeqcount;
+  }
+  /** File id. */
+  get file(): number {
+    return this.fileId;
+  }
+
+  /** `renumberOpenFile` (sim.ts). */
+  [RENAME_FILE](file: number): void {
+    this.fileId = file;
   }
 }
 

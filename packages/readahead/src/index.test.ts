@@ -39,7 +39,7 @@ describe("@scanlab/readahead entries", () => {
     );
   });
 
-  it("sim: the renumbering hook", () => {
-    expect(Object.keys(sim)).toEqual(["renameOpenFile"]);
+  it("sim: the renumbering hooks", () => {
+    expect(Object.keys(sim).sort()).toEqual(["renumberOpenFile", "renumberSegmentFiles"]);
   });
 });

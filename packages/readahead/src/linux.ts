@@ -86,8 +86,10 @@ import {
   PAGE_BYTES,
   type PendingRead,
   type QuietRun,
+  RENAME_FILE,
   type ReadaheadModel,
   type ReadOutcome,
+  type RenamableOpenFile,
   type SubmitIo,
   wholeReads,
 } from "./model.js";
@@ -180,9 +182,9 @@ export interface LinuxOptions {
 }
 
 /** Per-open state of the Linux model: `struct file_ra_state` plus FMODE_RANDOM. */
-export class LinuxOpenFile implements OpenFile {
+export class LinuxOpenFile implements RenamableOpenFile {
   /** File id. */
-  readonly file: number;
+  private fileId: number;
   /** File size in pages. */
   readonly sizePages: number;
   /** Window start (page). */
@@ -202,9 +204,18 @@ export class LinuxOpenFile implements OpenFile {
 
   /** @internal */
   constructor(file: number, sizePages: number, raPages: number) {
-    this.file = file;
+    this.fileId = file;
     this.sizePages = sizePages;
     this.raPages = raPages;
+  }
+  /** File id. */
+  get file(): number {
+    return this.fileId;
+  }
+
+  /** `renumberOpenFile` (sim.ts). */
+  [RENAME_FILE](file: number): void {
+    this.fileId = file;
   }
 }
 

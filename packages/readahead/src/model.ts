@@ -88,29 +88,24 @@ export type FadviseAdvice = "normal" | "sequential" | "random" | "willneed" | "d
 
 /** Per-open state common to all models. */
 export interface OpenFile {
-  /** File id. */
+  /** File id (changes only when a simulator renames the file: `renumberOpenFile` from `@scanlab/readahead/sim`). */
   readonly file: number;
   /** File size in pages (reads and readahead stop there). */
   readonly sizePages: number;
 }
 
 /**
- * Gives an open file a new file id, keeping all its per-open state (the
- * readahead window, the previous position, its advice): the companion of
- * {@link PageCache.renameFiles} for a simulator that renumbers a table's
- * segment files while they are open.
- *
- * @example
- * ```ts
- * import { linuxReadahead, PageCache } from "@scanlab/readahead";
- * import { renameOpenFile } from "@scanlab/readahead/sim";
- * const cache = new PageCache({ capacityPages: 1 << 16 });
- * const of = linuxReadahead(cache, { version: ">=6.10" }).open(7, { sizePages: 1 << 17 });
- * renameOpenFile(of, 6); // segment 7 became segment 6; its readahead window and position stay
- * ```
+ * The key of an open file's rename hook, reached only through
+ * `@scanlab/readahead/sim` (`renumberOpenFile`): every model's open file
+ * implements it, keeping its per-open state (the readahead window, the
+ * previous position, its advice) under the new id.
  */
-export function renameOpenFile(of: OpenFile, file: number): void {
-  (of as { file: number }).file = file;
+export const RENAME_FILE: unique symbol = Symbol("@scanlab/readahead rename open file");
+
+/** An open file a simulator may rename (every model's open file is one). */
+export interface RenamableOpenFile extends OpenFile {
+  /** Gives the open file a new file id. */
+  [RENAME_FILE](file: number): void;
 }
 
 /** Options of {@link ReadaheadModel.open} common to all models. */

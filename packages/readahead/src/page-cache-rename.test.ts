@@ -1,12 +1,13 @@
+import { cutStretch } from "@scanlab/core/sim";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ReadaheadError } from "./errors.js";
 import { linuxReadahead } from "./linux.js";
-import { renameOpenFile } from "./model.js";
-import { PageCache } from "./page-cache.js";
+import { PageCache, RENAME_FILES } from "./page-cache.js";
+import { renumberOpenFile, renumberSegmentFiles } from "./sim.js";
 
 /**
- * renameFiles() lets a simulator renumber a table's segment files in the
+ * Renaming files (the hook under renumberSegmentFiles) lets a simulator renumber a table's segment files in the
  * middle of a run (it cuts whole segments out of the table ahead of its
  * scans). The cache must then behave exactly as if the files had carried
  * their new names from the start: same pages, same readiness, same markers,
@@ -34,7 +35,7 @@ function snapshot(cache: PageCache, files: number[]) {
   return files.map((f) => cache.extents(f));
 }
 
-describe("PageCache.renameFiles", () => {
+describe("renaming a page cache's files", () => {
   it("renaming mid-way is the same as carrying the new names from the start", () => {
     // Files 0..5 are renamed as a table's segments are when segments 2 and 3 are cut out:
     // 0, 1 keep their ids; 4, 5 become 2, 3 (the cut files hold nothing when it happens).
@@ -46,7 +47,7 @@ describe("PageCache.renameFiles", () => {
         const a = new PageCache({ capacityPages: 120, lruEpochPages: 8 });
         const b = new PageCache({ capacityPages: 120, lruEpochPages: 8 });
         apply(a, before, (f) => f, 0);
-        a.renameFiles(rename);
+        a[RENAME_FILES](rename);
         apply(b, before, rename, 0);
         expect(snapshot(a, [0, 1, 2, 3])).toEqual(snapshot(b, [0, 1, 2, 3]));
         apply(a, after, (f) => f, 1000);
@@ -62,13 +63,13 @@ describe("PageCache.renameFiles", () => {
     cache.insert(9, 0, 4, 10, 0);
     cache.insert(3, 0, 4, 10, 0);
     expect(cache.cachedFiles()).toEqual([3, 9]);
-    expect(() => cache.renameFiles(() => 1)).toThrow(ReadaheadError);
-    expect(() => cache.renameFiles(() => 1)).toThrow(/distinct/);
-    expect(() => cache.renameFiles((f) => -f)).toThrow(ReadaheadError);
+    expect(() => cache[RENAME_FILES](() => 1)).toThrow(ReadaheadError);
+    expect(() => cache[RENAME_FILES](() => 1)).toThrow(/distinct/);
+    expect(() => cache[RENAME_FILES]((f) => -f)).toThrow(ReadaheadError);
     // A file whose pages have all gone is forgotten: the map is not asked about it.
     cache.insert(5, 0, 4, 10, 0);
     cache.drop(5, 0, 4, 20);
-    cache.renameFiles((f) => (f === 5 ? -1 : f + 100));
+    cache[RENAME_FILES]((f) => (f === 5 ? -1 : f + 100));
     expect(cache.cachedFiles()).toEqual([103, 109]);
     expect(cache.page(103, 1, 20).state).toBe("valid");
   });
@@ -77,16 +78,28 @@ describe("PageCache.renameFiles", () => {
     const cache = new PageCache();
     const linux = linuxReadahead(cache, { version: "<=6.9" });
     const submit = () => 100;
+    // Segment 5 of a relation whose segments are files 0-99, with 16-block segments: segments 2-4 are
+    // cut out, so segment 5 becomes segment 2.
+    const files = { first: 0, end: 100, segmentBlocks: 16 };
+    const cut = cutStretch(0, 10 * 16, 2 * 16, 3 * 16);
     const of = linux.open(5, { sizePages: 1 << 20 });
     let reads = 0;
     for (let p = 0; p < 256; p += 2) reads += linux.read(of, p, 2, p, submit).syncIos;
-    cache.renameFiles((f) => (f === 5 ? 2 : f));
-    renameOpenFile(of, 2);
+    renumberSegmentFiles(cache, cut, files);
+    expect(renumberOpenFile(of, cut, files)).toBe(true);
     const out = linux.read(of, 256, 2, 300, submit);
     // The window in flight was found under the new name: no synchronous read, as without the rename.
     expect(out.syncIos).toBe(0);
     expect(reads).toBe(1);
     expect(of.file).toBe(2);
+    // An open file of a cut segment is left alone for the caller to close; a cached one is refused.
+    const gone = linux.open(3, { sizePages: 64 });
+    expect(renumberOpenFile(gone, cut, files)).toBe(false);
+    expect(gone.file).toBe(3);
+    const other = new PageCache();
+    other.insert(3, 0, 4, 400, 400);
+    expect(() => renumberSegmentFiles(other, cut, files)).toThrow(/segment 3 is cut out/);
+    expect(() => renumberOpenFile({ file: 5, sizePages: 8 }, cut, files)).toThrow(ReadaheadError);
   });
 
   it("insertAged: pages put back with an earlier age go after older ones and before younger ones", () => {
@@ -137,7 +150,7 @@ describe("PageCache.renameFiles", () => {
       return cache;
     };
     const renamed = build(9);
-    renamed.renameFiles((f) => (f === 9 ? 1 : f));
+    renamed[RENAME_FILES]((f) => (f === 9 ? 1 : f));
     const fresh = build(1);
     renamed.insert(6, 0, 15, 0, 2);
     fresh.insert(6, 0, 15, 0, 2);

@@ -42,6 +42,9 @@
 import { checkNumber, ReadaheadError } from "./errors.js";
 import { Extent, ExtentList } from "./extent-list.js";
 
+/** The key of the page cache's rename hook, reached only through `@scanlab/readahead/sim`. */
+export const RENAME_FILES: unique symbol = Symbol("@scanlab/readahead rename files");
+
 export type { Extent } from "./extent-list.js";
 
 /** State of one cached page at a given time. */
@@ -206,9 +209,11 @@ export class PageCache {
    * start (within an LRU epoch, eviction goes in (file, page) order by the
    * new names).
    *
+   * Reached only through `@scanlab/readahead/sim` (`renumberSegmentFiles`).
+   *
    * @throws {@link ReadaheadError} `READAHEAD_BAD_PARAMETER` if two files would share a name.
    */
-  renameFiles(map: (file: number) => number): void {
+  [RENAME_FILES](map: (file: number) => number): void {
     // Files whose pages have all gone are forgotten, not renamed.
     for (const [file, list] of [...this.files]) if (list.first() === null) this.files.delete(file);
     const olds = [...this.files.keys()].sort((a, b) => a - b);
@@ -220,7 +225,7 @@ export class PageCache {
       if (!Number.isInteger(f) || f < 0 || seen.has(f)) {
         throw new ReadaheadError(
           "READAHEAD_BAD_PARAMETER",
-          `renameFiles needs a map to distinct file ids (file ${olds[i]} -> ${String(f)}).`,
+          `renaming files needs a map to distinct file ids (file ${olds[i]} -> ${String(f)}).`,
         );
       }
       seen.add(f);

@@ -51,8 +51,10 @@ import {
   PAGE_BYTES,
   type PendingRead,
   type QuietRun,
+  RENAME_FILE,
   type ReadaheadModel,
   type ReadOutcome,
+  type RenamableOpenFile,
   type SubmitIo,
   wholeReads,
 } from "./model.js";
@@ -78,9 +80,9 @@ export interface WindowsOpenOptions extends OpenOptions {
 }
 
 /** Per-handle state (the private cache map). */
-export class WindowsOpenFile implements OpenFile {
+export class WindowsOpenFile implements RenamableOpenFile {
   /** File id. */
-  readonly file: number;
+  private fileId: number;
   /** File size in pages. */
   readonly sizePages: number;
   /** Last read: first page, or -1. */
@@ -100,10 +102,19 @@ export class WindowsOpenFile implements OpenFile {
 
   /** @internal */
   constructor(file: number, sizePages: number, sequentialScan: boolean, randomAccess: boolean) {
-    this.file = file;
+    this.fileId = file;
     this.sizePages = sizePages;
     this.sequentialScan = sequentialScan;
     this.randomAccess = randomAccess;
+  }
+  /** File id. */
+  get file(): number {
+    return this.fileId;
+  }
+
+  /** `renumberOpenFile` (sim.ts). */
+  [RENAME_FILE](file: number): void {
+    this.fileId = file;
   }
 }
 

@@ -39,6 +39,9 @@ import { checkBlock, checkKey, checkNblocks, checkNelem, checkReportInterval } f
 
 export type { SyncScanEntry } from "./lru.js";
 
+/** The key of the tracker's renumbering hook, reached only through `@scanlab/syncscan/sim`. */
+export const RENUMBER: unique symbol = Symbol("@scanlab/syncscan renumber");
+
 /** Options shared by both trackers. */
 export interface SyncScanTrackerOptions {
   /** LRU slots; PostgreSQL's SYNC_SCAN_NELEM = 20 (apps/docs/src/reference/synchronized-scans.md#syncscan-constants). Must be > 1. */
@@ -184,15 +187,8 @@ export abstract class SyncScanTrackerBase implements SyncScanTracker {
     return true;
   }
 
-  /**
-   * Renumbers the location stored for relation `key` (no effect if it has
-   * none), keeping its place in the LRU: for a simulator that cuts blocks
-   * out of a relation, or puts them back, in the middle of its scans. `map`
-   * must return a valid block number.
-   *
-   * @returns whether the relation had an entry.
-   */
-  relocate(key: number, map: (location: number) => number): boolean {
+  /** `renumberLocation` (sim.ts): renumbers the location of `key` in place, keeping its LRU place. */
+  [RENUMBER](key: number, map: (location: number) => number): boolean {
     checkKey(key);
     this.lock();
     try {

@@ -19,7 +19,7 @@
  */
 import { BLOCK_BYTES } from "../../units.js";
 import type { Entity } from "../loop/scheduler.js";
-import type { BitmapScanPort, BufferLookup, TableChange } from "../seam/ports.js";
+import type { BitmapScanPort, BufferLookup, Renumbering } from "../seam/ports.js";
 import { pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
 import { PAGES_PER_BLOCK } from "./machine.js";
@@ -146,8 +146,8 @@ export class BitmapScanParticipant implements Entity {
   }
 
   /** Renumbers the scan after the warp cut a stretch out of the table or put one back (newest first). */
-  relabel(change: TableChange): void {
-    this.policy.warp!.relabel(change);
+  renumber(change: Renumbering): void {
+    this.policy.warp!.renumber(change);
     if (this.page >= 0) this.page = change.map(this.page);
     if (this.lastPage >= 0) this.lastPage = change.map(this.lastPage);
   }

@@ -24,8 +24,8 @@ import type {
   BitmapScanPort,
   ModelFactories,
   ReadStreamSettings,
+  Renumbering,
   ScanAllocation,
-  TableChange,
 } from "../seam/ports.js";
 import { StridingGang } from "../speedups/striding-gang.js";
 import { BitmapScanParticipant } from "./bitmap-participant.js";
@@ -84,7 +84,7 @@ export interface RunSetup {
 export type RunProcesses =
   | {
       readonly members: SeqScanParticipant[];
-      relabel(change: TableChange): void;
+      renumber(change: Renumbering): void;
     }
   | { readonly bitmapScan: BitmapScanParticipant }
   | null;
@@ -114,8 +114,8 @@ export function startProcesses(setup: RunSetup): RunProcesses {
       }
       return {
         members,
-        relabel(change) {
-          for (const m of members) m.relabel(change);
+        renumber(change) {
+          for (const m of members) m.renumber(change);
         },
       };
     }

@@ -26,7 +26,7 @@
  */
 import { BLOCK_BYTES } from "../../units.js";
 import type { Entity } from "../loop/scheduler.js";
-import type { AllocatorParticipant, TableChange } from "../seam/ports.js";
+import type { AllocatorParticipant, Renumbering } from "../seam/ports.js";
 import { pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
 import { PAGES_PER_BLOCK } from "./machine.js";
@@ -82,7 +82,7 @@ export class SeqScanParticipant implements Entity {
   }
 
   /** The table was renumbered under the scan (the warp's cut or restore, speedups/warp.ts). */
-  relabel(change: TableChange): void {
+  renumber(change: Renumbering): void {
     if (this.remaining > 0) {
       const end = change.mapEnd(this.cur + this.remaining);
       this.cur = change.map(this.cur);

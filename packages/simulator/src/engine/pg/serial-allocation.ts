@@ -9,7 +9,7 @@
  * scan is its own start block and repeated full scans do not drift. The
  * engine makes that report when the last claim runs out (`onEnd`).
  */
-import type { AllocatorParticipant, Claim } from "../seam/ports.js";
+import type { AllocatorParticipant, Claim, Renumbering } from "../seam/ports.js";
 
 /** The serial scan of an `nblocks`-block table from `startBlock`. */
 export class SerialAllocation implements AllocatorParticipant {
@@ -34,9 +34,9 @@ export class SerialAllocation implements AllocatorParticipant {
   }
 
   /** The table was renumbered (the warp, speedups/warp.ts): new size and start block; claims held are the participant's. */
-  relabel(nblocks: number, mapBlock: (block: number) => number): void {
-    this.nblocks = nblocks;
-    this.startBlock = mapBlock(this.startBlock);
+  renumber(change: Renumbering): void {
+    this.nblocks = change.nblocks;
+    this.startBlock = change.map(this.startBlock);
   }
 
   next(): Claim | null {

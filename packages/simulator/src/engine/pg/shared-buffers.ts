@@ -36,7 +36,7 @@
 
 import { pgModel } from "../../scenario/pg-model.js";
 import type { PgVersion } from "../../scenario/types.js";
-import type { TableChange } from "../seam/ports.js";
+import type { Renumbering } from "../seam/ports.js";
 import { BULKREAD_RING_BASE_BUFFERS, bulkReadRingBuffers } from "../seam/shared-leaf.js";
 import { BufferMap, TAG_TABLE_STRIDE } from "./buffer-map.js";
 
@@ -177,8 +177,8 @@ export class SharedBuffers {
    * restore, speedups/warp.ts): each buffer keeps its place, usage count and
    * readiness, under its block's new number. A cut block must not be held.
    */
-  relabelTable(change: TableChange): void {
-    const table = change.table;
+  renumberTable(change: Renumbering): void {
+    const table = change.relation;
     const cutEnd = change.kind === "cut" ? change.at + change.blocks : change.at;
     const moved: number[] = [];
     for (let id = 0; id < this.nbuffers; id++) {
@@ -190,7 +190,7 @@ export class SharedBuffers {
       this.map.delete(table, block);
       moved.push(id, change.map(block));
     }
-    const bits = new Uint32Array(Math.ceil(change.newNblocks / 32) + 1);
+    const bits = new Uint32Array(Math.ceil(change.nblocks / 32) + 1);
     this.residentBits[table] = bits;
     for (let i = 0; i < moved.length; i += 2) {
       const id = moved[i]!;

@@ -22,7 +22,9 @@ import {
   type ResolvedPolicy,
   resolvePolicy,
 } from "@scanlab/block-allocator";
+import { fastForwardScan, renumberScan } from "@scanlab/block-allocator/sim";
 import { InProcessSyncScanTracker, SYNC_SCAN_REPORT_INTERVAL_BLOCKS } from "@scanlab/syncscan";
+import { renumberLocation } from "@scanlab/syncscan/sim";
 import { pgModel } from "../../scenario/pg-model.js";
 import type { AllocatorSpec, QuerySpec } from "../../scenario/schema.js";
 import { bitmapScans } from "./bitmap-adapters.js";
@@ -45,8 +47,8 @@ function syncscan(): SyncScanPort {
     report: (key, block) => {
       tracker.reportLocation(key, block);
     },
-    relocate: (key, map) => {
-      tracker.relocate(key, map);
+    renumber: (key, change) => {
+      renumberLocation(tracker, change, key);
     },
   };
 }
@@ -70,14 +72,14 @@ function parallelScan(
   };
   return {
     position,
-    relabel: (n, mapBlock, counterShift) => scan.relabel({ nblocks: n, mapBlock, counterShift }),
+    renumber: (change) => renumberScan(scan, change),
     warpLimits: () => warpLimits(resolved, joined),
     striding: fixed
       ? {
           claimBlocks: fixedClaimBlocks(resolved),
           op: resolved.kind === "pg11" ? "atomic" : "lock",
           position,
-          fastForward: (blocks) => scan.fastForward(blocks),
+          fastForward: (blocks) => fastForwardScan(scan, blocks),
         }
       : undefined,
     join() {

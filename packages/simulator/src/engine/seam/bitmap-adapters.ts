@@ -30,6 +30,7 @@ import {
   INVALID_BLOCK_NUMBER,
   ParallelBitmapHeapScan,
 } from "@scanlab/bitmap-prefetch";
+import { renumberBitmap, renumberPrefetch } from "@scanlab/bitmap-prefetch/sim";
 import {
   bitmap2022Query,
   bitmap2022Table,
@@ -45,7 +46,7 @@ import type {
   BitmapScanPort,
   BitmapScanWarp,
   BufferLookup,
-  TableChange,
+  Renumbering,
 } from "./ports.js";
 
 /** Heap blocks of pgbench_accounts at `scale` right after `pgbench -i` (the pgbench data set's table). */
@@ -87,7 +88,7 @@ class RenumberableBitmapScan implements BitmapScanPort, BitmapScanWarp {
   /** The bitmap as the table is numbered now (the scan's own, less the warp's outstanding cuts). */
   private bitmap: HeapBitmap;
   /** The warp's outstanding cuts of the table, oldest first. */
-  private readonly cuts: { at: number; blocks: number }[] = [];
+  private readonly cuts: Renumbering[] = [];
 
   constructor(
     /** The scan's bitmap (the warp renumbers a copy of it). */
@@ -133,13 +134,14 @@ class RenumberableBitmapScan implements BitmapScanPort, BitmapScanWarp {
     return n;
   }
 
-  relabel(change: TableChange): void {
-    if (change.kind === "cut") this.cuts.push({ at: change.at, blocks: change.blocks });
+  renumber(change: Renumbering): void {
+    if (change.kind === "cut") this.cuts.push(change);
     else this.cuts.pop();
+    // The pages of the stretches still cut out stay out; a stretch put back comes back with its own.
     let bitmap = this.original;
-    for (const c of this.cuts) bitmap = bitmap.withoutBlocks(c.at, c.blocks);
+    for (const c of this.cuts) bitmap = renumberBitmap(bitmap, c);
     this.bitmap = bitmap;
-    this.policy.rebase(bitmap, change.map);
+    renumberPrefetch(this.policy, change, bitmap);
   }
 }
 

@@ -49,7 +49,7 @@ import {
   PageCache,
   type ReadaheadModel,
 } from "@scanlab/readahead";
-import { renameOpenFile } from "@scanlab/readahead/sim";
+import { renumberOpenFile, renumberSegmentFiles, type SegmentFiles } from "@scanlab/readahead/sim";
 import { ScenarioError } from "../../errors.js";
 import { type OsModel, osModel } from "../../scenario/os-model.js";
 import type { ResolvedScenario } from "../../scenario/resolve.js";
@@ -65,7 +65,7 @@ import type {
   OsPort,
   OsStats,
   OsWarpHooks,
-  TableChange,
+  Renumbering,
 } from "./ports.js";
 
 /** RELSEG_SIZE x BLCKSZ: PostgreSQL's 1 GB segment files (apps/docs/src/reference/index.md#block-size-and-units; apps/docs/src/reference/os-readahead-policies.md#per-open-state-and-a-shared-cache). */
@@ -349,20 +349,13 @@ export class OsAdapter implements BuiltOs, OsPort, OsWarpHooks {
     this.cache.evictOldest(this.cache.overfullPages(), nowUs);
   }
 
-  relabelTable(change: TableChange): void {
-    const lo = segmentFileId(change.table, 0);
-    const hi = segmentFileId(change.table + 1, 0);
-    this.cache.renameFiles((f) => {
-      if (f < lo || f >= hi) return f;
-      const seg = change.mapSegment(f - lo);
-      if (seg < 0) throw new Error(`warp: segment ${f - lo} of table ${change.table} is cached but cut out`);
-      return lo + seg;
-    });
-    this.layout.relayOut(change.table, change.newNblocks, change.segmentBlocks);
+  renumberTable(change: Renumbering, segmentBlocks: number): void {
+    renumberSegmentFiles(this.cache, change, segmentFiles(change.relation, segmentBlocks));
+    this.layout.relayOut(change.relation, change.nblocks, segmentBlocks);
   }
 
-  renameOpen(of: OsOpenFile, file: number): void {
-    renameOpenFile(of as OpenFile, file);
+  renumberOpen(of: OsOpenFile, change: Renumbering, segmentBlocks: number): boolean {
+    return renumberOpenFile(of as OpenFile, change, segmentFiles(change.relation, segmentBlocks));
   }
 
   counters(): OsCounters {
@@ -441,4 +434,9 @@ function adaptiveInputs(profile: DeviceProfile, readAheadKb: number): AdaptiveIn
     saturatingQueueDepth: qd,
     readaheadBlocks: Math.max(1, Math.floor(readAheadKb / 8)),
   };
+}
+
+/** How table `table`'s segment files are numbered in the page cache (pg/machine.ts segmentFileId). */
+function segmentFiles(table: number, segmentBlocks: number): SegmentFiles {
+  return { first: segmentFileId(table, 0), end: segmentFileId(table + 1, 0), segmentBlocks };
 }

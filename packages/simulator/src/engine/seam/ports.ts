@@ -21,9 +21,14 @@
  * - Where a model's own object already has the port's shape (a read stream,
  *   the adaptive and parallel bitmap policies), the adapter hands it over as
  *   it is: no wrapper on the hot path.
- * - The warp's hooks are optional members of the ports (`warp`, `relocate`,
- *   `relabel`): a model without them is simply never warped.
+ * - The warp's hooks are optional members of the ports (`warp`, `renumber`):
+ *   a model without them is simply never warped. Every one of them takes the
+ *   same {@link Renumbering} (core's renumbering protocol).
  */
+
+import type { Renumbering } from "./shared-leaf.js";
+
+export type { Renumbering };
 
 import type { ResolvedScenario } from "../../scenario/resolve.js";
 import type { QuerySpec } from "../../scenario/schema.js";
@@ -54,8 +59,8 @@ export interface ScanAllocation {
    * out), or null before the start block is set. For the warp (speedups/warp.ts).
    */
   position?(): { counter: number; startBlock: number; nblocks: number } | null;
-  /** Renumbers the scan for a {@link TableChange} (speedups/warp.ts): new size, start block mapped, counters shifted. */
-  relabel?(nblocks: number, mapBlock: (block: number) => number, counterShift: number): void;
+  /** Renumbers the scan (speedups/warp.ts): new size, start block mapped, counters moved. */
+  renumber?(change: Renumbering): void;
   /** What the warp may not cut (speedups/warp.ts): see adapters.ts `warpLimits`. */
   warpLimits?(): WarpLimits;
   /**
@@ -79,26 +84,8 @@ export interface SyncScanPort {
   getLocation(key: number, nblocks: number): number;
   /** Reports that block `block` was handed out (the tracker keeps multiples of the interval only). */
   report(key: number, block: number): void;
-  /** Renumbers the stored location of `key` in place (speedups/warp.ts). */
-  relocate?(key: number, map: (block: number) => number): void;
-}
-
-/** A table renumbered under running scans (the warp's cut or restore, speedups/warp.ts). */
-export interface TableChange {
-  /** Table index. */
-  table: number;
-  /** "cut": blocks [at, at + blocks) leave the table; "restore": that many blocks come back at `at`. */
-  kind: "cut" | "restore";
-  at: number;
-  blocks: number;
-  segmentBlocks: number;
-  newNblocks: number;
-  /** Where a block is now (a cut block: the first block after the cut). */
-  map(block: number): number;
-  /** Where the end of a range [x, end) is now. */
-  mapEnd(end: number): number;
-  /** Where a segment file is now, or -1 for a segment cut out. */
-  mapSegment(segment: number): number;
+  /** Renumbers the stored location of the table `key` in place (speedups/warp.ts). */
+  renumber?(key: number, change: Renumbering): void;
 }
 
 /** Counters the OS adapter keeps, for the warp's credits (speedups/warp.ts). */
@@ -163,9 +150,9 @@ export interface OsPort {
 }
 
 /**
- * The warp's hooks into the OS. `relabelTable`: renames the table's cached
- * files and re-sizes its segments. `renameOpen`: gives an open file its
- * renamed file id. `counters`/`credit`: read and add to the counters a
+ * The warp's hooks into the OS. `renumberTable`: renames the table's cached
+ * segment files and re-sizes its segments. `renumberOpen`: gives an open
+ * segment file its new id (false for a segment cut out). `counters`/`credit`: read and add to the counters a
  * skipped stretch would have moved, `creditUs` of simulated time in all.
  */
 export interface OsWarpHooks {
@@ -190,8 +177,8 @@ export interface OsWarpHooks {
   restoreAged(table: number, fromSegment: number, toSegment: number, epoch: number): void;
   /** The least recently used pages over capacity go. */
   evictOverfull(nowUs: number): void;
-  relabelTable(change: TableChange): void;
-  renameOpen(of: OsOpenFile, file: number): void;
+  renumberTable(change: Renumbering, segmentBlocks: number): void;
+  renumberOpen(of: OsOpenFile, change: Renumbering, segmentBlocks: number): boolean;
   counters(): OsCounters;
   credit(delta: OsCounters, creditUs: number, atUs: number): void;
 }
@@ -284,7 +271,7 @@ export interface BitmapScanWarp {
   /** Bitmap pages in blocks [at, at + blocks): what the scan processes there. */
   pagesIn(at: number, blocks: number): number;
   /** The table was renumbered: the bitmap and both iterators follow (a cut, or the newest cut put back). */
-  relabel(change: TableChange): void;
+  renumber(change: Renumbering): void;
 }
 
 /** PostgreSQL's bitmap prefetch settings of a PG 9.6-17 bitmap heap scan. */

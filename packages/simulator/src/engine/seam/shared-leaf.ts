@@ -1,7 +1,8 @@
 /**
  * What the engine takes from @scanlab/core, the shared leaf every scanlab
  * package builds on (not a model): PostgreSQL's buffer-strategy formulas and
- * the seeded generator.
+ * the seeded generator, and the renumbering protocol the warp speaks to
+ * every model.
  *
  * The seam is the engine's only door to the `@scanlab/*` packages, so that a
  * reader (and the repo check that holds the engine to it) finds every outside
@@ -17,3 +18,4 @@ export {
   scrambleSeed32,
   xorshift32,
 } from "@scanlab/core";
+export { cutStretch, type Renumbering, renumberSegment, restoreStretch } from "@scanlab/core/sim";

@@ -41,7 +41,7 @@ import { fileIdOf, PAGES_PER_BLOCK } from "../pg/machine.js";
 import { openSegment, type ScanRunCtx } from "../pg/scan-run.js";
 import type { SeqScanParticipant } from "../pg/seqscan-participant.js";
 import type { BufferRing } from "../pg/shared-buffers.js";
-import type { ScanAllocation, TableChange } from "../seam/ports.js";
+import type { Renumbering, ScanAllocation } from "../seam/ports.js";
 
 /**
  * Relative tolerance for "two rounds moved every clock by the same amount": floating-point
@@ -88,11 +88,11 @@ export class StridingGang implements Entity {
   }
 
   /** The table was renumbered under the scan (warp.ts): the blocks each process still has to replay move too. */
-  relabel(change: TableChange): void {
+  renumber(change: Renumbering): void {
     for (let i = 0; i < this.n; i++) {
       if (this.last1[i]! >= 0) this.last1[i] = change.map(this.last1[i]!);
       if (this.last2[i]! >= 0) this.last2[i] = change.map(this.last2[i]!);
-      this.members[i]!.relabel(change);
+      this.members[i]!.renumber(change);
     }
   }
 

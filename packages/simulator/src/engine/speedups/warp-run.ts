@@ -38,12 +38,12 @@ export function warpRunOf(run: RunInFlight): WarpRun {
         end: scan.pathEnd(),
       }),
       lowestPending: () => scan.lowestPending(),
-      relabel: (change) => scan.relabel(change),
+      renumber: (change) => scan.renumber(change),
       blocksIn: (at, blocks) => scan.pagesIn(at, blocks),
     };
   }
   const parallel =
-    allocation !== null && allocation.position !== undefined && allocation.relabel !== undefined;
+    allocation !== null && allocation.position !== undefined && allocation.renumber !== undefined;
   const warpable = processes !== null && (serial !== null || parallel);
   return {
     table,
@@ -66,10 +66,10 @@ export function warpRunOf(run: RunInFlight): WarpRun {
       }
       return lowest;
     },
-    relabel(change, counterShift) {
-      if (serial !== null) serial.relabel(change.newNblocks, change.map);
-      else allocation!.relabel!(change.newNblocks, change.map, counterShift);
-      processes?.relabel(change);
+    renumber(change) {
+      if (serial !== null) serial.renumber(change);
+      else allocation!.renumber!(change);
+      processes?.renumber(change);
     },
   };
 }

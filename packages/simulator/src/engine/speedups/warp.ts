@@ -89,7 +89,8 @@ import { segmentFileId } from "../pg/machine.js";
 import type { OpenFiles, RunStats } from "../pg/scan-run.js";
 import type { SharedBuffers } from "../pg/shared-buffers.js";
 import type { SharedLine } from "../pg/shared-memory.js";
-import type { OsCounters, OsPort, SyncScanPort, TableChange, WarpLimits } from "../seam/ports.js";
+import type { OsCounters, OsPort, Renumbering, SyncScanPort, WarpLimits } from "../seam/ports.js";
+import { cutStretch, renumberSegment, restoreStretch } from "../seam/shared-leaf.js";
 import { warpRunOf } from "./warp-run.js";
 
 /**
@@ -125,8 +126,8 @@ export interface WarpRun {
   position(): { counter: number; startBlock: number; nblocks: number; end?: number } | null;
   /** The lowest counter value a process of the run still has to read (claimed, not yet read). */
   lowestPending(): number;
-  /** Renumbers the run's allocator and processes; `counterShift` moves its counters (a restore behind it). */
-  relabel(change: TableChange, counterShift: number): void;
+  /** Renumbers the run's allocator and processes (each model moves its own counters). */
+  renumber(change: Renumbering): void;
   /**
    * Blocks the run processes in blocks [at, at + blocks) (a bitmap scan: its
    * pages there); absent: all of them. A run that has it is cut only alone.
@@ -225,7 +226,7 @@ export class Warp implements RunObserver {
 
   /** Whether this machine can be warped at all (its OS and syncscan support renumbering). */
   get possible(): boolean {
-    return this.enabled && this.os.warp !== undefined && this.syncscan.relocate !== undefined;
+    return this.enabled && this.os.warp !== undefined && this.syncscan.renumber !== undefined;
   }
 
   /* The loop's events (loop/run-observer.ts). */
@@ -310,17 +311,14 @@ export class Warp implements RunObserver {
     this.dateCuts();
     while (this.cuts.length > 0) {
       const { table, at, blocks, epoch } = this.cuts.pop()!;
-      const shifts = new Map<WarpRun, number>();
       for (const r of this.runs) {
         if (r.table !== table) continue;
         const pos = r.position();
-        const passed = pos !== null && pathOffset(pos, at) < pos.counter;
         // A run credited with a cut must have passed it.
-        if (this.creditsOf.has(r) && !passed)
+        if (this.creditsOf.has(r) && !(pos !== null && pathOffset(pos, at) < pos.counter))
           throw new Error(`warp: a run credited with a cut has not passed block ${at} when a new run starts`);
-        shifts.set(r, passed ? blocks : 0);
       }
-      this.apply(table, restoreChange(table, at, blocks), (r) => shifts.get(r) ?? 0);
+      this.apply(table, restoreStretch(table.index, table.nblocks, at, blocks));
       const seg = table.segmentBlocks;
       this.os.warp!.restoreAged(
         table.index,
@@ -528,7 +526,7 @@ export class Warp implements RunObserver {
       nowUs,
     );
     os.clearAhead(table.index, at / seg, beyondFrom, beyond, nowUs, false);
-    this.apply(table, cutChange(table, at, blocks), () => 0);
+    this.apply(table, cutStretch(table.index, table.nblocks, at, blocks));
     this.cuts.push({ table, at, blocks, epoch: null });
     this.scheduler.skip(creditUs);
     this.cutCount++;
@@ -537,24 +535,23 @@ export class Warp implements RunObserver {
   }
 
   /** Renumbers every piece of state that names blocks or segments of the table. */
-  private apply(table: TableRt, change: TableChange, counterShift: (r: WarpRun) => number): void {
-    this.sharedBuffers.relabelTable(change);
+  private apply(table: TableRt, change: Renumbering): void {
+    const seg = table.segmentBlocks;
+    this.sharedBuffers.renumberTable(change);
     const os = this.os.warp!;
-    os.relabelTable(change);
+    os.renumberTable(change, seg);
     for (const [opens, t] of this.openMaps) {
-      if (t.index !== change.table) continue;
+      if (t.index !== change.relation) continue;
       const entries = [...opens];
       opens.clear();
       for (const [segment, of] of entries) {
-        const moved = change.mapSegment(segment);
-        if (moved < 0) continue; // a file of the cut stretch: closed (it holds nothing the scans need)
-        os.renameOpen(of, segmentFileId(change.table, moved));
-        opens.set(moved, of);
+        // A file of the cut stretch is closed (it holds nothing the scans need).
+        if (os.renumberOpen(of, change, seg)) opens.set(renumberSegment(change, seg, segment), of);
       }
     }
-    this.syncscan.relocate!(table.syncKey, change.map);
-    for (const r of this.runs) if (r.table === table) r.relabel(change, counterShift(r));
-    table.nblocks = change.newNblocks;
+    this.syncscan.renumber!(table.syncKey, change);
+    for (const r of this.runs) if (r.table === table) r.renumber(change);
+    table.nblocks = change.nblocks;
   }
 }
 
@@ -567,37 +564,4 @@ function sameRuns(a: WarpRun[], b: WarpRun[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-/** Blocks [at, at + blocks) leave the table (whole segments). */
-export function cutChange(table: TableRt, at: number, blocks: number): TableChange {
-  const seg = table.segmentBlocks;
-  const end = at + blocks;
-  return {
-    table: table.index,
-    kind: "cut",
-    at,
-    blocks,
-    segmentBlocks: seg,
-    newNblocks: table.nblocks - blocks,
-    map: (b) => (b < at ? b : b >= end ? b - blocks : at),
-    mapEnd: (e) => (e <= at ? e : e >= end ? e - blocks : at),
-    mapSegment: (s) => (s * seg < at ? s : s * seg >= end ? s - blocks / seg : -1),
-  };
-}
-
-/** `blocks` blocks come back at `at` (whole segments), cold: nothing names them. */
-export function restoreChange(table: TableRt, at: number, blocks: number): TableChange {
-  const seg = table.segmentBlocks;
-  return {
-    table: table.index,
-    kind: "restore",
-    at,
-    blocks,
-    segmentBlocks: seg,
-    newNblocks: table.nblocks + blocks,
-    map: (b) => (b < at ? b : b + blocks),
-    mapEnd: (e) => (e <= at ? e : e + blocks),
-    mapSegment: (s) => (s * seg < at ? s : s + blocks / seg),
-  };
 }

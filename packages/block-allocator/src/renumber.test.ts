@@ -1,11 +1,13 @@
+import { cutStretch, restoreStretch } from "@scanlab/core/sim";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { AllocatorError } from "./errors.js";
 import { createParallelScan, createSharedParallelScan, type Participant } from "./parallel-scan.js";
 import { type AllocatorPolicy, INVALID_BLOCK } from "./policy.js";
+import { fastForwardScan, renumberScan } from "./sim.js";
 
 /**
- * relabel() is the simulator's warp: a stretch of blocks that no participant
+ * renumberScan is the simulator's warp: a stretch of blocks that no participant
  * has reached is cut out of the relation (the scan has that much less to
  * do), or a stretch is put back into the part every participant has passed
  * (the counters move by its length). Either way, what the participants are
@@ -35,7 +37,7 @@ function drain(participants: Participant[], seen: number[]): void {
   }
 }
 
-describe("relabel", () => {
+describe("renumberScan", () => {
   for (const policy of POLICIES) {
     it(`${policy.kind}: cutting a stretch ahead of every participant leaves exactly the rest to scan`, () => {
       fc.assert(
@@ -60,12 +62,8 @@ describe("relabel", () => {
             const d = (frontier + ahead) % nblocks;
             const cut = Math.min(cutSeed, left - ahead - 1, nblocks - d);
             if (cut <= 0) return;
-            scan.relabel({
-              nblocks: nblocks - cut,
-              // pg96's cursor may sit on the stretch's first block: it moves to the block after it.
-              mapBlock: (b) => (b < d ? b : b >= d + cut ? b - cut : d),
-              counterShift: 0,
-            });
+            // pg96's cursor may sit on the stretch's first block: it moves to the block after it.
+            renumberScan(scan, cutStretch(0, nblocks, d, cut));
             expect(scan.nblocks).toBe(nblocks - cut);
             const after: number[] = [];
             drain(ps, after);
@@ -96,8 +94,9 @@ describe("relabel", () => {
             // Insert `extra` blocks right after the start block: every counter value handed out
             // so far now lies that much further from the start.
             const d = startBlock + 1;
-            const map = (b: number) => (b < d ? b : b + extra);
-            scan.relabel({ nblocks: nblocks + extra, mapBlock: map, counterShift: extra });
+            const change = restoreStretch(0, nblocks, d, extra);
+            const map = change.map;
+            renumberScan(scan, change);
             const after: number[] = [];
             drain(ps, after);
             const seen = new Uint8Array(nblocks + extra);
@@ -112,16 +111,36 @@ describe("relabel", () => {
     });
   }
 
-  it("refuses a scan that has not started, a start block mapped out of range, and the shared backing", () => {
+  it("refuses a scan that has not started, a change for another size, a cut behind the counter, and the shared backing", () => {
     const scan = createParallelScan({ kind: "pg14" }, { nblocks: 100 });
-    const change = { nblocks: 90, mapBlock: (b: number) => b, counterShift: 0 };
-    expect(() => scan.relabel(change)).toThrow(/has not started/);
-    scan.join().nextRun();
-    expect(() => scan.relabel({ ...change, mapBlock: () => 95 })).toThrow(AllocatorError);
-    expect(() => scan.relabel({ ...change, counterShift: 0.5 })).toThrow(/counterShift/);
+    const change = cutStretch(0, 100, 80, 10);
+    expect(() => renumberScan(scan, change)).toThrow(/has not started/);
+    scan.join().nextRun(); // PG14 hands out 1-block chunks at 100 blocks
+    expect(() => renumberScan(scan, cutStretch(0, 120, 80, 10))).toThrow(/for 120 blocks/);
+    expect(() => renumberScan(scan, cutStretch(0, 100, 0, 10))).toThrow(/start block/);
+    for (let i = 0; i < 20; i++) scan.join().nextRun();
+    expect(() => renumberScan(scan, cutStretch(0, 100, 5, 10))).toThrow(AllocatorError);
     const shared = createSharedParallelScan({ kind: "pg14" }, { nblocks: 100 });
     shared.join().nextRun();
-    expect(() => shared.relabel(change)).toThrow(/in-process backing/);
+    expect(() => renumberScan(shared, change)).toThrow(/in-process backing/);
     expect(scan.startBlock).not.toBe(INVALID_BLOCK);
+  });
+
+  it("moves only the counter values whose blocks lie after a stretch put back", () => {
+    // A pg11 scan from block 50 of 100 has handed out 60 blocks: 50-99, then 0-9.
+    const scan = createParallelScan({ kind: "pg11" }, { nblocks: 100, startBlock: 50 });
+    const p = scan.join();
+    for (let i = 0; i < 60; i++) p.nextBlock();
+    renumberScan(scan, restoreStretch(0, 100, 5, 7)); // 7 blocks come back before block 5
+    expect([scan.nblocks, scan.startBlock, scan.counter]).toEqual([107, 57, 67]);
+    expect(p.nextBlock()).toBe(17); // old block 10
+    renumberScan(scan, restoreStretch(0, 107, 90, 3)); // into the part already scanned
+    expect([scan.startBlock, scan.counter, p.nextBlock()]).toEqual([57, 71, 18]);
+  });
+
+  it("is refused for a scan not made by createParallelScan", () => {
+    const fake = { ...createParallelScan({ kind: "pg11" }, { nblocks: 10 }) };
+    expect(() => renumberScan(fake, cutStretch(0, 10, 5, 2))).toThrow(/createParallelScan/);
+    expect(() => fastForwardScan(fake, 1)).toThrow(/createParallelScan/);
   });
 });
