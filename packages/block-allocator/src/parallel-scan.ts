@@ -315,8 +315,8 @@ abstract class ParticipantBase {
     this.hooks.onScanEnd?.(start);
   }
 
-  /** `renumberScan` (sim.ts) on this participant's private state; `shift` moves a counter value. */
-  [RENUMBER](change: Renumbering, shift: (value: number) => number): void {
+  /** `renumberScan` (sim.ts) on this participant's private state (a cursor has no counter values; CounterParticipant moves its own with the shift). */
+  [RENUMBER](change: Renumbering, _shift: (value: number) => number): void {
     this.nblocks = change.nblocks;
     if (this.scanEpoch === this.state.epoch()) this.start = change.map(this.start);
   }

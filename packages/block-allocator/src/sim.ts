@@ -52,7 +52,7 @@ function impl(
  * [scan.nblocks, scan.counter, p.nextBlock()]; // [488, 100, 100]
  * ```
  *
- * @throws {@link AllocatorError} `ALLOCATOR_BAD_RENUMBERING` for a scan on the
+ * @throws `AllocatorError` `ALLOCATOR_BAD_RENUMBERING` for a scan on the
  * SharedArrayBuffer backing or not started, a change for another size, a cut
  * that holds the start block or blocks already handed out, or a result out
  * of range.
@@ -71,7 +71,7 @@ export function renumberScan(scan: ParallelScan, change: Renumbering): void {
  * from the last block to block 0, so that nothing but the position changes
  * (no end-of-scan report).
  *
- * @throws {@link AllocatorError} `ALLOCATOR_BAD_FAST_FORWARD` otherwise.
+ * @throws `AllocatorError` `ALLOCATOR_BAD_FAST_FORWARD` otherwise.
  */
 export function fastForwardScan(scan: ParallelScan, blocks: number): void {
   impl(scan, "ALLOCATOR_BAD_FAST_FORWARD")[FAST_FORWARD](blocks);

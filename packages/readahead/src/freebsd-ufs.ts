@@ -62,7 +62,6 @@ import {
   RENAME_FILE,
   type ReadaheadModel,
   type ReadOutcome,
-  type RenamableOpenFile,
   type SubmitIo,
   wholeReads,
 } from "./model.js";
@@ -95,7 +94,7 @@ export interface FreeBsdUfsOptions {
 }
 
 /** Per-open state of the FreeBSD model (`struct file`). */
-export class FreeBsdOpenFile implements RenamableOpenFile {
+export class FreeBsdOpenFile implements OpenFile {
   /** File id. */
   private fileId: number;
   /** File size in pages. */

@@ -89,7 +89,6 @@ import {
   RENAME_FILE,
   type ReadaheadModel,
   type ReadOutcome,
-  type RenamableOpenFile,
   type SubmitIo,
   wholeReads,
 } from "./model.js";
@@ -182,7 +181,7 @@ export interface LinuxOptions {
 }
 
 /** Per-open state of the Linux model: `struct file_ra_state` plus FMODE_RANDOM. */
-export class LinuxOpenFile implements RenamableOpenFile {
+export class LinuxOpenFile implements OpenFile {
   /** File id. */
   private fileId: number;
   /** File size in pages. */

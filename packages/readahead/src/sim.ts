@@ -51,7 +51,7 @@ function renumberedFile(change: Renumbering, files: SegmentFiles, file: number):
  * cache.cachedFiles(); // [101]: segments 1 and 2 left, segment 3 became segment 1
  * ```
  *
- * @throws {@link ReadaheadError} `READAHEAD_BAD_PARAMETER` when a cut segment still has pages cached.
+ * @throws `ReadaheadError` `READAHEAD_BAD_PARAMETER` when a cut segment still has pages cached.
  */
 export function renumberSegmentFiles(cache: PageCache, change: Renumbering, files: SegmentFiles): void {
   cache[RENAME_FILES]((file) => {
@@ -71,7 +71,7 @@ export function renumberSegmentFiles(cache: PageCache, change: Renumbering, file
  *
  * @returns false, leaving the file as it was, when its segment was cut out
  * (the caller closes it).
- * @throws {@link ReadaheadError} `READAHEAD_BAD_PARAMETER` for an open file no model of this package made.
+ * @throws `ReadaheadError` `READAHEAD_BAD_PARAMETER` for an open file no model of this package made.
  */
 export function renumberOpenFile(of: OpenFile, change: Renumbering, files: SegmentFiles): boolean {
   const moved = renumberedFile(change, files, of.file);

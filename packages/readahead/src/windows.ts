@@ -54,7 +54,6 @@ import {
   RENAME_FILE,
   type ReadaheadModel,
   type ReadOutcome,
-  type RenamableOpenFile,
   type SubmitIo,
   wholeReads,
 } from "./model.js";
@@ -80,7 +79,7 @@ export interface WindowsOpenOptions extends OpenOptions {
 }
 
 /** Per-handle state (the private cache map). */
-export class WindowsOpenFile implements RenamableOpenFile {
+export class WindowsOpenFile implements OpenFile {
   /** File id. */
   private fileId: number;
   /** File size in pages. */

@@ -29,7 +29,7 @@ import { RENUMBER, type SyncScanTrackerBase } from "./tracker.js";
  * ```
  *
  * @returns whether the relation had an entry.
- * @throws {@link SyncScanError} when the location maps to no valid block.
+ * @throws `SyncScanError` when the location maps to no valid block.
  */
 export function renumberLocation(
   tracker: SyncScanTrackerBase,
