@@ -31,6 +31,8 @@ export interface Ctx {
   tty: boolean;
   /** --json: one JSON document on stdout, nothing else. */
   json: boolean;
+  /** Columns that tables and long lines are fitted to (see {@link outputWidth}). */
+  width: number;
   /** --debug: stack traces on errors. */
   debug: boolean;
   /** Ctrl-C state for commands that stop cleanly. */
@@ -44,6 +46,18 @@ export interface Ctx {
 /** Progress bars are drawn only on a terminal and never with --json. */
 export function progressOn(ctx: Ctx): boolean {
   return ctx.tty && !ctx.json && ctx.streams.stderr.isTTY === true;
+}
+
+/**
+ * The width text output is fitted to: the terminal's columns when stdout is a
+ * terminal, else the `COLUMNS` environment variable when it is a positive
+ * integer, else 80.
+ */
+export function outputWidth(stdout: TerminalInfo, env: NodeJS.ProcessEnv): number {
+  if (stdout.isTTY === true && stdout.columns !== undefined && stdout.columns > 0) return stdout.columns;
+  const columns = env.COLUMNS?.trim() ?? "";
+  if (/^\d+$/.test(columns) && Number(columns) > 0) return Number(columns);
+  return 80;
 }
 
 /** JSON with NaN and infinities as null (JSON has no such numbers), bigints as strings, typed arrays as arrays. */

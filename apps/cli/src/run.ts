@@ -8,6 +8,7 @@
  */
 import { CommanderError } from "commander";
 import type { CliStreams, Ctx } from "./context.js";
+import { outputWidth } from "./context.js";
 import { EXIT, isRuntimeFailure, isUserError, oneLine } from "./errors.js";
 import { Interrupt } from "./interrupt.js";
 import { colourEnabled, colours } from "./output/colour.js";
@@ -17,7 +18,7 @@ import { buildProgram, invokedCommand } from "./program.js";
 export interface RunOptions {
   /** Where to write (default process.stdout / process.stderr). */
   streams?: CliStreams;
-  /** Environment for NO_COLOR / FORCE_COLOR (default process.env). */
+  /** Environment for NO_COLOR / FORCE_COLOR and COLUMNS (default process.env). */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -51,11 +52,13 @@ export async function runCli(argv: readonly string[], options: RunOptions = {}):
   const debug = argv.includes("--debug");
   const interrupt = new Interrupt();
   const tty = streams.stdout.isTTY === true;
+  const width = outputWidth(streams.stdout, env);
   const makeCtx = (json: boolean): Ctx => ({
     streams,
     c: colours(colourEnabled(env, tty) && !json),
     tty,
     json,
+    width,
     debug,
     interrupt,
     out: (line = "") => {

@@ -25,6 +25,7 @@ import { parseChoice, parseSizeFlag } from "../options.js";
 import { gapPct, seconds } from "../output/format.js";
 import { Bars } from "../output/progress.js";
 import { renderTable } from "../output/table.js";
+import { wrap } from "../output/wrap.js";
 import {
   applyScenarioFlags,
   DEFAULT_SCENARIO,
@@ -210,12 +211,17 @@ function render(ctx: Ctx, advice: Advice, recs: readonly Recommendation[], title
     ),
   );
   for (const r of recs) {
-    ctx.out(`${c.bold(r.setting)}: ${r.why}.`);
+    ctx.out(wrap(ctx, `${c.bold(r.setting)}: ${r.why}.`, 2));
     if (r.sweep.length > 0)
-      ctx.out(c.dim(`  simulated: ${r.sweep.map((s) => `${s.value} ${seconds(s.timeS)}`).join(", ")}`));
+      ctx.out(
+        c.dim(
+          wrap(ctx, `  simulated: ${r.sweep.map((s) => `${s.value} ${seconds(s.timeS)}`).join(", ")}`, 4),
+        ),
+      );
+    // A command to copy: never broken.
     ctx.out(c.dim(`  shows it: ${r.command}`));
   }
-  for (const n of advice.notes) if (n.kind === "throughput") ctx.out(n.text);
+  for (const n of advice.notes) if (n.kind === "throughput") ctx.out(wrap(ctx, n.text, 2));
   if (advice.interrupted)
     ctx.out(
       c.yellow(

@@ -11,6 +11,7 @@ import { resolveDeviceArg } from "../device-arg.js";
 import { CliError, EXIT } from "../errors.js";
 import { fixed, grouped } from "../output/format.js";
 import { renderTable } from "../output/table.js";
+import { wrap } from "../output/wrap.js";
 
 /** What the device model does with a profile under three fixed workloads. */
 export interface ModelledFigures {
@@ -32,6 +33,26 @@ export function modelledFigures(p: DeviceProfile): ModelledFigures {
     random8kQd32Iops: q32.iops,
     sequential128kQd8MBps: seq.bytesPerSecond / 1e6,
   };
+}
+
+/** Fields `profiles show` prints outside its table (the heading, Sources, Note), or not at all (measurements). */
+const SHOWN_APART = ["name", "title", "kind", "basis", "sources", "note", "measuredWith", "measurements"];
+
+/** A nested profile's fields printed outside the table (its sources and note go under Sources and Note). */
+const NESTED_APART = ["sources", "note", "measurements"];
+
+/** The field/value rows of `profiles show`: a nested object (a RAID0 member, a burst bucket) as indented sub-rows. */
+function fieldRows(fields: object, apart: readonly string[], indent = ""): string[][] {
+  const rows: string[][] = [];
+  for (const [k, v] of Object.entries(fields)) {
+    if (apart.includes(k) || v === undefined) continue;
+    if (typeof v === "object" && v !== null && !Array.isArray(v)) {
+      rows.push([indent + k, ""], ...fieldRows(v, NESTED_APART, `${indent}  `));
+    } else {
+      rows.push([indent + k, Array.isArray(v) ? v.map(String).join(", ") : String(v)]);
+    }
+  }
+  return rows;
 }
 
 /** Runs `profiles list` / `profiles show`. */
@@ -78,7 +99,11 @@ export async function profilesCommand(
     );
     ctx.out(
       ctx.c.dim(
-        "Figures are what the device model gives for these workloads; `scanlab profiles show NAME` lists the datasheet sources.",
+        wrap(
+          ctx,
+          "Figures are what the device model gives for these workloads; `scanlab profiles show NAME` lists the datasheet sources.",
+          2,
+        ),
       ),
     );
     return EXIT.ok;
@@ -101,35 +126,48 @@ export async function profilesCommand(
   }
   const m = modelledFigures(profile);
   const { c } = ctx;
-  ctx.out(c.bold(`${profile.name}: ${profile.title}`) + c.dim(file ? ` (from ${file})` : " (built-in)"));
   ctx.out(
-    `kind ${profile.kind}, basis ${profile.basis}${profile.measuredWith ? `, measured with ${profile.measuredWith}` : ""}`,
-  );
-  const fields = Object.entries(profile).filter(
-    ([k, v]) =>
-      !["name", "title", "kind", "basis", "sources", "note", "measuredWith", "measurements"].includes(k) &&
-      v !== undefined,
-  );
-  ctx.out(
-    renderTable(
+    wrap(
       ctx,
-      ["field", "value"],
-      fields.map(([k, v]) => [k, typeof v === "object" ? JSON.stringify(v) : String(v)]),
-      ["left", "left"],
+      c.bold(`${profile.name}: ${profile.title}`) + c.dim(file ? ` (from ${file})` : " (built-in)"),
+      2,
     ),
   );
   ctx.out(
-    `Model: 8k random QD1 ${fixed(m.random8kQd1LatencyUs, 0)} us, 8k random QD32 ${grouped(m.random8kQd32Iops)} IOPS, 128k sequential QD8 ${fixed(m.sequential128kQd8MBps, 0)} MB/s.`,
+    wrap(
+      ctx,
+      `kind ${profile.kind}, basis ${profile.basis}${profile.measuredWith ? `, measured with ${profile.measuredWith}` : ""}`,
+      2,
+    ),
   );
+  ctx.out(renderTable(ctx, ["field", "value"], fieldRows(profile, SHOWN_APART), ["left", "left"]));
+  ctx.out(
+    wrap(
+      ctx,
+      `Model: 8k random QD1 ${fixed(m.random8kQd1LatencyUs, 0)} us, 8k random QD32 ${grouped(m.random8kQd32Iops)} IOPS, 128k sequential QD8 ${fixed(m.sequential128kQd8MBps, 0)} MB/s.`,
+      2,
+    ),
+  );
+  const member = profile.kind === "raid0" ? profile.member : undefined;
   ctx.out(c.bold("Sources"));
-  for (const s of profile.sources) ctx.out(`  - ${s}`);
+  for (const s of profile.sources) ctx.out(wrap(ctx, `  - ${s}`, 4));
   if (profile.note) {
     ctx.out(c.bold("Note"));
-    ctx.out(`  ${profile.note}`);
+    ctx.out(wrap(ctx, `  ${profile.note}`, 2));
+  }
+  if (member !== undefined) {
+    ctx.out(c.bold(`Member ${member.name}: sources`));
+    for (const s of member.sources) ctx.out(wrap(ctx, `  - ${s}`, 4));
+    if (member.note) {
+      ctx.out(c.bold(`Member ${member.name}: note`));
+      ctx.out(wrap(ctx, `  ${member.note}`, 2));
+    }
   }
   if (profile.basis === "placeholder")
     ctx.out(
-      c.yellow("This profile is a placeholder: its figures are not from a datasheet or a measurement."),
+      c.yellow(
+        wrap(ctx, "This profile is a placeholder: its figures are not from a datasheet or a measurement.", 2),
+      ),
     );
   return EXIT.ok;
 }

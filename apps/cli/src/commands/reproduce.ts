@@ -26,6 +26,7 @@ import { splitList } from "../options.js";
 import { seconds } from "../output/format.js";
 import { Bars } from "../output/progress.js";
 import { printTargetReport } from "../output/target-report.js";
+import { wrap } from "../output/wrap.js";
 import { prepareReportDir, writeReproduceReport } from "../report/reproduce-report.js";
 import { VERSION } from "../version.js";
 import { parseJobs, SimPool } from "../workers/pool.js";
@@ -187,11 +188,16 @@ export async function reproduceCommand(ctx: Ctx, names: string[], flags: Reprodu
     const { c } = ctx;
     ctx.out(
       c.bold(
-        `Summary: ${summary.hold} of ${summary.statements} statements hold; ${summary.withinTolerance} of ${summary.ratios} ratios within tolerance` +
-          ` (${done.length} of ${ids.length} targets${noCalibration ? ", no calibration" : ""}${interrupted ? ", interrupted" : ""}).`,
+        wrap(
+          ctx,
+          `Summary: ${summary.hold} of ${summary.statements} statements hold; ${summary.withinTolerance} of ${summary.ratios} ratios within tolerance` +
+            ` (${done.length} of ${ids.length} targets${noCalibration ? ", no calibration" : ""}${interrupted ? ", interrupted" : ""}).`,
+          2,
+        ),
       ),
     );
-    if (reportDir !== null) ctx.out(`Report: ${reportDir}/report.html (charts as SVG and PNG beside it).`);
+    if (reportDir !== null)
+      ctx.out(wrap(ctx, `Report: ${reportDir}/report.html (charts as SVG and PNG beside it).`, 2));
   }
   if (interrupted) return ctx.interrupt.exitCode;
   if (flags.strict && (summary.hold < summary.statements || summary.withinTolerance < summary.ratios))

@@ -32,6 +32,7 @@ import { parseChoice, parseIntFlag, parseSizeFlag, splitList } from "../options.
 import { fixed, grouped, seconds } from "../output/format.js";
 import { Bars } from "../output/progress.js";
 import { renderTable } from "../output/table.js";
+import { wrap } from "../output/wrap.js";
 import { runPool } from "../workers/pool.js";
 import type { SimulateAnswer } from "../workers/protocol.js";
 import { parseSeed, validateScenario } from "./scenario-input.js";
@@ -322,7 +323,11 @@ export function printScanRuns(ctx: Ctx, runs: ScanRun[], device: DeviceArg | nul
   if (device === null && runs.length > 1) {
     ctx.out(
       ctx.c.dim(
-        "Give --device NAME|FILE (e.g. a profile from scanlab calibrate) to see the simulator's prediction beside each run.",
+        wrap(
+          ctx,
+          "Give --device NAME|FILE (e.g. a profile from scanlab calibrate) to see the simulator's prediction beside each run.",
+          2,
+        ),
       ),
     );
   }

@@ -23,6 +23,7 @@ import { EXIT } from "../errors.js";
 import { fixed, grouped, pct, seconds } from "../output/format.js";
 import { Bars } from "../output/progress.js";
 import { renderTable } from "../output/table.js";
+import { wrap } from "../output/wrap.js";
 import { checkBudget, estimateScenario, fractionDone, isLong, progressDetail } from "../work-budget.js";
 import { runPool } from "../workers/pool.js";
 import type { SimulateAnswer } from "../workers/protocol.js";
@@ -136,15 +137,23 @@ export function printSimulation(ctx: Ctx, r: SimulationResult): void {
   );
   ctx.out(
     ctx.c.dim(
-      `allocator: ${grouped(r.allocator.ops)} operations, ${seconds(r.allocator.waitS)} waiting; simulated ${seconds(r.simulatedS)} in ${grouped(r.events)} events; seed ${r.seed}` +
-        (r.os.confidence === "low" ? "; the OS readahead model is low-confidence for this OS" : ""),
+      wrap(
+        ctx,
+        `allocator: ${grouped(r.allocator.ops)} operations, ${seconds(r.allocator.waitS)} waiting; simulated ${seconds(r.simulatedS)} in ${grouped(r.events)} events; seed ${r.seed}` +
+          (r.os.confidence === "low" ? "; the OS readahead model is low-confidence for this OS" : ""),
+        2,
+      ),
     ),
   );
   const w = r.warp;
   if (w.cuts > 0)
     ctx.out(
       ctx.c.dim(
-        `warp: ${seconds(w.skippedS)} of steady scanning (${formatBytes(w.skippedBlocks * 8192)} over all runs) credited at the rate measured before it, in ${w.cuts} cut(s), ${w.restores} put back; --exact simulates every block`,
+        wrap(
+          ctx,
+          `warp: ${seconds(w.skippedS)} of steady scanning (${formatBytes(w.skippedBlocks * 8192)} over all runs) credited at the rate measured before it, in ${w.cuts} cut(s), ${w.restores} put back; --exact simulates every block`,
+          2,
+        ),
       ),
     );
 }
@@ -175,7 +184,7 @@ export async function simulateCommand(
   checkBudget("This simulation", [estimate], flags.overBudget === true);
   if (!ctx.json) {
     ctx.out(ctx.c.bold(`Scenario: ${resolved.scenario.name}`));
-    for (const l of describeScenario(resolved)) ctx.out(`  ${l}`);
+    for (const l of describeScenario(resolved)) ctx.out(wrap(ctx, `  ${l}`, 4));
     ctx.out("");
   }
   const bars = Bars.start(ctx, "simulating {bar} {percentage}% {step}", { long: isLong([estimate]) });

@@ -39,7 +39,11 @@ const args = [
 
 describe("advise rows share one gain convention", () => {
   it("default -> recommended, gain = default / recommended - 1, in JSON and text", async () => {
-    const [json, text] = await Promise.all([runBin([...args, "--json"]), runBin(args)]);
+    // Wide enough for each table row to stay one line.
+    const [json, text] = await Promise.all([
+      runBin([...args, "--json"]),
+      runBin(args, { env: { COLUMNS: "250" } }),
+    ]);
     expect(json.code).toBe(0);
     expect(text.code).toBe(0);
     const recs: Rec[] = JSON.parse(json.stdout).recommendations;

@@ -51,12 +51,13 @@ const GNU_TIME = "/usr/bin/time";
 
 let runs = 0;
 
-/** Runs `node dist/bin.js ...args` with colour settings cleared unless given. */
+/** Runs `node dist/bin.js ...args` with colour settings and COLUMNS cleared unless given (so output is 80 columns wide). */
 export function runBin(args: string[], options: RunBinOptions = {}): Promise<BinResult> {
   const env: Record<string, string | undefined> = {
     ...process.env,
     NO_COLOR: undefined,
     FORCE_COLOR: undefined,
+    COLUMNS: undefined,
     ...options.env,
   };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];

@@ -66,7 +66,8 @@ describe("sweep", () => {
       "--dataset",
       "sequential",
     ];
-    const plain = await runBin(args);
+    // Wide enough for the header to stay one line.
+    const plain = await runBin(args, { env: { COLUMNS: "250" } });
     expect(plain.code).toBe(0);
     expect(plain.stdout).toContain("% of effective-io-concurrency=0");
     expect(plain.stdout).not.toContain(ESC);

@@ -58,7 +58,10 @@ describe("trace import", () => {
   });
 
   it("prints a table per process with the run shape", async () => {
-    const r = await runBin(["trace", "import", unzip("pg15-parallel-2.strace"), "--path", relation]);
+    // Wide enough for the shape to stay one line.
+    const r = await runBin(["trace", "import", unzip("pg15-parallel-2.strace"), "--path", relation], {
+      env: { COLUMNS: "250" },
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/runs of ~\d+ blocks/);
   });

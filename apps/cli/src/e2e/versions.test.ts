@@ -77,7 +77,8 @@ describe("--pg for every version from 9.6 to 19", () => {
   );
 
   it("prints the mapping once, before the query line", async () => {
-    const r = await runBin([...base, "--pg", "16"]);
+    // Wide enough for the mapping's line to stay one line.
+    const r = await runBin([...base, "--pg", "16"], { env: { COLUMNS: "250" } });
     expect(r.code).toBe(0);
     const lines = r.stdout.split("\n").filter((l) => l.includes("model PG16:"));
     expect(lines).toEqual([
@@ -120,7 +121,7 @@ describe("--os for kernel releases", () => {
       preset: "linux-6.1",
       defaultReadAhead: "io_opt",
     });
-    const r = await runBin([...base, "--os", "linux-6.1"]);
+    const r = await runBin([...base, "--os", "linux-6.1"], { env: { COLUMNS: "250" } });
     expect(r.stdout.split("\n").filter((l) => l.includes("model linux-6.1:"))).toHaveLength(1);
     expect(r.stdout).toContain("read loop as 5.12+ (filemap_read)");
   });

@@ -7,6 +7,7 @@ import type { TargetReport } from "@scanlab/experiments";
 import type { Ctx } from "../context.js";
 import { fixed, gapPct, pct, seconds } from "./format.js";
 import { renderTable } from "./table.js";
+import { wrap } from "./wrap.js";
 
 const METRIC_NAME: Record<string, string> = { timeS: "time", mbPerS: "MB/s", avgReadKb: "avg read kB" };
 
@@ -50,31 +51,43 @@ export function printTargetReport(
   noCalibration = false,
 ): void {
   const { c } = ctx;
-  ctx.out(c.bold(`${r.id}  ${r.title}`));
-  ctx.out(c.dim(`source: ${r.source}`));
+  ctx.out(c.bold(wrap(ctx, `${r.id}  ${r.title}`, r.id.length + 2)));
+  ctx.out(c.dim(wrap(ctx, `source: ${r.source}`, 2)));
   if (interrupted)
     ctx.out(
       c.yellow(
-        "interrupted: only the rows finished before Ctrl-C are shown; ratios and statements need every row.",
+        wrap(
+          ctx,
+          "interrupted: only the rows finished before Ctrl-C are shown; ratios and statements need every row.",
+          2,
+        ),
       ),
     );
   ctx.out("");
   ctx.out(c.bold("Assumptions"));
-  for (const a of r.assumptions) ctx.out(`  - ${a}`);
+  for (const a of r.assumptions) ctx.out(wrap(ctx, `  - ${a}`, 4));
   ctx.out("");
   ctx.out(c.bold("Calibration"));
   if (r.calibration === null) {
     ctx.out(
-      noCalibration
-        ? "  skipped (--no-calibration): every row runs with the scenario's default for its unknown."
-        : "  none: this target has no unknown to calibrate; every row is a prediction.",
+      wrap(
+        ctx,
+        noCalibration
+          ? "  skipped (--no-calibration): every row runs with the scenario's default for its unknown."
+          : "  none: this target has no unknown to calibrate; every row is a prediction.",
+        4,
+      ),
     );
   } else {
     const k = r.calibration;
     const verdict = k.reached ? c.green("reached") : c.red("not reached");
-    ctx.out(`  unknown: ${k.unknown}`);
+    ctx.out(wrap(ctx, `  unknown: ${k.unknown}`, 4));
     ctx.out(
-      `  value ${fixed(k.value, 4)}: row ${k.row} simulated ${seconds(k.simulatedS)} vs published ${seconds(k.publishedS)}, ${verdict} (${k.iterations} simulations)`,
+      wrap(
+        ctx,
+        `  value ${fixed(k.value, 4)}: row ${k.row} simulated ${seconds(k.simulatedS)} vs published ${seconds(k.publishedS)}, ${verdict} (${k.iterations} simulations)`,
+        4,
+      ),
     );
   }
   ctx.out("");
@@ -105,15 +118,33 @@ export function printTargetReport(
   }
   if (r.ratios.length > 0) {
     ctx.out(
-      c.bold("Ratios (published vs simulated; bar: gap on a scale of +-2x the tolerance, heavy = within)"),
+      c.bold(
+        wrap(
+          ctx,
+          "Ratios (published vs simulated; bar: gap on a scale of +-2x the tolerance, heavy = within)",
+          2,
+        ),
+      ),
     );
     const w = Math.max(...r.ratios.map((x) => x.label.length));
     for (const x of r.ratios) {
       const verdict = x.withinTolerance
         ? c.green(`within +-${(x.tolerance * 100).toFixed(0)}%`)
         : c.red(`outside +-${(x.tolerance * 100).toFixed(0)}%`);
+      // One line when it fits, else broken between its parts.
       ctx.out(
-        `  ${x.label.padEnd(w)}  published ${fixed(x.published).padStart(6)}  simulated ${fixed(x.simulated).padStart(6)}  gap ${gapPct(x.gap).padStart(7)}  ${ratioBar(x.gap, x.tolerance)}  ${verdict}`,
+        wrap(
+          ctx,
+          [
+            `  ${x.label.padEnd(w)}`,
+            `published ${fixed(x.published).padStart(6)}`,
+            `simulated ${fixed(x.simulated).padStart(6)}`,
+            `gap ${gapPct(x.gap).padStart(7)}`,
+            ratioBar(x.gap, x.tolerance),
+            verdict,
+          ],
+          4,
+        ),
       );
     }
     ctx.out("");
@@ -122,14 +153,14 @@ export function printTargetReport(
     ctx.out(c.bold("Must reproduce"));
     for (const s of r.statements) {
       const mark = s.holds ? c.green("✓ holds         ") : c.red("✗ does not hold ");
-      ctx.out(`  ${mark} ${s.text}`);
-      ctx.out(`  ${" ".repeat(17)} ${c.dim(s.detail)}`);
+      ctx.out(wrap(ctx, `  ${mark} ${s.text}`, 19));
+      ctx.out(wrap(ctx, `  ${" ".repeat(17)} ${c.dim(s.detail)}`, 20));
     }
     ctx.out("");
   }
   if (r.notes.length > 0) {
     ctx.out(c.bold("Notes"));
-    for (const n of r.notes) ctx.out(`  - ${n}`);
+    for (const n of r.notes) ctx.out(wrap(ctx, `  - ${n}`, 4));
     ctx.out("");
   }
 }

@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import type { Ctx } from "../context.js";
+import { colours } from "./colour.js";
+import { renderTable } from "./table.js";
+import { visibleWidth } from "./wrap.js";
+
+/** What renderTable reads of a context: the width and the colours. */
+const ctxOf = (width: number, colour = false) => ({ width, c: colours(colour) }) as unknown as Ctx;
+
+const lines = (text: string) => text.split("\n");
+const widest = (text: string) => Math.max(...lines(text).map(visibleWidth));
+
+describe("renderTable", () => {
+  const head = ["name", "title", "MB/s"];
+  const rows = [
+    ["intel-ssd-320-120gb", "Intel SSD 320 Series 120 GB (SATA 3 Gb/s, 25 nm MLC)", 270],
+    ["hdd-7200rpm", "7200 rpm disk (WD Ultrastar DC HC310 mechanics, Constellation ES.3 zone rates)", 175],
+  ];
+
+  it("draws a table that fits as it is, whatever the width beyond it", () => {
+    const small = renderTable(ctxOf(80), ["query", "MiB/s"], [["scan", 1137]]);
+    expect(small).toBe(
+      ["┌───────┬───────┐", "│ query │ MiB/s │", "│ scan  │  1137 │", "└───────┴───────┘"].join("\n"),
+    );
+    const natural = renderTable(ctxOf(1000), head, rows, ["left", "left", "right"]);
+    expect(renderTable(ctxOf(widest(natural)), head, rows, ["left", "left", "right"])).toBe(natural);
+    expect(lines(natural)).toHaveLength(5);
+  });
+
+  it("wraps the text of a too-wide table between words to fit, numbers intact", () => {
+    const out = renderTable(ctxOf(60), head, rows, ["left", "left", "right"]);
+    expect(widest(out)).toBeLessThanOrEqual(60);
+    expect(lines(out).length).toBeGreaterThan(5);
+    // The names are whole (the title column gave way first) and the numbers are on one line each.
+    expect(out).toContain("│ intel-ssd-320-120gb │");
+    expect(lines(out).filter((l) => /│\s+270 │$/.test(l))).toHaveLength(1);
+    expect(lines(out).filter((l) => /│\s+175 │$/.test(l))).toHaveLength(1);
+    // Every word of the titles is there, in order.
+    const titleCells = lines(out)
+      .map((l) => l.split("│")[2]?.trim() ?? "")
+      .filter((t) => t !== "" && t !== "title");
+    expect(titleCells.join(" ")).toBe(`${rows[0]![1]} ${rows[1]![1]}`);
+  });
+
+  it("wraps a numeric column's long header, not its values", () => {
+    const out = renderTable(
+      ctxOf(40),
+      ["query", "8k random QD32 IOPS", "128k seq QD8 MB/s"],
+      [
+        ["a", "327,326", "1852"],
+        ["b", "3,000", "131"],
+      ],
+    );
+    expect(widest(out)).toBeLessThanOrEqual(40);
+    expect(out).toContain("327,326");
+    expect(out).toContain("1852");
+    expect(out).toMatch(/│ a +│ +327,326 │ +1852 │/);
+  });
+
+  it("breaks text columns down to 10 characters, and draws the minimum when even that is too wide", () => {
+    const out = renderTable(ctxOf(20), head, rows, ["left", "left", "right"]);
+    // Two text columns of 10 and the widest value of the numeric one, with borders and padding.
+    const frame = 4 + 2 * 3;
+    expect(widest(out)).toBe(frame + 10 + 10 + "MB/s".length);
+    expect(out).toContain("intel-ssd-");
+    expect(out).toContain("320-120gb");
+    expect(out).toMatch(/│ +270 │/);
+  });
+
+  it("shows one row that cannot fit across as one line per column", () => {
+    const headers = ["device reads", "avg read kB", "utilisation", "shared_buffers hits"];
+    const out = renderTable(ctxOf(40), headers, [["1,299", "50.5", "75%", "0%"]], Array(4).fill("right"));
+    expect(widest(out)).toBeLessThanOrEqual(40);
+    expect(lines(out)).toHaveLength(6);
+    expect(out).toMatch(/│ device reads +│ +1,299 │/);
+    expect(out).toMatch(/│ shared_buffers hits +│ +0% │/);
+  });
+
+  it("does not count colour codes as width", () => {
+    const plain = renderTable(ctxOf(1000), head, rows, ["left", "left", "right"]);
+    const coloured = renderTable(ctxOf(widest(plain)), head, rows, ["left", "left", "right"]);
+    expect(lines(coloured)).toHaveLength(lines(plain).length);
+    const bold = renderTable(ctxOf(widest(plain), true), head, rows, ["left", "left", "right"]);
+    expect(bold).toContain("\u001b[1m");
+    expect(lines(bold)).toHaveLength(lines(plain).length);
+    expect(widest(bold)).toBe(widest(plain));
+  });
+});
