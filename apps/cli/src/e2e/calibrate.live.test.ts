@@ -29,7 +29,9 @@ describe("calibrate", () => {
     const json = JSON.parse(r.stdout);
     expect(json.profile.basis).toBe("measurement");
     expect(json.kernelReadaheadSkipped).toContain("--no-readahead");
-    const sim = await runBin(["simulate", "--table-size", "64MB", "--device", out]);
+    const sim = await runBin(["simulate", "--table-size", "64MB", "--device", out], {
+      env: { COLUMNS: "250" },
+    });
     expect(sim.code).toBe(0);
     expect(sim.stdout).toContain(json.profile.name);
   });

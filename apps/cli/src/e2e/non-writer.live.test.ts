@@ -27,7 +27,8 @@ describe.runIf(root || process.env.SCANLAB_REQUIRE_LIVE === "1")(
   () => {
     it("scan --cold is cold and the scan after it warm, both from the device's reads", async () => {
       // The working directory must be one nobody may enter.
-      const asNobody = (args: string[]) => runBin(args, { uid: NOBODY, cwd: dir });
+      // Wide, so phrases the test looks for are never broken across lines.
+      const asNobody = (args: string[]) => runBin(args, { uid: NOBODY, cwd: dir, env: { COLUMNS: "250" } });
       const cold = await asNobody(["scan", file, "--cold", "--json"]);
       expect(cold.stderr).toBe("");
       expect(cold.code).toBe(0);
