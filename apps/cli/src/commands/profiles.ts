@@ -10,7 +10,7 @@ import { toJson } from "../context.js";
 import { resolveDeviceArg } from "../device-arg.js";
 import { CliError, EXIT } from "../errors.js";
 import { fixed, grouped } from "../output/format.js";
-import { renderTable } from "../output/table.js";
+import { type Align, renderTable, tableFits } from "../output/table.js";
 import { wrap } from "../output/wrap.js";
 
 /** What the device model does with a profile under three fixed workloads. */
@@ -81,27 +81,40 @@ export async function profilesCommand(
       );
       return EXIT.ok;
     }
-    ctx.out(
-      renderTable(
-        ctx,
-        ["name", "kind", "basis", "8k random QD1 us", "8k random QD32 IOPS", "128k seq QD8 MB/s", "title"],
-        rows.map(({ profile: p, modelled: m }) => [
-          p.name,
-          p.kind,
-          p.basis,
-          fixed(m.random8kQd1LatencyUs, 0),
-          grouped(m.random8kQd32Iops),
-          fixed(m.sequential128kQd8MBps, 0),
-          p.title,
-        ]),
-        ["left", "left", "left", "right", "right", "right", "left"],
-      ),
-    );
+    const head = [
+      "name",
+      "kind",
+      "basis",
+      "8k random QD1 us",
+      "8k random QD32 IOPS",
+      "128k seq QD8 MB/s",
+      "title",
+    ];
+    const align: Align[] = ["left", "left", "left", "right", "right", "right", "left"];
+    const body = rows.map(({ profile: p, modelled: m }) => [
+      p.name,
+      p.kind,
+      p.basis,
+      fixed(m.random8kQd1LatencyUs, 0),
+      grouped(m.random8kQd32Iops),
+      fixed(m.sequential128kQd8MBps, 0),
+      p.title,
+    ]);
+    // On a narrow terminal the title goes first, then the basis: a row a line, names whole.
+    let keep = head.map((_, i) => i);
+    for (const drop of [6, 2]) {
+      const pick = <T>(r: T[]) => keep.map((i) => r[i]!);
+      if (tableFits(ctx, pick(head), body.map(pick), pick(align))) break;
+      keep = keep.filter((i) => i !== drop);
+    }
+    const pick = <T>(r: T[]) => keep.map((i) => r[i]!);
+    ctx.out(renderTable(ctx, pick(head), body.map(pick), pick(align)));
+    const omitted = [2, 6].filter((i) => !keep.includes(i)).map((i) => (i === 2 ? "basis" : "title"));
     ctx.out(
       ctx.c.dim(
         wrap(
           ctx,
-          "Figures are what the device model gives for these workloads; `scanlab profiles show NAME` lists the datasheet sources.",
+          `Figures are what the device model gives for these workloads; \`scanlab profiles show NAME\` gives ${omitted.length > 0 ? `the ${omitted.join(" and ")} (left out at this width) and ` : ""}the datasheet sources.`,
           2,
         ),
       ),

@@ -25,6 +25,17 @@ describe("COLUMNS=80", () => {
   });
 });
 
+describe("profiles list at 80 columns", () => {
+  it("keeps every profile's name whole, on its row", async () => {
+    const [list, json] = await Promise.all([
+      runBin(["profiles", "list"], { env: { COLUMNS: "80" } }),
+      runBin(["profiles", "list", "--json"]),
+    ]);
+    const names: string[] = JSON.parse(json.stdout).map((p: { name: string }) => p.name);
+    for (const n of names) expect(list.stdout).toMatch(new RegExp(`^│ ${n} `, "m"));
+  });
+});
+
 describe("a wide COLUMNS", () => {
   it("lists the profiles one line each, within the width", async () => {
     const [list, json] = await Promise.all([

@@ -57,14 +57,16 @@ describe("renderTable", () => {
     expect(out).toMatch(/│ a +│ +327,326 │ +1852 │/);
   });
 
-  it("breaks text columns down to 10 characters, and draws the minimum when even that is too wide", () => {
+  it("breaks text columns down to 10 characters but never a first column's names, and draws the minimum when even that is too wide", () => {
     const out = renderTable(ctxOf(20), head, rows, ["left", "left", "right"]);
-    // Two text columns of 10 and the widest value of the numeric one, with borders and padding.
+    // The names whole, the title at 10, and the widest value of the numeric column, with borders and padding.
     const frame = 4 + 2 * 3;
-    expect(widest(out)).toBe(frame + 10 + 10 + "MB/s".length);
-    expect(out).toContain("intel-ssd-");
-    expect(out).toContain("320-120gb");
+    expect(widest(out)).toBe(frame + "intel-ssd-320-120gb".length + 10 + "MB/s".length);
+    expect(out).toMatch(/│ intel-ssd-320-120gb │/);
     expect(out).toMatch(/│ +270 │/);
+    // A second text column's long word is broken after a hyphen.
+    const words = renderTable(ctxOf(20), ["a", "b"], [["x", "raid0-6x-intel-s3600-100gb"]], ["left", "left"]);
+    expect(words).toContain("raid0-6x-");
   });
 
   it("shows one row that cannot fit across as one line per column", () => {

@@ -7,8 +7,9 @@
  * between words. Numeric (right-aligned) columns are never narrower than
  * their widest value, so numbers never wrap, though a long header may; text
  * (left-aligned or centred) columns keep their longest word whole if they
- * can, and are never narrower than 10 characters. A table that cannot fit
- * even so is drawn at those minimums.
+ * can, and are never narrower than 10 characters. A left-aligned first
+ * column holds the rows' names (what a user types next): its words are never
+ * broken. A table that cannot fit even so is drawn at those minimums.
  */
 import Table from "cli-table3";
 import type { Ctx } from "../context.js";
@@ -60,6 +61,13 @@ function draw(
   return t.toString();
 }
 
+/** True when the table fits ctx.width as it is (no column narrowed). */
+export function tableFits(ctx: Ctx, head: string[], rows: (string | number)[][], align?: Align[]): boolean {
+  const aligns = align ?? head.map((_, i) => (i === 0 ? "left" : "right"));
+  const body = rows.map((r) => r.map((x) => (typeof x === "number" ? String(x) : x)));
+  return fitColumns(ctx.width, head, body, aligns) === null;
+}
+
 /** Columns a table takes with these content widths. */
 function tableWidth(widths: readonly number[]): number {
   return BORDER * (widths.length + 1) + widths.reduce((a, w) => a + w + PADDING, 0);
@@ -89,7 +97,9 @@ function fitColumns(
     head.map((_, i) => (align[i] === "right" ? numberFloor[i]! : Math.min(natural[i]!, textFloor(i))));
   const headersOnly = floors((i) => natural[i]!);
   const wholeWords = floors((i) => Math.max(MIN_TEXT_WIDTH, longestWord([head[i]!, ...cells(i)])));
-  const brokenWords = floors(() => MIN_TEXT_WIDTH);
+  const brokenWords = floors((i) =>
+    i === 0 && align[0] === "left" ? Math.max(MIN_TEXT_WIDTH, longestWord(cells(0))) : MIN_TEXT_WIDTH,
+  );
   const widths = [...natural];
   for (const floor of [headersOnly, wholeWords, brokenWords]) {
     while (excess > 0) {
