@@ -102,14 +102,13 @@ export async function profilesCommand(
     ]);
     // On a narrow terminal the title goes first, then the basis: a row a line, names whole.
     let keep = head.map((_, i) => i);
+    const pick = <T>(r: T[]) => keep.map((i) => r[i]!);
     for (const drop of [6, 2]) {
-      const pick = <T>(r: T[]) => keep.map((i) => r[i]!);
       if (tableFits(ctx, pick(head), body.map(pick), pick(align))) break;
       keep = keep.filter((i) => i !== drop);
     }
-    const pick = <T>(r: T[]) => keep.map((i) => r[i]!);
     ctx.out(renderTable(ctx, pick(head), body.map(pick), pick(align)));
-    const omitted = [2, 6].filter((i) => !keep.includes(i)).map((i) => (i === 2 ? "basis" : "title"));
+    const omitted = head.filter((_, i) => !keep.includes(i));
     ctx.out(
       ctx.c.dim(
         wrap(

@@ -27,8 +27,7 @@ const PADDING = 2;
 
 /** Renders a table as text, fitted to ctx.width. */
 export function renderTable(ctx: Ctx, head: string[], rows: (string | number)[][], align?: Align[]): string {
-  const aligns = align ?? head.map((_, i) => (i === 0 ? "left" : "right"));
-  const body = rows.map((r) => r.map((x) => (typeof x === "number" ? String(x) : x)));
+  const { aligns, body } = cellsOf(head, rows, align);
   const widths = fitColumns(ctx.width, head, body, aligns);
   if (widths !== null && body.length === 1 && head.length > 2 && tableWidth(widths) > ctx.width) {
     // One row that cannot fit across: one line per column, without a header.
@@ -63,9 +62,20 @@ function draw(
 
 /** True when the table fits ctx.width as it is (no column narrowed). */
 export function tableFits(ctx: Ctx, head: string[], rows: (string | number)[][], align?: Align[]): boolean {
-  const aligns = align ?? head.map((_, i) => (i === 0 ? "left" : "right"));
-  const body = rows.map((r) => r.map((x) => (typeof x === "number" ? String(x) : x)));
+  const { aligns, body } = cellsOf(head, rows, align);
   return fitColumns(ctx.width, head, body, aligns) === null;
+}
+
+/** The cells as text, and the alignment (default: the first column left, the others right). */
+function cellsOf(
+  head: string[],
+  rows: (string | number)[][],
+  align?: Align[],
+): { aligns: Align[]; body: string[][] } {
+  return {
+    aligns: align ?? head.map((_, i) => (i === 0 ? "left" : "right")),
+    body: rows.map((r) => r.map((x) => (typeof x === "number" ? String(x) : x))),
+  };
 }
 
 /** Columns a table takes with these content widths. */
