@@ -6,6 +6,7 @@
  * multiples (1 kB = 1024 bytes) exactly as PostgreSQL's settings and the
  * simulator's scenario files do (`@scanlab/simulator` `parseBytes`).
  */
+import { parseSettingSize } from "@scanlab/core";
 import { parseBytes, parseDurationUs } from "@scanlab/simulator";
 import { CliError } from "./errors.js";
 
@@ -76,6 +77,46 @@ export function parseSizeFlag(
   return bytes;
 }
 
+/** The unit of a setting read by {@link parseSettingFlag}. */
+export interface SettingUnit {
+  /** Bytes in one unit (8192 for a setting in 8 kB pages). */
+  bytes: number;
+  /** The unit in words, plural (`pages of 8 kB`). */
+  name: string;
+  /** An example of a size, as SHOW prints one (`128kB`). */
+  example: string;
+}
+
+/**
+ * Parses a setting that counts its own unit, as postgresql.conf does: a bare
+ * number is in that unit (`--shared-buffers 16384` is 16384 pages of 8 kB),
+ * and a size is converted to it and rounded (`--io-combine-limit 128kB` is 16
+ * blocks; `parseSettingSize` of @scanlab/core). Returns whole units within
+ * `range`, whose `source` the refusal names.
+ */
+export function parseSettingFlag(
+  raw: string,
+  flag: string,
+  unit: SettingUnit,
+  range: { min: number; max: number; source?: string },
+): number {
+  const { min, max } = range;
+  const n = parseSettingSize(raw.trim(), unit.bytes);
+  if (n === null || !Number.isSafeInteger(n)) {
+    throw new CliError(
+      "CLI_BAD_SIZE",
+      `--${flag} "${raw}" is not valid: write a number of ${unit.name} or a size with a unit (B, kB, MB, GB, TB), e.g. ${unit.example}.`,
+    );
+  }
+  if (n < min || n > max) {
+    throw new CliError(
+      "CLI_BAD_SIZE",
+      `--${flag} "${raw}" comes to ${n} ${unit.name}: it must be from ${min} to ${max}${range.source === undefined ? "" : ` (${range.source})`}.`,
+    );
+  }
+  return n;
+}
+
 /**
  * Checks a duration (`10s`, `250ms`, `3h`; a bare number is seconds): a whole
  * number of microseconds up to 2^53 - 1 (`parseDurationUs`); returns it as written.
@@ -91,7 +132,7 @@ export function parseDurationFlag(raw: string, flag: string): string {
     }
     throw new CliError(
       "CLI_BAD_DURATION",
-      `--${flag} "${raw}" is not a duration: write a number with a unit (us, ms, s, min, h), e.g. 10s.`,
+      `--${flag} "${raw}" is not a duration: write a number with a unit (us, ms, s, min, h, d), e.g. 10s.`,
     );
   }
   return raw.trim();
@@ -105,14 +146,19 @@ export function parseOnOff(raw: string, flag: string): boolean {
   throw new CliError("CLI_BAD_BOOLEAN", `--${flag} "${raw}" is not valid: write on or off.`);
 }
 
-/** Parses one of a fixed list of names (case-insensitive). */
-export function parseChoice<T extends string>(raw: string, flag: string, choices: readonly T[]): T {
+/** Parses one of a fixed list of names (case-insensitive); `typed` is what the refusal quotes, when `raw` was read from it. */
+export function parseChoice<T extends string>(
+  raw: string,
+  flag: string,
+  choices: readonly T[],
+  typed: string = raw,
+): T {
   const v = raw.trim().toLowerCase();
   const hit = choices.find((c) => c.toLowerCase() === v);
   if (hit === undefined) {
     throw new CliError(
       "CLI_UNKNOWN_NAME",
-      `--${flag} "${raw}" is not known: use one of ${choices.join(", ")}.`,
+      `--${flag} "${typed}" is not known: use one of ${choices.join(", ")}.`,
     );
   }
   return hit;

@@ -13,6 +13,7 @@ import { EXIT, isRuntimeFailure, isUserError, oneLine } from "./errors.js";
 import { Interrupt } from "./interrupt.js";
 import { colourEnabled, colours } from "./output/colour.js";
 import { buildProgram, invokedCommand } from "./program.js";
+import { dashedSettingNames } from "./setting-spelling.js";
 
 /** Options of {@link runCli}. */
 export interface RunOptions {
@@ -88,7 +89,7 @@ export async function runCli(argv: readonly string[], options: RunOptions = {}):
   };
   configure(program);
   try {
-    await program.parseAsync([...argv], { from: "user" });
+    await program.parseAsync(dashedSettingNames(argv, program), { from: "user" });
     return code;
   } catch (e) {
     if (e instanceof CommanderError) {

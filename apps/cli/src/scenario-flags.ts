@@ -17,6 +17,8 @@
  * machine with a Samsung 990 PRO (a current NVMe drive from the built-in
  * datasheet profiles).
  */
+
+import { BLCKSZ, formatSettingSize } from "@scanlab/core";
 import {
   acceptedOsNames,
   defaultAllocator,
@@ -36,7 +38,9 @@ import {
   parseFraction,
   parseIntFlag,
   parseOnOff,
+  parseSettingFlag,
   parseSizeFlag,
+  type SettingUnit,
 } from "./options.js";
 
 /** A scenario being assembled from a file and flags (loosely typed: the simulator validates it). */
@@ -69,6 +73,8 @@ export interface ScenarioFlag {
   arg: string;
   /** Help text, naming the PostgreSQL setting when there is one. */
   help: string;
+  /** Other names a DBA would type for it (PostgreSQL settings named otherwise), accepted as flags and in `--vary`. */
+  aliases?: readonly string[];
   /** Parses a raw value (throws a one-sentence CliError). */
   parse(raw: string): unknown;
   /** Applies a parsed value to the draft (throws CliError on a conflict with the draft). */
@@ -87,6 +93,12 @@ export interface ScenarioFlag {
 const L = SCENARIO_LIMITS;
 /** An integer flag within a scenario bound. */
 const intIn = (raw: string, flag: string, r: ScenarioRange) => parseIntFlag(raw, flag, r.min, r.max);
+/** A setting that counts its own unit (a bare number is in that unit, a size is converted). */
+const settingIn = (raw: string, flag: string, unit: SettingUnit, r: ScenarioRange) =>
+  parseSettingFlag(raw, flag, unit, r);
+const PAGES: SettingUnit = { bytes: BLCKSZ, name: "pages of 8 kB", example: "128MB" };
+const BLOCKS: SettingUnit = { bytes: BLCKSZ, name: "blocks of 8 kB", example: "128kB" };
+const KB: SettingUnit = { bytes: 1024, name: "kB", example: "1MB" };
 /** A size flag within a scenario bound in bytes. */
 const sizeIn = (raw: string, flag: string, r: ScenarioRange, minBytes = r.min) => {
   parseSizeFlag(raw, flag, minBytes, { bytes: r.max, why: r.source });
@@ -119,9 +131,15 @@ function requireLinux(d: ScenarioDraft, flag: string): void {
   }
 }
 
-/** `--os`: a name os-model.ts accepts (linux-M.N, freebsd-N, windows, none), else one sentence listing them. */
+/**
+ * `--os`: a name os-model.ts accepts (linux-M.N, freebsd-N, windows, none),
+ * else one sentence listing them. A Linux release as `uname -r` prints it
+ * (`linux-6.1.0-18-amd64`, `Linux 6.1.0`) is read as its M.N.
+ */
 function parseOs(raw: string): OsName {
-  const v = raw.trim().toLowerCase();
+  const lower = raw.trim().toLowerCase();
+  const release = /^linux[\s-]+(\d+\.\d+)(?:[.-].*)?$/.exec(lower);
+  const v = release === null ? lower.replace(/\s+/, "-") : `linux-${release[1]}`;
   if (!isOsName(v)) {
     throw new CliError(
       "CLI_UNKNOWN_NAME",
@@ -129,6 +147,18 @@ function parseOs(raw: string): OsName {
     );
   }
   return v;
+}
+
+/**
+ * `--pg`: a major version (`16`, `9.6`), also as `SHOW server_version` or
+ * `SELECT version()` names a release (`16.4`, `9.6.24`, `PostgreSQL 16.4`):
+ * from PostgreSQL 10 the first number is the major version, before it the
+ * first two.
+ */
+function parsePg(raw: string): (typeof PG_VERSIONS)[number] {
+  const m = /^(?:postgresql|postgres|pg)?[\s-]*(\d+)(?:\.(\d+))?(?:\.\d+)?(?:\s.*)?$/i.exec(raw.trim());
+  const major = m === null ? raw.trim() : Number(m[1]) >= 10 ? m[1]! : `${m[1]}.${m[2] ?? ""}`;
+  return parseChoice(major, "pg", PG_VERSIONS, raw);
 }
 
 function bitmapOf(q: Record<string, unknown>): Record<string, unknown> {
@@ -194,8 +224,15 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
   {
     name: "shared-buffers",
     arg: "SIZE",
-    help: "shared_buffers (default 128MB)",
-    parse: (raw) => sizeIn(raw, "shared-buffers", L.sharedBuffersBytes),
+    help: "shared_buffers: a size, or a bare number of 8 kB pages as in postgresql.conf (default 128MB)",
+    parse: (raw) =>
+      formatSettingSize(
+        settingIn(raw, "shared-buffers", PAGES, {
+          ...L.sharedBuffersBytes,
+          min: L.sharedBuffersBytes.min / BLCKSZ,
+          max: L.sharedBuffersBytes.max / BLCKSZ,
+        }) * BLCKSZ,
+      ),
     apply: (d, v) => {
       d.machine.sharedBuffers = v;
     },
@@ -214,8 +251,8 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
   {
     name: "read-ahead-kb",
     arg: "KB",
-    help: "Linux read_ahead_kb of the device (default: the device's, 128 for one disk)",
-    parse: (raw) => intIn(raw, "read-ahead-kb", L.readAheadKb),
+    help: "Linux read_ahead_kb of the device: kB, or a size (default: the device's, 128 for one disk)",
+    parse: (raw) => settingIn(raw, "read-ahead-kb", KB, L.readAheadKb),
     apply: (d, v) => {
       requireLinux(d, "read-ahead-kb");
       osOptions(d).readAheadKb = v;
@@ -225,8 +262,8 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
   {
     name: "max-sectors-kb",
     arg: "KB",
-    help: "Linux max_sectors_kb: the largest request the block layer sends",
-    parse: (raw) => intIn(raw, "max-sectors-kb", L.maxSectorsKb),
+    help: "Linux max_sectors_kb: the largest request the block layer sends (kB, or a size)",
+    parse: (raw) => settingIn(raw, "max-sectors-kb", KB, L.maxSectorsKb),
     apply: (d, v) => {
       requireLinux(d, "max-sectors-kb");
       osOptions(d).maxSectorsKb = v;
@@ -284,7 +321,7 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
     name: "pg",
     arg: "VERSION",
     help: `PostgreSQL version (${PG_VERSIONS.join(", ")})`,
-    parse: (raw) => parseChoice(raw, "pg", PG_VERSIONS),
+    parse: parsePg,
     apply: (d, v) =>
       forQueries(d, (q) => {
         q.pg = v;
@@ -341,6 +378,7 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
     name: "workers",
     arg: "N",
     help: "parallel workers (max_parallel_workers_per_gather / parallel_workers); 0 = serial",
+    aliases: ["max-parallel-workers-per-gather", "parallel-workers"],
     parse: (raw) => intIn(raw, "workers", L.workers),
     apply: (d, v) =>
       forQueries(d, (q) => {
@@ -414,9 +452,9 @@ export const SCENARIO_FLAGS: readonly ScenarioFlag[] = [
   },
   {
     name: "io-combine-limit",
-    arg: "BLOCKS",
-    help: "io_combine_limit in blocks, PG17+ (default 16 = 128 kB)",
-    parse: (raw) => intIn(raw, "io-combine-limit", L.ioCombineLimit),
+    arg: "N|SIZE",
+    help: "io_combine_limit, PG17+: 8 kB blocks, or a size as SHOW prints it (default 16 = 128kB)",
+    parse: (raw) => settingIn(raw, "io-combine-limit", BLOCKS, L.ioCombineLimit),
     apply: (d, v) =>
       forQueries(d, (q) => {
         q.ioCombineLimit = v;
@@ -502,7 +540,8 @@ export const CONFLICTING_FLAGS: readonly [string, string][] = [
 
 /** A scenario flag by name (without dashes), or undefined. */
 export function scenarioFlag(name: string): ScenarioFlag | undefined {
-  return SCENARIO_FLAGS.find((f) => f.name === name);
+  const n = name.toLowerCase().replace(/_/g, "-");
+  return SCENARIO_FLAGS.find((f) => f.name === n || f.aliases?.includes(n) === true);
 }
 
 /** The scenario `simulate` starts from when no file is given (see the file header). */

@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { BitmapPrefetchError } from "./errors.js";
 import {
   prefetchMaximum,
-  rintHalfEven,
   spindlesToPrefetchPages,
   validateEffectiveIoConcurrency,
 } from "./io-concurrency.js";
@@ -16,10 +15,6 @@ describe("effective_io_concurrency before and after PostgreSQL 13 (apps/docs/src
 
   it("13+: the value is the prefetch distance itself", () => {
     for (const n of [0, 1, 16, 1000]) expect(prefetchMaximum(n)).toBe(n);
-  });
-
-  it("rint rounds halfway cases to even, like C", () => {
-    expect([0.5, 1.5, 2.5, 5.5, 6.5, 2.4999, 2.5001].map(rintHalfEven)).toEqual([0, 2, 2, 6, 6, 2, 3]);
   });
 
   it("accepts 0..1000 and rejects anything else with one sentence naming the setting", () => {

@@ -16,7 +16,7 @@
  * then C rint(), which rounds halfway cases to even), so values that land on
  * .5 round the same way.
  */
-import { ioConcurrencyProblem, MAX_IO_CONCURRENCY } from "@scanlab/core";
+import { ioConcurrencyProblem, MAX_IO_CONCURRENCY, rint } from "@scanlab/core";
 import { BitmapPrefetchError } from "./errors.js";
 
 /** Upper bound of effective_io_concurrency (MAX_IO_CONCURRENCY = 1000, apps/docs/src/reference/bitmap-heap-scan-prefetch.md#prefetch-settings), kept once in `@scanlab/core`. */
@@ -35,15 +35,6 @@ export function validateEffectiveIoConcurrency(value: number, name = "effective_
   return value;
 }
 
-/** C's rint() in the default rounding mode: to nearest, halfway cases to even. */
-export function rintHalfEven(x: number): number {
-  const f = Math.floor(x);
-  const diff = x - f;
-  if (diff < 0.5) return f;
-  if (diff > 0.5) return f + 1;
-  return f % 2 === 0 ? f : f + 1;
-}
-
 /**
  * The pre-13 conversion of a spindle count n to a prefetch distance:
  * rint(sum_{i=1..n} n / i) (ComputeIoConcurrency, 8.4-12).
@@ -57,7 +48,7 @@ export function spindlesToPrefetchPages(spindles: number): number {
   validateEffectiveIoConcurrency(spindles);
   let sum = 0;
   for (let i = 1; i <= spindles; i++) sum += spindles / i;
-  return rintHalfEven(sum);
+  return rint(sum);
 }
 
 /**

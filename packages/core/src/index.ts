@@ -13,11 +13,14 @@ export {
 } from "./buffer-strategy.js";
 export { ioConcurrencyProblem, MAX_IO_CONCURRENCY } from "./io-concurrency.js";
 export {
+  formatSettingSize,
   type ParseSizeOptions,
   parseDuration,
   parseFioSize,
+  parseSettingSize,
   parseSize,
   type Quantity,
+  rint,
 } from "./quantities.js";
 export { linuxInitRaSize, linuxNextRaSize } from "./readahead-window.js";
 export {

@@ -29,6 +29,9 @@
  * - fio reads its IEC forms against `kb_base` the other way round (with the
  *   default kb_base=1024, `4KiB` is 4000 bytes); {@link parseFioSize} keeps
  *   that for fio job files only.
+ * - A setting with a unit of its own ({@link parseSettingSize}) reads a bare
+ *   number in that unit and rounds a size to whole units, as PostgreSQL does
+ *   for `shared_buffers = 16384` (8 kB pages) or `io_combine_limit = '128kB'`.
  */
 
 /** A number and its unit, as read by {@link parseSize} or {@link parseDuration}. */
@@ -99,6 +102,76 @@ export function parseSize(text: string, options: ParseSizeOptions = {}): Quantit
   if (/^[KMGT]b$/.test(unit)) return null;
   const scale = SIZE_SCALE[lower];
   return scale === undefined ? null : { value, unit, scale };
+}
+
+/**
+ * C's rint() in the default rounding mode: to the nearest integer, halfway
+ * cases to the even one (PostgreSQL rounds GUC values and prefetch distances
+ * with it).
+ *
+ * @example
+ * ```ts
+ * import { rint } from "@scanlab/core";
+ * [0.5, 1.5, 2.5, 2.4999].map(rint); // [0, 2, 2, 2]
+ * ```
+ */
+export function rint(x: number): number {
+  const f = Math.floor(x);
+  const diff = x - f;
+  if (diff < 0.5) return f;
+  if (diff > 0.5) return f + 1;
+  return f % 2 === 0 ? f : f + 1;
+}
+
+/**
+ * Reads the value of a setting that has a unit of its own, the way
+ * PostgreSQL reads an integer GUC with a memory unit (guc.c `parse_int` and
+ * `convert_to_base_unit`): a bare number is in the setting's unit, and a size
+ * is converted to it and rounded to a whole number of units with rint(). A
+ * fractional size is first rounded to the next smaller unit (`1.5MB` is
+ * 1536 kB), as `convert_to_base_unit` does. Returns the value in units of
+ * `unitBytes`, or null when the text is not a size.
+ *
+ * @example
+ * ```ts
+ * import { parseSettingSize } from "@scanlab/core";
+ * parseSettingSize("16384", 8192); // 16384: shared_buffers counts 8 kB pages
+ * parseSettingSize("128MB", 8192); // 16384
+ * parseSettingSize("128kB", 8192); // 16: io_combine_limit as SHOW prints it
+ * parseSettingSize("100kB", 8192); // 12: 12.5 blocks, rounded to even
+ * ```
+ */
+export function parseSettingSize(text: string, unitBytes: number): number | null {
+  const q = parseSize(text);
+  if (q === null) return null;
+  if (q.scale === null) return rint(q.value);
+  const step = q.scale >= 1024 ? q.scale / 1024 : 1;
+  const bytes = rint((q.value * q.scale) / step) * step;
+  return rint(bytes / unitBytes);
+}
+
+/**
+ * Writes a size the way PostgreSQL's SHOW writes a memory setting (guc.c
+ * `convert_int_from_base_unit`): in the largest of TB, GB, MB, kB that
+ * divides it exactly, else in bytes.
+ *
+ * @example
+ * ```ts
+ * import { formatSettingSize } from "@scanlab/core";
+ * formatSettingSize(16384 * 8192); // "128MB"
+ * formatSettingSize(16 * 8192);    // "128kB"
+ * ```
+ */
+export function formatSettingSize(bytes: number): string {
+  for (const [unit, scale] of [
+    ["TB", 1024 ** 4],
+    ["GB", 1024 ** 3],
+    ["MB", 1024 ** 2],
+    ["kB", 1024],
+  ] as const) {
+    if (bytes !== 0 && bytes % scale === 0) return `${bytes / scale}${unit}`;
+  }
+  return `${bytes}B`;
 }
 
 /**

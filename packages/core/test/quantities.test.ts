@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { parseDuration, parseFioSize, parseSize } from "../src/quantities.js";
+import {
+  formatSettingSize,
+  parseDuration,
+  parseFioSize,
+  parseSettingSize,
+  parseSize,
+  rint,
+} from "../src/quantities.js";
 
 describe("parseSize", () => {
   it("reads PostgreSQL's memory units as powers of 1024", () => {
@@ -64,5 +71,58 @@ describe("parseFioSize", () => {
     expect(parseFioSize("4k", 1000)).toBe(4000);
     expect(parseFioSize("1m")).toBe(1048576);
     expect(parseFioSize("x")).toBeNaN();
+  });
+});
+
+describe("rint", () => {
+  it("rounds halfway cases to even, like C's rint()", () => {
+    expect([0.5, 1.5, 2.5, 5.5, 6.5, 2.4999, 2.5001].map(rint)).toEqual([0, 2, 2, 6, 6, 2, 3]);
+  });
+});
+
+describe("parseSettingSize: a setting's value as PostgreSQL reads it", () => {
+  // What PostgreSQL 15.20 stored for `SET effective_cache_size = '...'`, a
+  // setting counted in 8 kB pages (GUC_UNIT_BLOCKS), read back from pg_settings.
+  const blocks: [string, number][] = [
+    ["16384", 16384],
+    ["12.5", 12],
+    ["13.5", 14],
+    ["1.5", 2],
+    ["100kB", 12],
+    ["104kB", 13],
+    ["120kB", 15],
+    ["1.5MB", 192],
+    ["0.5GB", 65536],
+    ["8191B", 1],
+    ["4097B", 1],
+  ];
+  it.each(blocks)("a setting in 8 kB pages: %s is %i pages", (text, pages) => {
+    expect(parseSettingSize(text, 8192)).toBe(pages);
+  });
+
+  // `SET work_mem = '...'`, a setting counted in kB (GUC_UNIT_KB), on the same server.
+  const kilobytes: [string, number][] = [
+    ["1.5MB", 1536],
+    ["1536B", 2],
+    ["2560B", 2],
+    ["0.1MB", 102],
+    ["1.0001GB", 1048576],
+  ];
+  it.each(kilobytes)("a setting in kB: %s is %i kB", (text, kb) => {
+    expect(parseSettingSize(text, 1024)).toBe(kb);
+  });
+
+  it("is null for what is not a size, including the bit spelling", () => {
+    for (const text of ["", "x", "16 pages", "1Gb", "-1"]) expect(parseSettingSize(text, 8192)).toBeNull();
+  });
+});
+
+describe("formatSettingSize", () => {
+  it("writes what SHOW prints: the largest unit that divides the size exactly", () => {
+    expect(formatSettingSize(16384 * 8192)).toBe("128MB");
+    expect(formatSettingSize(16 * 8192)).toBe("128kB");
+    expect(formatSettingSize(12 * 8192)).toBe("96kB");
+    expect(formatSettingSize(1024 ** 4)).toBe("1TB");
+    expect(formatSettingSize(1000)).toBe("1000B");
   });
 });
