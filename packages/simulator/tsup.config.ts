@@ -8,4 +8,6 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   splitting: true,
+  // The scenario file's JSON Schema, generated from the built zod schema.
+  onSuccess: "node scripts/write-scenario-schema.mjs",
 });

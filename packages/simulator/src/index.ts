@@ -13,7 +13,10 @@ import { resolveScenario } from "./scenario/resolve.js";
 import type { ScenarioInput } from "./scenario/schema.js";
 
 /**
- * Simulates one scenario.
+ * Simulates one scenario, written in code (see {@link simulateJson} for a
+ * scenario read from a file).
+ *
+ * @throws ScenarioError when the scenario breaks a bound or a rule the types cannot express (every problem at once)
  *
  * @example
  * ```ts
@@ -27,8 +30,30 @@ import type { ScenarioInput } from "./scenario/schema.js";
  * console.log(result.queries[0]!.meanDurationS, result.device.avgReadKb);
  * ```
  */
-export function simulate(scenario: ScenarioInput | unknown, options: SimulateOptions = {}): SimulationResult {
+export function simulate(scenario: ScenarioInput, options: SimulateOptions = {}): SimulationResult {
   return simulateWith(resolveScenario(scenario), realModels, options);
+}
+
+/**
+ * Simulates a scenario of unknown shape, such as parsed JSON: it is checked
+ * first, and every problem is reported at once, each with its path
+ * (`queries.0.workers`), in one {@link ScenarioError}. The file format is
+ * described by the JSON Schema `@scanlab/simulator/scenario.schema.json`.
+ *
+ * @throws ScenarioError listing every problem of the scenario
+ *
+ * @example
+ * ```ts
+ * import { ScenarioError, simulateJson } from "@scanlab/simulator";
+ * try {
+ *   simulateJson(JSON.parse('{"name": 5, "machine": {}, "tables": [], "queries": []}'));
+ * } catch (e) {
+ *   if (e instanceof ScenarioError) console.log(e.problems.map((p) => p.field)); // ["name", "machine.cores", ...]
+ * }
+ * ```
+ */
+export function simulateJson(json: unknown, options: SimulateOptions = {}): SimulationResult {
+  return simulateWith(resolveScenario(json, "scenario"), realModels, options);
 }
 
 export { type RowMetrics, rowMetrics } from "./engine/loop/row-metrics.js";

@@ -3,6 +3,7 @@
  * flags applied over it, checked by the simulator before anything runs, so
  * a bad value is reported once, in the main thread, as a user error.
  */
+import { createRequire } from "node:module";
 import {
   type ResolvedScenario,
   resolveDeviceProfile,
@@ -20,6 +21,12 @@ import {
   SCENARIO_FLAGS,
   type ScenarioDraft,
 } from "../scenario-flags.js";
+
+/** Where the scenario file's JSON Schema is published (its `$id`), for a printed scenario's `$schema`. */
+export function scenarioSchemaUrl(): string {
+  const schema = createRequire(import.meta.url)("@scanlab/simulator/scenario.schema.json") as { $id: string };
+  return schema.$id;
+}
 
 /** commander's camelCase key of a flag name. */
 export function optionKey(name: string): string {

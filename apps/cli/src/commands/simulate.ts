@@ -27,7 +27,7 @@ import { wrap } from "../output/wrap.js";
 import { checkBudget, estimateScenario, fractionDone, isLong, progressDetail } from "../work-budget.js";
 import { runPool } from "../workers/pool.js";
 import type { SimulateAnswer } from "../workers/protocol.js";
-import { buildScenario, validateScenario } from "./scenario-input.js";
+import { buildScenario, scenarioSchemaUrl, validateScenario } from "./scenario-input.js";
 
 /**
  * Which models run for the scenario's PostgreSQL versions (one entry per
@@ -175,7 +175,9 @@ export async function simulateCommand(
 ): Promise<number> {
   const { scenario } = buildScenario(file, flags);
   if (flags.printScenario) {
-    ctx.out(toJson(scenario));
+    // The file names its JSON Schema first, so an editor completes and checks it.
+    const { $schema: _, ...rest } = scenario;
+    ctx.out(toJson({ $schema: scenarioSchemaUrl(), ...rest }));
     return EXIT.ok;
   }
   const resolved = validateScenario(scenario, file ?? "flags");

@@ -27,15 +27,18 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readFileSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { getBuiltinProfile } from "@scanlab/device-profiles";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BinResult, runBin } from "./run-bin.js";
 
@@ -380,6 +383,41 @@ async function run(r: Row): Promise<BinResult> {
     ...(r.asNobody && asRoot ? { uid: 65534 } : {}),
   });
 }
+
+/**
+ * Rows of `strictFiles` the scenario's JSON Schema cannot refuse, and why:
+ * the simulator refuses them (the rows above), an editor cannot.
+ */
+const BEYOND_JSON_SCHEMA: Record<string, string> = {
+  "a fraction of a microsecond as clientStagger":
+    "a number of seconds is a whole number of microseconds only after scaling",
+  "readAheadKb 1e9": "it is compared with machine.ram, another field",
+  "a start 1e300 seconds away": "the bound is on the simulated clock in microseconds, after scaling",
+  "sampleEvery 0": "a duration is a number or a text with a unit; zero is refused once either is read",
+  "ram of 2^53 + 1 written as text": "a size written as text is read by the simulator's size grammar",
+  "a negative size in bytes":
+    "sizes are a number or a text with a unit; the number's bounds depend on the field",
+  "__proto__ in an inline device profile":
+    "an inline device profile is checked by @scanlab/device-profiles, not by the scenario's schema",
+};
+
+describe("the scenario's JSON Schema (@scanlab/simulator/scenario.schema.json)", () => {
+  const schema = createRequire(import.meta.url)("@scanlab/simulator/scenario.schema.json") as object;
+  const validate = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
+  const files = strictFiles.filter((r) => /\.json$/.test(r.args[1] ?? ""));
+
+  it("refuses every scenario file of the table that a schema can judge", () => {
+    const accepted = files
+      .filter((r) => validate(JSON.parse(readFileSync(r.args[1]!, "utf8"))))
+      .map((r) => r.input);
+    expect(files.length).toBeGreaterThanOrEqual(25);
+    expect(accepted.sort()).toEqual(Object.keys(BEYOND_JSON_SCHEMA).sort());
+  });
+
+  it("accepts the valid scenario those files were made from", () => {
+    expect(validate(scenario()), JSON.stringify(validate.errors)).toBe(true);
+  });
+});
 
 describe("the bad-input table", () => {
   it("has every case of the reliability list and more than 60 besides", () => {

@@ -4,12 +4,12 @@
  * terminating the worker. Messages: in `{ id, scenario }`, out
  * `{ id, ok: true, result }` or `{ id, ok: false, message, userError }`.
  */
-import { simulate } from "@scanlab/simulator";
+import { simulateJson } from "@scanlab/simulator";
 
 self.onmessage = (event: MessageEvent<{ id: number; scenario: unknown }>) => {
   const { id, scenario } = event.data;
   try {
-    const result = simulate(scenario);
+    const result = simulateJson(scenario);
     self.postMessage({ id, ok: true, result });
   } catch (e) {
     const err = e as { message?: string; userError?: boolean };

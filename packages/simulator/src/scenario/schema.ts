@@ -165,10 +165,16 @@ const osOptionsSchema = z.strictObject({
 });
 
 /** An inline device profile: an object passed through as written (own keys and all) to the profile schema. */
-const inlineProfile = z.custom<Record<string, unknown>>(
-  (v) => typeof v === "object" && v !== null && !Array.isArray(v),
-  "must be a built-in profile name or a profile object",
-);
+const inlineProfile = z
+  .custom<Record<string, unknown>>(
+    (v) => typeof v === "object" && v !== null && !Array.isArray(v),
+    "must be a built-in profile name or a profile object",
+  )
+  // What the scenario's JSON Schema says of it; the profile's own fields are checked by @scanlab/device-profiles.
+  .meta({
+    type: "object",
+    description: "A device profile (@scanlab/device-profiles), as `scanlab calibrate` writes one.",
+  });
 
 const machineSchema = z.strictObject({
   cores: bounded("cores"),
@@ -242,6 +248,7 @@ const querySchema = z.strictObject({
 });
 
 const scenarioSchemaImpl = z.strictObject({
+  $schema: z.string().optional(),
   name: text(),
   description: z.string().optional(),
   // The seeded generators take 32 bits (engine/pg/cpu-jitter.ts); 0 to 2^31 - 1 keeps every seed distinct and

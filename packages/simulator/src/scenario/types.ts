@@ -163,6 +163,8 @@ export interface QueryInput {
 
 /** A scenario as written in a file or built in code. */
 export interface ScenarioInput {
+  /** The JSON Schema the file follows (`@scanlab/simulator/scenario.schema.json`), for editors; not read by the simulator. */
+  $schema?: string;
   /** Name in the results. */
   name: string;
   /** Free text. */
