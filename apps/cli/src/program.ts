@@ -138,7 +138,8 @@ export async function buildProgram(
       'Run the built-in reproduction targets: per target its assumptions, the calibration of its one unknown, published vs simulated figures with the ratio, the ratio checks and the "must reproduce" statements.',
     )
     .argument("[targets...]", "target ids (T1 T2 T3 T4 T5 T7) or all", [])
-    .option("--report <DIR>", "write SVG and PNG charts and one self-contained report.html into DIR")
+    .option("--report <DIR>", "write SVG charts and one self-contained report.html into DIR")
+    .option("--png", "with --report, also write each chart as PNG (needs @resvg/resvg-js)")
     .option(
       "--no-calibration",
       "skip calibration: run every row with the scenario's default unknowns (faster)",
@@ -210,7 +211,8 @@ export async function buildProgram(
       [] as string[],
     )
     .option("--baseline <VALUE>", "the column the percentages are of (default: the first value)")
-    .option("--report <DIR>", "write the chart (SVG, PNG), sweep.html and sweep.json into DIR")
+    .option("--report <DIR>", "write the chart (SVG), sweep.html and sweep.json into DIR")
+    .option("--png", "with --report, also write the chart as PNG (needs @resvg/resvg-js)")
     .addOption(jobs())
     .addOption(overBudget())
     .addOption(seed())

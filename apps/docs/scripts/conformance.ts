@@ -9,7 +9,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { pg14ChunkSize } from "@scanlab/block-allocator";
-import { barChartSvg } from "../src/lib/charts.js";
+import { barChartSvg } from "@scanlab/charts";
 
 /** packages/block-allocator/fixtures/pg15-parallel-seqscan-<n>.json */
 interface AllocatorFixture {

@@ -13,7 +13,7 @@
  * answer `--help` through `npx` from the installed copy.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -52,6 +52,23 @@ async function installAlone(name: string): Promise<string> {
   return dir;
 }
 
+/**
+ * What an install may weigh (node_modules, apparent size, MB = 10^6 bytes):
+ * the CLI draws its report charts as plain SVG with @scanlab/charts, and
+ * PNG comes from an optional peer dependency a user adds only to get PNGs.
+ */
+const INSTALL_BUDGET_BYTES: Record<string, number> = { scanlab: 15e6 };
+
+/** The apparent size of every file below `dir` (symbolic links counted as links). */
+function treeBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    total += entry.isDirectory() ? treeBytes(path) : lstatSync(path).size;
+  }
+  return total;
+}
+
 describe("each published package installs alone and its README example runs", () => {
   for (const pkg of packages) {
     const name = pkg.manifest.name;
@@ -64,6 +81,14 @@ describe("each published package installs alone and its README example runs", ()
       const { stdout: tree } = await run("npm", ["ls", "--all", "--json"], { cwd: dir });
       const installed = Object.keys(JSON.parse(tree).dependencies ?? {});
       expect(installed).toEqual([name]);
+      const budget = INSTALL_BUDGET_BYTES[name];
+      if (budget !== undefined) {
+        const bytes = treeBytes(join(dir, "node_modules"));
+        console.log(
+          `${name}: installed ${(bytes / 1e6).toFixed(1)} MB (budget ${(budget / 1e6).toFixed(0)} MB)`,
+        );
+        expect(bytes, `${name} installed, in bytes`).toBeLessThan(budget);
+      }
 
       if (pkg.manifest.bin !== undefined) {
         const bins = typeof pkg.manifest.bin === "string" ? [name] : Object.keys(pkg.manifest.bin);

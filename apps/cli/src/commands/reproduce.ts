@@ -3,7 +3,7 @@
  * of @scanlab/experiments (apps/docs/src/reference/experiments.md) and report, per target, its assumptions,
  * the calibration of its one unknown, the published figures beside the
  * simulated ones, the ratio checks and the "must reproduce" statements. With
- * `--report DIR`: SVG and PNG charts and one self-contained HTML report.
+ * `--report DIR`: SVG charts (PNG too with `--png`) and one self-contained HTML report.
  *
  * Simulations run in worker threads, several at once on a multi-core
  * machine: a target's calibration runs its simulations one after the other,
@@ -27,6 +27,7 @@ import { seconds } from "../output/format.js";
 import { Bars } from "../output/progress.js";
 import { printTargetReport } from "../output/target-report.js";
 import { wrap } from "../output/wrap.js";
+import { pngRenderer } from "../report/render.js";
 import { prepareReportDir, writeReproduceReport } from "../report/reproduce-report.js";
 import { VERSION } from "../version.js";
 import { parseJobs, SimPool } from "../workers/pool.js";
@@ -43,6 +44,7 @@ interface TargetAnswer {
 /** Options of `reproduce`. */
 export interface ReproduceFlags {
   report?: string;
+  png?: boolean;
   calibration?: boolean;
   seed?: string;
   jobs?: string;
@@ -102,6 +104,7 @@ export async function reproduceCommand(ctx: Ctx, names: string[], flags: Reprodu
       }
     }
   }
+  const png = await pngRenderer(flags);
   const reportDir = flags.report === undefined ? null : prepareReportDir(flags.report);
   const noCalibration = flags.calibration === false;
   const reports: (TargetAnswer | undefined)[] = new Array(ids.length).fill(undefined);
@@ -181,7 +184,7 @@ export async function reproduceCommand(ctx: Ctx, names: string[], flags: Reprodu
     targets: done.map((a) => ({ ...a.report, interrupted: a.interrupted })),
     summary,
   };
-  if (reportDir !== null) await writeReproduceReport(reportDir, json, ctx);
+  if (reportDir !== null) writeReproduceReport(reportDir, json, png);
   if (ctx.json) {
     ctx.out(toJson(json));
   } else {
@@ -197,7 +200,13 @@ export async function reproduceCommand(ctx: Ctx, names: string[], flags: Reprodu
       ),
     );
     if (reportDir !== null)
-      ctx.out(wrap(ctx, `Report: ${reportDir}/report.html (charts as SVG and PNG beside it).`, 2));
+      ctx.out(
+        wrap(
+          ctx,
+          `Report: ${reportDir}/report.html (charts as ${png === null ? "SVG" : "SVG and PNG"} beside it).`,
+          2,
+        ),
+      );
   }
   if (interrupted) return ctx.interrupt.exitCode;
   if (flags.strict && (summary.hold < summary.statements || summary.withinTolerance < summary.ratios))

@@ -23,6 +23,7 @@ import { Bars } from "../output/progress.js";
 import { renderTable } from "../output/table.js";
 import { sweepChart } from "../report/charts.js";
 import { esc, htmlChart, htmlPage, htmlTable } from "../report/html.js";
+import { pngRenderer } from "../report/render.js";
 import { prepareReportDir, writeChart } from "../report/report-dir.js";
 import {
   applyScenarioFlags,
@@ -87,6 +88,7 @@ export interface SweepFlags extends Record<string, unknown> {
   baseline?: string;
   jobs?: string;
   report?: string;
+  png?: boolean;
   json?: boolean;
   seed?: string;
   overBudget?: boolean;
@@ -170,6 +172,7 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
 
   const estimates = tasks.map((t) => estimateScenario(t.scenario));
   checkBudget(`This sweep of ${tasks.length} points`, estimates, flags.overBudget === true);
+  const png = await pngRenderer(flags);
   // After the budget: a refused sweep leaves no report directory behind.
   const reportDir = flags.report === undefined ? null : prepareReportDir(flags.report);
   const bars = Bars.start(ctx, "sweep {bar} {percentage}% {step}", { long: isLong(estimates) });
@@ -270,7 +273,7 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
     const title = rowsVary
       ? `time vs ${cols.flag.name}, by ${rowsVary.flag.name}`
       : `time vs ${cols.flag.name}`;
-    const spec = sweepChart(
+    const chart = sweepChart(
       title,
       cols.flag.name,
       rowsVary?.flag.name ?? null,
@@ -281,7 +284,7 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
       })),
       cols.labels,
     );
-    const svg = await writeChart(reportDir, "sweep", spec);
+    const svg = writeChart(reportDir, "sweep", chart, png);
     const plainHead = head;
     const plainRows = buildRows((r) =>
       r === null || !Number.isFinite(r) ? "-" : `${(r * 100).toFixed(0)}%`,
@@ -305,7 +308,8 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
         ),
       );
     ctx.out(renderTable(ctx, head, tableRows));
-    if (reportDir !== null) ctx.out(`Chart: ${reportDir}/sweep.svg, sweep.png, sweep.html`);
+    if (reportDir !== null)
+      ctx.out(`Chart: ${reportDir}/sweep.svg${png === null ? "" : ", sweep.png"}, sweep.html`);
   }
   return interrupted ? ctx.interrupt.exitCode : EXIT.ok;
 }

@@ -143,7 +143,7 @@ describe("reproduce --json", () => {
     if (t4 !== undefined && !t4.interrupted) expect(t4.rows).toHaveLength(6);
   }, 600_000);
 
-  it("writes SVG and PNG charts and a self-contained HTML report with --report", async () => {
+  it("writes SVG charts (PNG too with --png) and a self-contained HTML report with --report", async () => {
     const dir = mkdtempSync(join(tmpdir(), "scanlab-report-"));
     try {
       const r = await runBin([
@@ -153,6 +153,7 @@ describe("reproduce --json", () => {
         "int-spinlock,int-atomics,int-batch10",
         "--report",
         dir,
+        "--png",
       ]);
       expect(r.code).toBe(0);
       expect(r.stdout).toContain(`${dir}/report.html`);

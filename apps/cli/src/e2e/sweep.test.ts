@@ -3,7 +3,7 @@
  * the baseline column, the same numbers as `simulate` for the same point,
  * and a chart with --report.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -77,11 +77,20 @@ describe("sweep", () => {
     expect(noColor.stdout).not.toContain(ESC);
   });
 
-  it("--report writes the chart as SVG and PNG, and an HTML page", async () => {
+  it("--report writes the chart as SVG and an HTML page; --png adds a PNG", async () => {
     const r = await runBin(["sweep", ...base, "--vary", "workers=0,2", "--report", dir]);
     expect(r.code).toBe(0);
     expect(readFileSync(join(dir, "sweep.svg"), "utf8")).toMatch(/^<svg/);
-    expect([...readFileSync(join(dir, "sweep.png")).subarray(1, 4)]).toEqual([0x50, 0x4e, 0x47]);
+    expect(existsSync(join(dir, "sweep.png"))).toBe(false);
     expect(readFileSync(join(dir, "sweep.html"), "utf8")).toContain("<svg");
+    const withPng = await runBin(["sweep", ...base, "--vary", "workers=0,2", "--report", dir, "--png"]);
+    expect(withPng.code).toBe(0);
+    expect([...readFileSync(join(dir, "sweep.png")).subarray(1, 4)]).toEqual([0x50, 0x4e, 0x47]);
+  });
+
+  it("--png without --report is one sentence and exit 2, before any work", async () => {
+    const r = await runBin(["sweep", ...base, "--vary", "workers=0,2", "--png"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("scanlab sweep: --png writes the report's charts as PNG: give --report DIR too.\n");
   });
 });

@@ -1,30 +1,42 @@
 /**
- * Charts without a browser: a vega-lite spec is compiled to vega, rendered
- * to SVG by vega's headless View (`renderer: "none"`, text measured by
- * vega's estimate since no canvas is installed), and the SVG is rasterised
- * to PNG by resvg (Rust, no browser, no native canvas). vega and resvg load
- * only when a report is asked for: they are large and most runs do not need them.
+ * PNG copies of the report charts, only when asked for (`--png`): the SVG is
+ * rasterised by resvg (`@resvg/resvg-js`, Rust, no browser, no canvas). It is
+ * an optional peer dependency with prebuilt native binaries, so a plain
+ * install of scanlab stays small; `--png` without it is refused before any
+ * work, with the command that adds it.
  */
+import { CliError } from "../errors.js";
 
-/** A vega-lite specification (the subset scanlab writes). */
-export type VegaLiteSpec = Record<string, unknown>;
+/** The rasteriser's module. */
+export type PngRenderer = typeof import("@resvg/resvg-js");
 
-/** Renders a vega-lite spec to an SVG string. */
-export async function renderSvg(spec: VegaLiteSpec): Promise<string> {
-  const [vega, vl] = await Promise.all([import("vega"), import("vega-lite")]);
-  const compiled = vl.compile(spec as never).spec;
-  const view = new vega.View(vega.parse(compiled), { renderer: "none" });
+/** The command that adds the rasteriser. */
+export const PNG_INSTALL = "npm install @resvg/resvg-js";
+
+/** Loads the rasteriser, or refuses `--png` in one sentence. */
+export async function loadPngRenderer(): Promise<PngRenderer> {
   try {
-    return await view.toSVG();
-  } finally {
-    view.finalize();
+    return await import("@resvg/resvg-js");
+  } catch {
+    throw new CliError(
+      "CLI_PNG_UNAVAILABLE",
+      `--png needs the optional package @resvg/resvg-js, which is not installed: run "${PNG_INSTALL}" beside scanlab, or leave out --png (the SVG charts need nothing).`,
+    );
   }
 }
 
+/** The rasteriser when `--png` is given with `--report`, else null; refuses `--png` alone in one sentence. Checked before any work. */
+export async function pngRenderer(flags: { png?: boolean; report?: string }): Promise<PngRenderer | null> {
+  if (flags.png !== true) return null;
+  if (flags.report === undefined) {
+    throw new CliError("CLI_CONFLICT", "--png writes the report's charts as PNG: give --report DIR too.");
+  }
+  return loadPngRenderer();
+}
+
 /** Rasterises an SVG to PNG at twice its size (for sharp images in documents). */
-export async function svgToPng(svg: string): Promise<Uint8Array> {
-  const { Resvg } = await import("@resvg/resvg-js");
-  const r = new Resvg(svg, {
+export function svgToPng(resvg: PngRenderer, svg: string): Uint8Array {
+  const r = new resvg.Resvg(svg, {
     fitTo: { mode: "zoom", value: 2 },
     background: "white",
     font: { loadSystemFonts: true, defaultFontFamily: "DejaVu Sans" },

@@ -1,8 +1,8 @@
-/** The `--report DIR` directory: created if missing, refused if it cannot be written. */
+/** The `--report DIR` directory and the charts written into it. */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { prepareOutputDir } from "../output-location.js";
-import { renderSvg, svgToPng, type VegaLiteSpec } from "./render.js";
+import { type PngRenderer, svgToPng } from "./render.js";
 
 /**
  * Creates the report directory (and parents) after checking that files can
@@ -12,11 +12,9 @@ export function prepareReportDir(dir: string): string {
   return prepareOutputDir(dir, "--report");
 }
 
-/** Renders a chart and writes `<name>.svg` and `<name>.png`; returns the SVG. */
-export async function writeChart(dir: string, name: string, spec: VegaLiteSpec): Promise<string> {
-  const svg = await renderSvg(spec);
+/** Writes `<name>.svg`, and `<name>.png` when a rasteriser is given (`--png`); returns the SVG. */
+export function writeChart(dir: string, name: string, svg: string, png: PngRenderer | null): string {
   writeFileSync(join(dir, `${name}.svg`), svg);
-  writeFileSync(join(dir, `${name}.png`), await svgToPng(svg));
-  writeFileSync(join(dir, `${name}.vl.json`), `${JSON.stringify(spec, null, 2)}\n`);
+  if (png !== null) writeFileSync(join(dir, `${name}.png`), svgToPng(png, svg));
   return svg;
 }

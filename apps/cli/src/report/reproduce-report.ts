@@ -1,24 +1,24 @@
 /**
  * The HTML report of `reproduce --report DIR`: one page with every target's
  * assumptions, calibration, rows, ratio chart, statements and notes, its
- * charts inline as SVG; the same charts as `<target>-*.svg` / `.png` files
- * (plus their vega-lite specs) and the JSON of `reproduce --json` beside it.
+ * charts inline as SVG; the same charts as `<target>-*.svg` files (and
+ * `.png` with `--png`) and the JSON of `reproduce --json` beside it.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ReproduceJson } from "@scanlab/experiments";
-import type { Ctx } from "../context.js";
 import { toJson } from "../context.js";
 import { fixed, gapPct, pct, seconds } from "../output/format.js";
 import { metricValue } from "../output/target-report.js";
 import { ratiosChart, rowsCharts } from "./charts.js";
 import { esc, htmlChart, htmlPage, htmlTable } from "./html.js";
+import type { PngRenderer } from "./render.js";
 import { writeChart } from "./report-dir.js";
 
 export { prepareReportDir } from "./report-dir.js";
 
 /** Writes report.html, report.json and the charts into `dir`. */
-export async function writeReproduceReport(dir: string, data: ReproduceJson, _ctx: Ctx): Promise<void> {
+export function writeReproduceReport(dir: string, data: ReproduceJson, png: PngRenderer | null): void {
   const sections: string[] = [];
   for (const t of data.targets) {
     const parts: string[] = [];
@@ -61,10 +61,8 @@ export async function writeReproduceReport(dir: string, data: ReproduceJson, _ct
           }),
         ),
       );
-      for (const { metric, spec } of rowsCharts(t)) {
-        const svg = await writeChart(dir, `${t.id}-rows-${metric}`, spec);
-        parts.push(htmlChart(svg));
-      }
+      for (const { metric, svg } of rowsCharts(t))
+        parts.push(htmlChart(writeChart(dir, `${t.id}-rows-${metric}`, svg, png)));
     }
     if (t.ratios.length > 0) {
       parts.push("<h3>Ratios</h3>");
@@ -81,8 +79,8 @@ export async function writeReproduceReport(dir: string, data: ReproduceJson, _ct
           ]),
         ),
       );
-      const spec = ratiosChart(t);
-      if (spec !== null) parts.push(htmlChart(await writeChart(dir, `${t.id}-ratios`, spec)));
+      const chart = ratiosChart(t);
+      if (chart !== null) parts.push(htmlChart(writeChart(dir, `${t.id}-ratios`, chart, png)));
     }
     if (t.statements.length > 0) {
       parts.push("<h3>Must reproduce</h3>");

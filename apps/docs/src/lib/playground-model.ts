@@ -19,7 +19,7 @@ import {
   type ScenarioInput,
   type SimulationResult,
 } from "@scanlab/simulator";
-import { barChartSvg, lineChartSvg } from "./charts.js";
+import { barChartSvg, lineChartSvg } from "@scanlab/charts";
 
 /** A scenario the playground offers. */
 export interface BuiltinScenario {

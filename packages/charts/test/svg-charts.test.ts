@@ -5,7 +5,7 @@
  * start at 0 = no prefetch).
  */
 import { describe, expect, it } from "vitest";
-import { barChartSvg, lineChartSvg, niceScale } from "../src/lib/charts.js";
+import { barChartSvg, lineChartSvg, niceScale } from "../src/svg-charts.js";
 
 describe("charts", () => {
   it("niceScale rounds the axis up to 1, 2, 2.5 or 5 times a power of ten", () => {
@@ -45,5 +45,28 @@ describe("charts", () => {
       .filter((t) => /^\d+$/.test(t.label));
     expect(ticks.map((t) => t.label)).toEqual(["0", "1", "2", "4", "8", "16", "32", "64", "128", "256"]);
     expect(ticks[0]!.x).toBeLessThan(ticks[1]!.x);
+  });
+});
+
+describe("line charts over named values", () => {
+  it("puts each point at its name's position and labels the ticks with the names", () => {
+    const svg = lineChartSvg({
+      title: "sweep",
+      xLabel: "allocator",
+      yLabel: "time (s)",
+      xCategories: ["pg11", "pg14"],
+      series: [
+        {
+          name: "time",
+          points: [
+            { x: 0, y: 2 },
+            { x: 1, y: 1 },
+          ],
+        },
+      ],
+    });
+    expect(svg).toContain(">pg11<");
+    expect(svg).toContain(">pg14<");
+    expect(svg.match(/<circle /g)?.length).toBe(2);
   });
 });

@@ -1,11 +1,7 @@
 /**
- * Small SVG charts as strings, with no dependency and no DOM, so the same
- * code draws the guides' figures at build time (in Node) and the
- * playground's charts in the browser. Output is deterministic: the same
- * data gives byte-identical SVG.
- *
- * Two kinds are enough for the site: grouped horizontal bars (published vs
- * simulated, one group per row) and line charts (a time series, or a sweep).
+ * Grouped horizontal bars and line charts as SVG strings, and the drawing
+ * helpers every chart of this package shares (escaping, rounding, axis
+ * scales, the style sheet, title and legend).
  */
 
 /** One series of a bar chart: a value per category (NaN or null = missing). */
@@ -42,6 +38,8 @@ export interface LineChart {
   yLabel: string;
   /** Log-2 x axis (for sweeps over 1, 2, 4, ...). An x of 0 gets its own tick, one step left of 1. */
   xLog2?: boolean;
+  /** Named x values (a sweep over allocators, say): a point's x is the index of its name, and the ticks are the names. */
+  xCategories?: string[];
   width?: number;
   height?: number;
 }
@@ -58,12 +56,13 @@ export const PALETTE = [
   "#e377c2",
 ];
 
-function esc(s: string): string {
+/** Escapes text for SVG. */
+export function esc(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
 /** Rounds coordinates so the SVG text does not depend on float noise. */
-function r1(v: number): string {
+export function r1(v: number): string {
   return (Math.round(v * 10) / 10).toString();
 }
 
@@ -106,7 +105,7 @@ function seriesColor(s: { color?: string }, i: number): string {
 }
 
 /** The title and, at (x, 34), the legend of every series. */
-function titleAndLegend(
+export function titleAndLegend(
   title: string,
   series: readonly { name: string; color?: string }[],
   x: number,
@@ -121,7 +120,8 @@ function titleAndLegend(
   );
 }
 
-const STYLE =
+/** The style sheet of every chart: 11 px system-ui text, light grid lines. */
+export const STYLE =
   "<style>text{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;font-size:11px;fill:#444}" +
   ".t{font-size:13px;font-weight:600}.ax{stroke:#999;stroke-width:1}.gr{stroke:#ddd;stroke-width:1}" +
   ".v{font-size:10px;fill:#555}.lg{font-size:11px}</style>";
@@ -194,8 +194,14 @@ export function lineChartSvg(chart: LineChart): string {
   const xs = pts.map((p) => tx(p.x));
   const xMin = Math.min(0, ...xs);
   const xMaxRaw = Math.max(...xs, xMin + 1);
-  const xScale = chart.xLog2 ? { max: Math.ceil(xMaxRaw), step: 1 } : niceScale(xMaxRaw - xMin);
-  const xMax = chart.xLog2 ? xScale.max : xMin + xScale.max;
+  const named = chart.xCategories;
+  const xScale =
+    named !== undefined
+      ? { max: Math.max(1, named.length - 1), step: 1 }
+      : chart.xLog2
+        ? { max: Math.ceil(xMaxRaw), step: 1 }
+        : niceScale(xMaxRaw - xMin);
+  const xMax = chart.xLog2 || named !== undefined ? xScale.max : xMin + xScale.max;
   const yScale = niceScale(Math.max(0, ...pts.map((p) => p.y)));
   const px = (v: number) => left + ((tx(v) - xMin) / (xMax - xMin || 1)) * plotW;
   const py = (v: number) => top + plotH - (Math.max(0, v) / yScale.max) * plotH;
@@ -206,7 +212,14 @@ export function lineChartSvg(chart: LineChart): string {
     out += `<text x="${left - 6}" y="${r1(py(t) + 4)}" text-anchor="end">${esc(formatNumber(t))}</text>`;
   }
   for (let t = xMin; t <= xMax + 1e-9; t += xScale.step) {
-    const label = chart.xLog2 ? (t < 0 ? "0" : formatNumber(2 ** t)) : formatNumber(t);
+    const label =
+      named !== undefined
+        ? (named[t] ?? "")
+        : chart.xLog2
+          ? t < 0
+            ? "0"
+            : formatNumber(2 ** t)
+          : formatNumber(t);
     const xpos = left + ((t - xMin) / (xMax - xMin || 1)) * plotW;
     out += `<line x1="${r1(xpos)}" y1="${top + plotH}" x2="${r1(xpos)}" y2="${top + plotH + 4}" class="ax"/>`;
     out += `<text x="${r1(xpos)}" y="${top + plotH + 16}" text-anchor="middle">${esc(label)}</text>`;
