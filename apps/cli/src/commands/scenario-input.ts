@@ -69,7 +69,7 @@ export function addScenarioFlags(cmd: Command): Command {
     cmd.addOption(new Option(`--${f.name} <${f.arg}>`, f.help).helpGroup(scenarioFlagGroup(f.name)));
     // A PostgreSQL setting's own name sets the flag it means (`--max-parallel-workers-per-gather 4` is `--workers 4`).
     for (const alias of f.aliases ?? []) {
-      cmd.addOption(new Option(`--${alias} <${f.arg}>`).hideHelp());
+      cmd.addOption(new Option(`--${alias} <${f.arg}>`).hideHelp().helpGroup(scenarioFlagGroup(f.name)));
       cmd.on(`option:${alias}`, (value: string) => cmd.setOptionValue(optionKey(f.name), value));
     }
   }
