@@ -25,6 +25,7 @@ export {
   FNV_PRIME_32,
   sumBlockChecksums,
 } from "./block-work.js";
+export { type CoverCheck, type CoverMethod, MAX_COVER_COUNTER_BLOCKS } from "./cover-check.js";
 export { FileScanError, type FileScanErrorCode } from "./errors.js";
 export {
   type CacheState,
@@ -41,12 +42,9 @@ export {
 } from "./residency-visibility.js";
 export {
   type CacheReport,
-  type CoverCheck,
-  type CoverMethod,
   DEFAULT_BLOCK_BYTES,
   DEFAULT_PROGRESS_INTERVAL_MS,
   MAX_BLOCK_BYTES,
-  MAX_COVER_COUNTER_BLOCKS,
   MAX_WORKERS,
   type RunSummary,
   type ScanOptions,

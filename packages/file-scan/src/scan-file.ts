@@ -61,7 +61,8 @@ import {
 } from "@scanlab/host";
 import { fileIdentityKey, SharedSyncScanTracker } from "@scanlab/syncscan";
 import { type BlockWork, formatChecksum } from "./block-work.js";
-import { FileScanError } from "./errors.js";
+import { type CoverCheck, type CoverMethod, checkCover, chooseCoverMethod } from "./cover-check.js";
+import { badOption, FileScanError } from "./errors.js";
 import { type CacheState, classifyCache, type EvictionReport, type Residency } from "./page-cache.js";
 import { classifyByDeviceReads, residencyVisibility } from "./residency-visibility.js";
 import { RELSEG_BLOCKS, resolveTarget, type ScanTarget } from "./target.js";
@@ -89,9 +90,6 @@ export const MAX_BLOCK_BYTES = 64 * 1024 * 1024;
 export const MAX_WORKERS = 1024;
 /** Default progress sampling interval: 100 ms, ten updates a second for a progress bar (scanlab's choice). */
 export const DEFAULT_PROGRESS_INTERVAL_MS = 100;
-/** Above this many blocks (2 TiB at 8 kB) the cover check uses the run lists instead of one byte per block (scanlab's choice: 256 MiB of counters). */
-export const MAX_COVER_COUNTER_BLOCKS = 2 ** 28;
-
 /** The syncscan tracker to share a start location through. */
 export interface SyncScanOption {
   /** A tracker from `SharedSyncScanTracker.create()`, or its `buffer`. */
@@ -111,9 +109,6 @@ export interface ScanProgress {
   /** Microseconds since the timed window opened. */
   readonly elapsedUs: number;
 }
-
-/** How to check that every block was read exactly once. */
-export type CoverMethod = "counter" | "runs" | "none";
 
 /** Options of {@link scanFile}. Every field is optional. */
 export interface ScanOptions {
@@ -221,22 +216,6 @@ export type WorkResult =
       readonly total: number;
     };
 
-/** Whether every block was read exactly once. */
-export interface CoverCheck {
-  /** "counter": one byte per block in a SharedArrayBuffer, incremented by whoever read it; "runs": the workers' run lists, sorted and checked to tile the block range; "none": not checked. */
-  readonly method: CoverMethod;
-  /** Every block read exactly once (false for an aborted scan, or when not checked). */
-  readonly exact: boolean;
-  /** Blocks read exactly once. */
-  readonly readOnce: number;
-  /** Blocks never read. */
-  readonly neverRead: number;
-  /** Blocks read more than once. */
-  readonly readMoreThanOnce: number;
-  /** The first block that was not read exactly once, or null. */
-  readonly firstBadBlock: number | null;
-}
-
 /** Page cache residency before and after, and what that makes the scan. */
 export interface CacheReport {
   /**
@@ -303,10 +282,6 @@ export interface ScanResult {
   readonly warnings: readonly string[];
 }
 
-function badOption(message: string): FileScanError {
-  return new FileScanError("FILESCAN_BAD_OPTION", message);
-}
-
 function intOption(name: string, value: unknown, min: number, max: number): number {
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
     throw badOption(`${name} must be an integer from ${min} to ${max} (got ${String(value)}).`);
@@ -366,85 +341,6 @@ function resolveWork(work: BlockWork | undefined): ResolvedWork {
 }
 
 const WORKER_URL = new URL("./worker.js", import.meta.url);
-
-/** The verdict when the cover is not checked (cover "none", or "runs" without run lists). */
-const NO_COVER_CHECK: CoverCheck = Object.freeze({
-  method: "none",
-  exact: false,
-  readOnce: 0,
-  neverRead: 0,
-  readMoreThanOnce: 0,
-  firstBadBlock: null,
-});
-
-/** The cover verdict from per-block counters. */
-function coverFromCounters(counts: Uint8Array): CoverCheck {
-  let once = 0;
-  let never = 0;
-  let more = 0;
-  let firstBad: number | null = null;
-  for (let b = 0; b < counts.length; b++) {
-    const c = counts[b]!;
-    if (c === 1) once++;
-    else {
-      if (c === 0) never++;
-      else more++;
-      if (firstBad === null) firstBad = b;
-    }
-  }
-  return {
-    method: "counter",
-    exact: never === 0 && more === 0,
-    readOnce: once,
-    neverRead: never,
-    readMoreThanOnce: more,
-    firstBadBlock: firstBad,
-  };
-}
-
-/** The cover verdict from the workers' run lists: sorted by start, they must tile [0, nblocks). */
-function coverFromRuns(nblocks: number, workers: readonly WorkerTotals[]): CoverCheck {
-  const starts: number[] = [];
-  const lengths: number[] = [];
-  for (const w of workers) {
-    if (w.runStarts === null || w.runLengths === null) {
-      return NO_COVER_CHECK;
-    }
-    for (let i = 0; i < w.runCount; i++) {
-      starts.push(w.runStarts[i]!);
-      lengths.push(w.runLengths[i]!);
-    }
-  }
-  const order = starts.map((_, i) => i).sort((a, b) => starts[a]! - starts[b]!);
-  let expected = 0;
-  let never = 0;
-  let more = 0;
-  let firstBad: number | null = null;
-  for (const i of order) {
-    const s = starts[i]!;
-    const e = s + lengths[i]!;
-    if (s > expected) {
-      never += s - expected;
-      if (firstBad === null) firstBad = expected;
-    } else if (s < expected) {
-      more += Math.min(expected, e) - s;
-      if (firstBad === null) firstBad = s;
-    }
-    if (e > expected) expected = e;
-  }
-  if (expected < nblocks) {
-    never += nblocks - expected;
-    if (firstBad === null) firstBad = expected;
-  }
-  return {
-    method: "runs",
-    exact: never === 0 && more === 0,
-    readOnce: nblocks - never - more,
-    neverRead: never,
-    readMoreThanOnce: more,
-    firstBadBlock: firstBad,
-  };
-}
 
 function currentBytes(target: ScanTarget): number {
   let total = 0;
@@ -583,17 +479,7 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
 
   const resolved = resolveTarget(target, { blockBytes, relation, segmentBlocks });
   const { nblocks } = resolved;
-  const cover: CoverMethod =
-    options.cover ?? (nblocks <= MAX_COVER_COUNTER_BLOCKS ? "counter" : recordRuns ? "runs" : "none");
-  if (cover !== "counter" && cover !== "runs" && cover !== "none") {
-    throw badOption(`cover must be "counter", "runs" or "none" (got ${JSON.stringify(cover)}).`);
-  }
-  if (cover === "counter" && nblocks > MAX_COVER_COUNTER_BLOCKS) {
-    throw badOption(
-      `cover "counter" needs one byte per block, too much for ${nblocks} blocks; use "runs" or "none".`,
-    );
-  }
-  if (cover === "runs" && !recordRuns) throw badOption(`cover "runs" needs recordRuns: true.`);
+  const cover = chooseCoverMethod(options.cover, nblocks, recordRuns);
   const syncKey =
     options.syncscan?.key ??
     (tracker === null ? 0 : fileIdentityKey({ dev: resolved.dev, ino: resolved.ino }));
@@ -771,11 +657,7 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
   // An abort that came after every block had been read (say from the final onProgress call) stopped nothing.
   const aborted = stopped && blocks < nblocks;
 
-  let coverCheck: CoverCheck;
-  if (cover === "counter" && coverBuffer !== null)
-    coverCheck = coverFromCounters(new Uint8Array(coverBuffer));
-  else if (cover === "runs") coverCheck = coverFromRuns(nblocks, totals);
-  else coverCheck = NO_COVER_CHECK;
+  const coverCheck = checkCover(cover, coverBuffer, nblocks, totals);
 
   if (shortReads > 0 || bytesAfter < resolved.bytes) {
     warnings.push(
