@@ -42,19 +42,21 @@ export {
 } from "./residency-visibility.js";
 export {
   type CacheReport,
-  DEFAULT_BLOCK_BYTES,
-  DEFAULT_PROGRESS_INTERVAL_MS,
-  MAX_BLOCK_BYTES,
-  MAX_WORKERS,
   type RunSummary,
-  type ScanOptions,
-  type ScanProgress,
   type ScanResult,
-  type SyncScanOption,
   scanFile,
   type WorkerResult,
   type WorkResult,
 } from "./scan-file.js";
+export {
+  DEFAULT_BLOCK_BYTES,
+  DEFAULT_PROGRESS_INTERVAL_MS,
+  MAX_BLOCK_BYTES,
+  MAX_WORKERS,
+  type ScanOptions,
+  type ScanProgress,
+  type SyncScanOption,
+} from "./scan-options.js";
 export {
   MAX_SCAN_BLOCKS,
   RELSEG_BLOCKS,

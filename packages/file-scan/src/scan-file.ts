@@ -38,35 +38,23 @@
  * off: count it as one of the workers).
  */
 import { statSync } from "node:fs";
-import { isAbsolute, resolve as resolvePath } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
+import { createSharedParallelScan, INVALID_BLOCK, type ResolvedPolicy } from "@scanlab/block-allocator";
 import {
-  type AllocatorPolicy,
-  createSharedParallelScan,
-  INVALID_BLOCK,
-  type ResolvedPolicy,
-  resolvePolicy,
-} from "@scanlab/block-allocator";
-import { BLCKSZ } from "@scanlab/core";
-import {
-  checkInputFile,
   type DeviceReport,
   evictFromPageCache,
-  InputFileError,
-  type KernelPaths,
   measureResidency,
   probeDevice,
   processReadBytes,
 } from "@scanlab/host";
-import { fileIdentityKey, SharedSyncScanTracker } from "@scanlab/syncscan";
-import { type BlockWork, formatChecksum } from "./block-work.js";
-import { type CoverCheck, type CoverMethod, checkCover, chooseCoverMethod } from "./cover-check.js";
+import { fileIdentityKey } from "@scanlab/syncscan";
+import { formatChecksum } from "./block-work.js";
+import { type CoverCheck, checkCover, chooseCoverMethod } from "./cover-check.js";
 import { badOption, FileScanError } from "./errors.js";
 import { type CacheState, classifyCache, type EvictionReport, type Residency } from "./page-cache.js";
 import { classifyByDeviceReads, residencyVisibility } from "./residency-visibility.js";
-import { RELSEG_BLOCKS, resolveTarget, type ScanTarget } from "./target.js";
-import { checkWorkerCount } from "./worker-limit.js";
+import { checkScanOptions, type ScanOptions, type ScanProgress } from "./scan-options.js";
+import { resolveTarget, type ScanTarget } from "./target.js";
 import {
   CONTROL_ABORT,
   CONTROL_PROGRESS_BYTE_OFFSET,
@@ -76,73 +64,10 @@ import {
   WORK_CHECKSUM,
   WORK_COUNT_BYTES,
   WORK_MODULE,
-  WORK_NONE,
   type WorkerData,
   type WorkerMessage,
   type WorkerTotals,
 } from "./worker-protocol.js";
-
-/** BLCKSZ, PostgreSQL's default block size (pg_config.h; apps/docs/src/reference/index.md#block-size-and-units assumes it throughout). */
-export const DEFAULT_BLOCK_BYTES: number = BLCKSZ;
-/** Largest block size accepted: 64 MiB (scanlab's bound; PostgreSQL's BLCKSZ goes up to 32 kB). */
-export const MAX_BLOCK_BYTES = 64 * 1024 * 1024;
-/** Most workers accepted: 1024, MAX_PARALLEL_WORKER_LIMIT (src/include/postmaster/bgworker.h), the upper bound of max_parallel_workers and max_parallel_workers_per_gather. */
-export const MAX_WORKERS = 1024;
-/** Default progress sampling interval: 100 ms, ten updates a second for a progress bar (scanlab's choice). */
-export const DEFAULT_PROGRESS_INTERVAL_MS = 100;
-/** The syncscan tracker to share a start location through. */
-export interface SyncScanOption {
-  /** A tracker from `SharedSyncScanTracker.create()`, or its `buffer`. */
-  tracker: SharedSyncScanTracker | SharedArrayBuffer;
-  /** Tracker key of the target; default `fileIdentityKey({ dev, ino })` of the (first) file. */
-  key?: number;
-}
-
-/** Progress of a running scan, as sampled from shared memory. */
-export interface ScanProgress {
-  /** Blocks read so far by each worker. */
-  readonly workerBlocks: readonly number[];
-  /** Sum of workerBlocks. */
-  readonly blocks: number;
-  /** Blocks in the target. */
-  readonly nblocks: number;
-  /** Microseconds since the timed window opened. */
-  readonly elapsedUs: number;
-}
-
-/** Options of {@link scanFile}. Every field is optional. */
-export interface ScanOptions {
-  /** Worker threads reading the file, 1 to 1024 (default 1). */
-  workers?: number;
-  /** Allocator policy (default `{ kind: "pg14" }`, PostgreSQL 14 and later). */
-  policy?: AllocatorPolicy;
-  /** Start at this block instead of 0 or the syncscan location (PG19's caller-supplied start block). */
-  startBlock?: number;
-  /** Block size in bytes, 1 to 64 MiB (default 8192). */
-  blockBytes?: number;
-  /** true: `target` is a relation's first segment; false: one file; "auto" (default): a relation when its name is all digits and `<name>.1` exists. */
-  relation?: boolean | "auto";
-  /** Blocks per relation segment (default 131072, RELSEG_SIZE: 1 GB of 8 kB blocks). */
-  segmentBlocks?: number;
-  /** Per-block work (default "none"). */
-  work?: BlockWork;
-  /** Evict the target from the page cache before the scan (default false). */
-  evict?: boolean;
-  /** Share the start location with other scans through a syncscan tracker (the scan then synchronizes). */
-  syncscan?: SyncScanOption;
-  /** Stop promptly; the promise resolves with a partial result marked `aborted`. */
-  signal?: AbortSignal;
-  /** Called about every `progressIntervalMs` during the scan, and once at the end. */
-  onProgress?: (progress: ScanProgress) => void;
-  /** Progress sampling interval in milliseconds (default 100). */
-  progressIntervalMs?: number;
-  /** Keep every run's start and length in the result (default true); counts and sizes are always kept. */
-  recordRuns?: boolean;
-  /** How to verify the cover (default "counter" up to 2^28 blocks, then "runs"). */
-  cover?: CoverMethod;
-  /** @internal Kernel interface paths, for tests. */
-  kernel?: KernelPaths;
-}
 
 /** Sizes of the runs of consecutive blocks one worker read. */
 export interface RunSummary {
@@ -282,64 +207,6 @@ export interface ScanResult {
   readonly warnings: readonly string[];
 }
 
-function intOption(name: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    throw badOption(`${name} must be an integer from ${min} to ${max} (got ${String(value)}).`);
-  }
-  return value;
-}
-
-interface ResolvedWork {
-  code: number;
-  module: string | null;
-}
-
-/**
- * A work module's file is checked by @scanlab/host's guarded reader before any
- * worker imports it: `import()` of a FIFO would hang every worker, of
- * /dev/zero would read until memory runs out, and a file far larger than a
- * module can be is not one.
- */
-function checkWorkModuleFile(path: string): void {
-  try {
-    checkInputFile(path, "work-module", { what: "per-block work module" });
-  } catch (e) {
-    if (e instanceof InputFileError) throw new FileScanError("FILESCAN_BAD_WORK_MODULE", e.message);
-    throw e;
-  }
-}
-
-function resolveWork(work: BlockWork | undefined): ResolvedWork {
-  if (work === undefined || work === "none") return { code: WORK_NONE, module: null };
-  if (work === "count-bytes") return { code: WORK_COUNT_BYTES, module: null };
-  if (work === "checksum") return { code: WORK_CHECKSUM, module: null };
-  if (typeof work === "object" && work !== null && typeof work.module === "string" && work.module !== "") {
-    const m = work.module;
-    if (/^[a-z][a-z0-9+.-]*:/i.test(m) && !/^[a-z]:[\\/]/i.test(m)) {
-      // A URL: a file: URL names a file like a path does; other schemes (data:) are Node's to load.
-      if (/^file:/i.test(m)) {
-        let path: string;
-        try {
-          path = fileURLToPath(m);
-        } catch {
-          throw new FileScanError(
-            "FILESCAN_BAD_WORK_MODULE",
-            `the per-block work module ${m} is not a valid file URL.`,
-          );
-        }
-        checkWorkModuleFile(path);
-      }
-      return { code: WORK_MODULE, module: m };
-    }
-    const path = isAbsolute(m) ? m : resolvePath(m);
-    checkWorkModuleFile(path);
-    return { code: WORK_MODULE, module: pathToFileURL(path).href };
-  }
-  throw badOption(
-    `work must be "none", "count-bytes", "checksum" or { module: "<path or file URL>" } (got ${JSON.stringify(work)}).`,
-  );
-}
-
 const WORKER_URL = new URL("./worker.js", import.meta.url);
 
 function currentBytes(target: ScanTarget): number {
@@ -425,79 +292,29 @@ function startWorker(data: WorkerData): RunningWorker {
  * ```
  */
 export async function scanFile(target: string, options: ScanOptions = {}): Promise<ScanResult> {
-  if (typeof target !== "string" || target === "") {
-    throw badOption(`the target must be a file path (got ${JSON.stringify(target)}).`);
-  }
-  if (target.includes("\0")) {
-    throw badOption(
-      `the target path ${JSON.stringify(target)} contains a NUL byte, which no file name can hold.`,
-    );
-  }
-  const workers = intOption("workers", options.workers ?? 1, 1, MAX_WORKERS);
-  checkWorkerCount(workers);
-  const blockBytes = intOption("blockBytes", options.blockBytes ?? DEFAULT_BLOCK_BYTES, 1, MAX_BLOCK_BYTES);
-  // At most 2^31 blocks per segment (scanlab's bound, inside the uint32 block numbers of MAX_SCAN_BLOCKS).
-  const segmentBlocks = intOption("segmentBlocks", options.segmentBlocks ?? RELSEG_BLOCKS, 1, 2 ** 31);
-  // Up to one hour between progress samples (scanlab's bound: longer is no progress report at all).
-  const progressIntervalMs = intOption(
-    "progressIntervalMs",
-    options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS,
-    1,
-    3_600_000,
-  );
-  const relation = options.relation ?? "auto";
-  if (relation !== true && relation !== false && relation !== "auto") {
-    throw badOption(`relation must be true, false or "auto" (got ${JSON.stringify(relation)}).`);
-  }
-  if (options.onProgress !== undefined && typeof options.onProgress !== "function") {
-    throw badOption("onProgress must be a function.");
-  }
-  // Checked before any worker starts: a signal that cannot be listened to would otherwise throw after the
-  // workers were started and leave them waiting for the start flag, keeping the process alive.
-  const signal = options.signal;
-  if (
-    signal !== undefined &&
-    (typeof signal !== "object" ||
-      signal === null ||
-      typeof signal.aborted !== "boolean" ||
-      typeof signal.addEventListener !== "function" ||
-      typeof signal.removeEventListener !== "function")
-  ) {
-    throw badOption("signal must be an AbortSignal (from an AbortController).");
-  }
-  const policy = resolvePolicy(options.policy ?? { kind: "pg14" });
-  const work = resolveWork(options.work);
-  const recordRuns = options.recordRuns ?? true;
-
-  let tracker: SharedArrayBuffer | null = null;
-  if (options.syncscan !== undefined) {
-    const t = options.syncscan.tracker;
-    const buffer = t instanceof SharedSyncScanTracker ? t.buffer : t;
-    SharedSyncScanTracker.attach(buffer); // throws SyncScanError for anything that is not a tracker
-    tracker = buffer;
-  }
+  const request = checkScanOptions(target, options);
+  const { workers, blockBytes, segmentBlocks, relation, policy, work, recordRuns, tracker, signal } = request;
 
   const resolved = resolveTarget(target, { blockBytes, relation, segmentBlocks });
   const { nblocks } = resolved;
-  const cover = chooseCoverMethod(options.cover, nblocks, recordRuns);
+  const cover = chooseCoverMethod(request.cover, nblocks, recordRuns);
   const syncKey =
-    options.syncscan?.key ??
-    (tracker === null ? 0 : fileIdentityKey({ dev: resolved.dev, ino: resolved.ino }));
+    request.syncKey ?? (tracker === null ? 0 : fileIdentityKey({ dev: resolved.dev, ino: resolved.ino }));
   if (!Number.isSafeInteger(syncKey) || syncKey < 0) {
     throw badOption(`syncscan.key must be a non-negative safe integer (got ${String(syncKey)}).`);
   }
   // Checks policy options against the size (createSharedParallelScan throws AllocatorError) before any work.
-  const allocator = createSharedParallelScan(options.policy ?? { kind: "pg14" }, {
+  const allocator = createSharedParallelScan(request.policyOption, {
     nblocks,
     syncscan: tracker !== null,
-    startBlock: options.startBlock,
+    startBlock: request.startBlock,
   });
 
   const paths = resolved.segments.map((s) => s.path);
   const warnings: string[] = [];
 
   let eviction: EvictionReport = { requested: false, ok: false };
-  if (options.evict === true && !signal?.aborted) {
+  if (request.evict && !signal?.aborted) {
     eviction = { requested: true, ...evictFromPageCache(paths) };
     if (!eviction.ok && eviction.reason !== undefined) warnings.push(eviction.reason);
   }
@@ -511,7 +328,7 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
       `after eviction ${(before.fraction * 100).toFixed(1)}% of the file was still resident (pages in use or dirty elsewhere).`,
     );
   }
-  const probe = probeDevice(resolved.dev, options.kernel);
+  const probe = probeDevice(resolved.dev, request.kernel);
 
   const control = new SharedArrayBuffer(controlBytes(workers));
   const flags = new Int32Array(control, 0, 2);
@@ -571,9 +388,9 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
     return { workerBlocks, blocks, nblocks, elapsedUs: released ? nowUs() - windowStart : 0 };
   };
   const report = (): void => {
-    if (options.onProgress === undefined || progressError !== null) return;
+    if (request.onProgress === undefined || progressError !== null) return;
     try {
-      options.onProgress(sampleProgress());
+      request.onProgress(sampleProgress());
     } catch (error) {
       progressError = error;
       abortAll();
@@ -589,7 +406,7 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
     devBefore = probe.sample();
     readBytesBefore = processReadBytes();
     release();
-    if (options.onProgress !== undefined) timer = setInterval(report, progressIntervalMs);
+    if (request.onProgress !== undefined) timer = setInterval(report, request.progressIntervalMs);
     totals = await Promise.all(running.map((r) => r.done));
   } catch (error) {
     abortAll();
