@@ -3,16 +3,20 @@
  *
  * The story of one scan, in the order things happen:
  *
- * 1. **Target.** The path is resolved to one file or a relation's segment
- *    files (target.ts); its size is sampled once, as PostgreSQL's leader
- *    samples phs_nblocks (apps/docs/src/reference/parallel-block-allocation.md#shared-scan-state).
+ * 1. **Target** (scan-target.ts). The path is resolved to one file or a
+ *    relation's segment files (target.ts); its size is sampled once, into
+ *    the allocator's shared state (createSharedParallelScan from
+ *    @scanlab/block-allocator, with the chosen policy), as PostgreSQL's
+ *    leader samples phs_nblocks into the parallel scan's record
+ *    (apps/docs/src/reference/parallel-block-allocation.md#shared-scan-state).
+ *    What depends on the target (cover method, syncscan key, the policy's
+ *    options against the size) is settled here, before anything is touched.
  * 2. **Cache.** If asked, the files are evicted from the page cache
  *    (page-cache.ts); then `fincore` measures what is resident. That
  *    measurement, not the option, decides whether the scan is called cold,
  *    warm or mixed.
- * 3. **Shared memory.** The allocator's shared state (createSharedParallelScan
- *    from @scanlab/block-allocator, with the chosen policy), a control block
- *    (worker-protocol.ts) and one cover counter per block are created.
+ * 3. **Shared memory.** A control block (worker-protocol.ts) and one cover
+ *    counter per block are created.
  * 4. **Workers.** N worker_threads start (worker.ts), each opens its own
  *    read-only descriptors, loads the per-block work, attaches to the
  *    allocator and the syncscan tracker, and says "ready". Set-up is not
@@ -39,7 +43,7 @@
  */
 import { statSync } from "node:fs";
 import { Worker } from "node:worker_threads";
-import { createSharedParallelScan, INVALID_BLOCK, type ResolvedPolicy } from "@scanlab/block-allocator";
+import { INVALID_BLOCK, type ResolvedPolicy } from "@scanlab/block-allocator";
 import {
   type DeviceReport,
   evictFromPageCache,
@@ -47,14 +51,14 @@ import {
   probeDevice,
   processReadBytes,
 } from "@scanlab/host";
-import { fileIdentityKey } from "@scanlab/syncscan";
 import { formatChecksum } from "./block-work.js";
-import { type CoverCheck, checkCover, chooseCoverMethod } from "./cover-check.js";
-import { badOption, FileScanError } from "./errors.js";
+import { type CoverCheck, checkCover } from "./cover-check.js";
+import { FileScanError } from "./errors.js";
 import { type CacheState, classifyCache, type EvictionReport, type Residency } from "./page-cache.js";
 import { classifyByDeviceReads, residencyVisibility } from "./residency-visibility.js";
 import { checkScanOptions, type ScanOptions, type ScanProgress } from "./scan-options.js";
-import { resolveTarget, type ScanTarget } from "./target.js";
+import { settleTarget } from "./scan-target.js";
+import type { ScanTarget } from "./target.js";
 import {
   CONTROL_ABORT,
   CONTROL_PROGRESS_BYTE_OFFSET,
@@ -293,22 +297,10 @@ function startWorker(data: WorkerData): RunningWorker {
  */
 export async function scanFile(target: string, options: ScanOptions = {}): Promise<ScanResult> {
   const request = checkScanOptions(target, options);
-  const { workers, blockBytes, segmentBlocks, relation, policy, work, recordRuns, tracker, signal } = request;
+  const { workers, blockBytes, policy, work, recordRuns, tracker, signal } = request;
 
-  const resolved = resolveTarget(target, { blockBytes, relation, segmentBlocks });
+  const { target: resolved, allocator, cover, syncKey } = settleTarget(request);
   const { nblocks } = resolved;
-  const cover = chooseCoverMethod(request.cover, nblocks, recordRuns);
-  const syncKey =
-    request.syncKey ?? (tracker === null ? 0 : fileIdentityKey({ dev: resolved.dev, ino: resolved.ino }));
-  if (!Number.isSafeInteger(syncKey) || syncKey < 0) {
-    throw badOption(`syncscan.key must be a non-negative safe integer (got ${String(syncKey)}).`);
-  }
-  // Checks policy options against the size (createSharedParallelScan throws AllocatorError) before any work.
-  const allocator = createSharedParallelScan(request.policyOption, {
-    nblocks,
-    syncscan: tracker !== null,
-    startBlock: request.startBlock,
-  });
 
   const paths = resolved.segments.map((s) => s.path);
   const warnings: string[] = [];
