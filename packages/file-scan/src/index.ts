@@ -25,6 +25,7 @@ export {
   FNV_PRIME_32,
   sumBlockChecksums,
 } from "./block-work.js";
+export type { CacheReport } from "./cache-report.js";
 export { type CoverCheck, type CoverMethod, MAX_COVER_COUNTER_BLOCKS } from "./cover-check.js";
 export { FileScanError, type FileScanErrorCode } from "./errors.js";
 export {
@@ -41,7 +42,6 @@ export {
   residencyVisibility,
 } from "./residency-visibility.js";
 export {
-  type CacheReport,
   type RunSummary,
   type ScanResult,
   scanFile,

@@ -11,10 +11,11 @@
  *    (apps/docs/src/reference/parallel-block-allocation.md#shared-scan-state).
  *    What depends on the target (cover method, syncscan key, the policy's
  *    options against the size) is settled here, before anything is touched.
- * 2. **Cache.** If asked, the files are evicted from the page cache
- *    (page-cache.ts); then `fincore` measures what is resident. That
- *    measurement, not the option, decides whether the scan is called cold,
- *    warm or mixed.
+ * 2. **Cache** (cache-report.ts). If asked, the files are evicted from the
+ *    page cache; then `fincore` measures what is resident. That measurement,
+ *    not the option, decides whether the scan is called cold, warm or mixed
+ *    (or, where the kernel hides residency from this caller, the bytes the
+ *    device read for the scan do: residency-visibility.ts).
  * 3. **Shared memory.** A control block (worker-protocol.ts) and one cover
  *    counter per block are created.
  * 4. **Workers.** N worker_threads start (worker.ts), each opens its own
@@ -44,18 +45,11 @@
 import { statSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { INVALID_BLOCK, type ResolvedPolicy } from "@scanlab/block-allocator";
-import {
-  type DeviceReport,
-  evictFromPageCache,
-  measureResidency,
-  probeDevice,
-  processReadBytes,
-} from "@scanlab/host";
+import { type DeviceReport, probeDevice, processReadBytes } from "@scanlab/host";
 import { formatChecksum } from "./block-work.js";
+import { type CacheReport, prepareCache, reportCache } from "./cache-report.js";
 import { type CoverCheck, checkCover } from "./cover-check.js";
 import { FileScanError } from "./errors.js";
-import { type CacheState, classifyCache, type EvictionReport, type Residency } from "./page-cache.js";
-import { classifyByDeviceReads, residencyVisibility } from "./residency-visibility.js";
 import { checkScanOptions, type ScanOptions, type ScanProgress } from "./scan-options.js";
 import { settleTarget } from "./scan-target.js";
 import type { ScanTarget } from "./target.js";
@@ -144,28 +138,6 @@ export type WorkResult =
       /** Sum of the numbers the module returned. */
       readonly total: number;
     };
-
-/** Page cache residency before and after, and what that makes the scan. */
-export interface CacheReport {
-  /**
-   * cold / warm / mixed: from the residency measured before the scan (method "mincore"; unknown without
-   * fincore), or from the bytes the device read for the scan (method "device-reads") when the kernel hides
-   * residency from this caller (residency-visibility.ts).
-   */
-  readonly state: CacheState;
-  /** How `state` was found. */
-  readonly method: "mincore" | "device-reads";
-  /** Why residency could not be used, when method is "device-reads". */
-  readonly methodReason?: string;
-  /** Bytes the device read for this process during the scan (`/proc/self/io` read_bytes), or null where unknown. */
-  readonly deviceReadBytes: number | null;
-  /** Residency just before the workers started. */
-  readonly before: Residency;
-  /** Residency just after the scan. */
-  readonly after: Residency;
-  /** What eviction did (requested: false when not asked). */
-  readonly eviction: EvictionReport;
-}
 
 /** Everything {@link scanFile} measured. */
 export interface ScanResult {
@@ -302,24 +274,7 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
   const { target: resolved, allocator, cover, syncKey } = settleTarget(request);
   const { nblocks } = resolved;
 
-  const paths = resolved.segments.map((s) => s.path);
-  const warnings: string[] = [];
-
-  let eviction: EvictionReport = { requested: false, ok: false };
-  if (request.evict && !signal?.aborted) {
-    eviction = { requested: true, ...evictFromPageCache(paths) };
-    if (!eviction.ok && eviction.reason !== undefined) warnings.push(eviction.reason);
-  }
-  const before = measureResidency(paths);
-  // mincore() hides the page cache of files this caller may not write (residency-visibility.ts).
-  const visibility = residencyVisibility(paths);
-  if (!before.known) warnings.push(before.reason);
-  // More than 1% still resident after eviction: the same margin as COLD_MAX_RESIDENT_FRACTION (page-cache.ts).
-  if (visibility.visible && eviction.ok && before.known && before.fraction > 0.01) {
-    warnings.push(
-      `after eviction ${(before.fraction * 100).toFixed(1)}% of the file was still resident (pages in use or dirty elsewhere).`,
-    );
-  }
+  const cache = prepareCache(resolved, request);
   const probe = probeDevice(resolved.dev, request.kernel);
 
   const control = new SharedArrayBuffer(controlBytes(workers));
@@ -416,14 +371,11 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
   report();
   if (progressError !== null) throw progressError;
 
-  const after = measureResidency(paths);
-  const bytesAfter = currentBytes(resolved);
-
   let lastEnd = windowStart;
   let blocks = 0;
   let bytes = 0;
   let shortReads = 0;
-  let stopped = signal?.aborted === true;
+  let stopped = false;
   let nonZero = 0;
   let checksum = 0n;
   let moduleTotal = 0;
@@ -459,10 +411,11 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
   const wallUs = Math.max(0, lastEnd - windowStart);
   const deviceReadBytes =
     readBytesBefore === null || readBytesAfter === null ? null : readBytesAfter - readBytesBefore;
-  const methodReason = visibility.visible
-    ? undefined
-    : `${visibility.reason}; cold or warm comes from the bytes the device read for the scan (/proc/self/io read_bytes).`;
-  if (methodReason !== undefined) warnings.push(methodReason);
+  const cacheReport = reportCache(cache, deviceReadBytes, bytes);
+  const bytesAfter = currentBytes(resolved);
+  if (signal?.aborted) stopped = true;
+  const warnings = [...cache.warnings];
+  if (cacheReport.methodReason !== undefined) warnings.push(cacheReport.methodReason);
   // An abort that came after every block had been read (say from the final onProgress call) stopped nothing.
   const aborted = stopped && blocks < nblocks;
 
@@ -499,17 +452,7 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
     mbPerSec: wallUs > 0 ? bytes / wallUs : 0,
     perWorker,
     device: probe.report(devBefore, devAfter),
-    cache: visibility.visible
-      ? { state: classifyCache(before), method: "mincore", deviceReadBytes, before, after, eviction }
-      : {
-          state: classifyByDeviceReads(deviceReadBytes, bytes),
-          method: "device-reads",
-          methodReason: methodReason!,
-          deviceReadBytes,
-          before,
-          after,
-          eviction,
-        },
+    cache: cacheReport,
     cover: coverCheck,
     work: workResult,
     syncscanKey: tracker === null ? null : syncKey,
