@@ -16,12 +16,12 @@
  *    not the option, decides whether the scan is called cold, warm or mixed
  *    (or, where the kernel hides residency from this caller, the bytes the
  *    device read for the scan do: residency-visibility.ts).
- * 3. **Shared memory.** A control block (worker-protocol.ts) and one cover
- *    counter per block are created.
- * 4. **Workers.** N worker_threads start (worker.ts), each opens its own
- *    read-only descriptors, loads the per-block work, attaches to the
- *    allocator and the syncscan tracker, and says "ready". Set-up is not
- *    timed: a PostgreSQL worker's fork and relation open are not part of
+ * 3. **Shared memory** (shared-memory.ts). A control block
+ *    (worker-protocol.ts) and one cover counter per block are created.
+ * 4. **Workers** (scan-workers.ts). N worker_threads start (worker.ts), each
+ *    opens its own read-only descriptors, loads the per-block work, attaches
+ *    to the allocator and the syncscan tracker, and says "ready". Set-up is
+ *    not timed: a PostgreSQL worker's fork and relation open are not part of
  *    what `iostat` showed either.
  * 5. **Timed window.** The device counters are sampled (@scanlab/host block-device.ts), the
  *    start flag is raised, and every worker reads its blocks; progress is
@@ -43,7 +43,6 @@
  * off: count it as one of the workers).
  */
 import { statSync } from "node:fs";
-import { Worker } from "node:worker_threads";
 import { INVALID_BLOCK, type ResolvedPolicy } from "@scanlab/block-allocator";
 import { type DeviceReport, probeDevice, processReadBytes } from "@scanlab/host";
 import { formatChecksum } from "./block-work.js";
@@ -52,18 +51,16 @@ import { type CoverCheck, checkCover } from "./cover-check.js";
 import { FileScanError } from "./errors.js";
 import { checkScanOptions, type ScanOptions, type ScanProgress } from "./scan-options.js";
 import { settleTarget } from "./scan-target.js";
+import { startWorkers } from "./scan-workers.js";
+import { createSharedMemory } from "./shared-memory.js";
 import type { ScanTarget } from "./target.js";
 import {
   CONTROL_ABORT,
-  CONTROL_PROGRESS_BYTE_OFFSET,
   CONTROL_START,
-  controlBytes,
   nowUs,
   WORK_CHECKSUM,
   WORK_COUNT_BYTES,
   WORK_MODULE,
-  type WorkerData,
-  type WorkerMessage,
   type WorkerTotals,
 } from "./worker-protocol.js";
 
@@ -183,8 +180,6 @@ export interface ScanResult {
   readonly warnings: readonly string[];
 }
 
-const WORKER_URL = new URL("./worker.js", import.meta.url);
-
 function currentBytes(target: ScanTarget): number {
   let total = 0;
   for (const s of target.segments) {
@@ -195,50 +190,6 @@ function currentBytes(target: ScanTarget): number {
     }
   }
   return total;
-}
-
-interface RunningWorker {
-  worker: Worker;
-  ready: Promise<void>;
-  done: Promise<WorkerTotals>;
-  exited: Promise<void>;
-}
-
-function startWorker(data: WorkerData): RunningWorker {
-  // execArgv []: the worker is plain JavaScript; loaders the caller runs under (tsx, vitest) are not needed there.
-  const worker = new Worker(WORKER_URL, { workerData: data, execArgv: [] });
-  let readyResolve!: () => void;
-  let readyReject!: (e: unknown) => void;
-  let doneResolve!: (t: WorkerTotals) => void;
-  let doneReject!: (e: unknown) => void;
-  const ready = new Promise<void>((res, rej) => {
-    readyResolve = res;
-    readyReject = rej;
-  });
-  const done = new Promise<WorkerTotals>((res, rej) => {
-    doneResolve = res;
-    doneReject = rej;
-  });
-  // Both may be rejected without anyone awaiting one of them yet.
-  ready.catch(() => {});
-  done.catch(() => {});
-  const failWith = (e: unknown): void => {
-    readyReject(e);
-    doneReject(e);
-  };
-  worker.on("message", (m: WorkerMessage) => {
-    if (m.type === "ready") readyResolve();
-    else if (m.type === "done") doneResolve(m.totals);
-    else failWith(new FileScanError(m.code, m.message));
-  });
-  worker.on("error", failWith);
-  const exited = new Promise<void>((res) => {
-    worker.on("exit", (code) => {
-      failWith(new Error(`scan worker ${data.index} exited (code ${code}) before finishing.`));
-      res();
-    });
-  });
-  return { worker, ready, done, exited };
 }
 
 /**
@@ -269,42 +220,19 @@ function startWorker(data: WorkerData): RunningWorker {
  */
 export async function scanFile(target: string, options: ScanOptions = {}): Promise<ScanResult> {
   const request = checkScanOptions(target, options);
-  const { workers, blockBytes, policy, work, recordRuns, tracker, signal } = request;
+  const { workers, blockBytes, policy, work, tracker, signal } = request;
 
-  const { target: resolved, allocator, cover, syncKey } = settleTarget(request);
+  const settled = settleTarget(request);
+  const { target: resolved, allocator, cover, syncKey } = settled;
   const { nblocks } = resolved;
 
   const cache = prepareCache(resolved, request);
   const probe = probeDevice(resolved.dev, request.kernel);
 
-  const control = new SharedArrayBuffer(controlBytes(workers));
-  const flags = new Int32Array(control, 0, 2);
-  const progressWords = new Uint32Array(control, CONTROL_PROGRESS_BYTE_OFFSET, workers);
-  const coverBuffer = cover === "counter" ? new SharedArrayBuffer(nblocks) : null;
+  const shared = createSharedMemory(workers, cover, nblocks);
+  const { flags, progress: progressWords, cover: coverBuffer } = shared;
 
-  const setupStart = nowUs();
-  const running: RunningWorker[] = [];
-  for (let i = 0; i < workers; i++) {
-    running.push(
-      startWorker({
-        index: i,
-        allocator: allocator.buffer,
-        control,
-        cover: coverBuffer,
-        tracker,
-        syncKey,
-        segments: resolved.segments.map((s) => ({ path: s.path })),
-        segmentBlocks: resolved.segmentBlocks,
-        blockBytes,
-        nblocks,
-        lastBlockBytes: resolved.lastBlockBytes,
-        work: work.code,
-        workModule: work.module,
-        recordRuns,
-        pg96: policy.kind === "pg96",
-      }),
-    );
-  }
+  const running = startWorkers(request, settled, shared);
 
   let released = false;
   let windowStart = 0;
@@ -349,25 +277,25 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
   let readBytesBefore: number | null = null;
   let totals: WorkerTotals[];
   try {
-    await Promise.all(running.map((r) => r.ready));
+    await running.allReady();
     devBefore = probe.sample();
     readBytesBefore = processReadBytes();
     release();
     if (request.onProgress !== undefined) timer = setInterval(report, request.progressIntervalMs);
-    totals = await Promise.all(running.map((r) => r.done));
+    totals = await running.allDone();
   } catch (error) {
     abortAll();
     if (timer !== null) clearInterval(timer);
     signal?.removeEventListener("abort", onAbort);
-    await Promise.all(running.map((r) => r.worker.terminate().then(() => r.exited)));
+    await running.terminate();
     throw error;
   }
   const devAfter = probe.sample();
   const readBytesAfter = processReadBytes();
-  const setupUs = windowStart - setupStart;
+  const setupUs = windowStart - running.setupStartUs;
   if (timer !== null) clearInterval(timer);
   signal?.removeEventListener("abort", onAbort);
-  await Promise.all(running.map((r) => r.exited));
+  await running.allExited();
   report();
   if (progressError !== null) throw progressError;
 
