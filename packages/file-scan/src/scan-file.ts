@@ -23,13 +23,13 @@
  *    to the allocator and the syncscan tracker, and says "ready". Set-up is
  *    not timed: a PostgreSQL worker's fork and relation open are not part of
  *    what `iostat` showed either.
- * 5. **Timed window.** The device counters are sampled (@scanlab/host block-device.ts), the
- *    start flag is raised, and every worker reads its blocks; progress is
- *    sampled from shared memory, never sent per block. The window closes when
- *    the last worker has read its last block (each worker timestamps its own
- *    first and last read with the process-wide monotonic clock); the device
- *    counters are sampled again as soon as the main thread hears the last
- *    worker is done.
+ * 5. **Timed window** (timed-window.ts). The device counters are sampled
+ *    (@scanlab/host block-device.ts), the start flag is raised, and every
+ *    worker reads its blocks; progress is sampled from shared memory, never
+ *    sent per block. The window closes when the last worker has read its
+ *    last block (each worker timestamps its own first and last read with the
+ *    process-wide monotonic clock); the device counters are sampled again as
+ *    soon as the main thread hears the last worker is done.
  * 6. **Verdict.** Residency after, the cover counters (every block read
  *    exactly once?), each worker's runs of consecutive blocks as it actually
  *    read them, the device's read count and average request size, and
@@ -44,25 +44,18 @@
  */
 import { statSync } from "node:fs";
 import { INVALID_BLOCK, type ResolvedPolicy } from "@scanlab/block-allocator";
-import { type DeviceReport, probeDevice, processReadBytes } from "@scanlab/host";
+import type { DeviceReport } from "@scanlab/host";
 import { formatChecksum } from "./block-work.js";
 import { type CacheReport, prepareCache, reportCache } from "./cache-report.js";
 import { type CoverCheck, checkCover } from "./cover-check.js";
 import { FileScanError } from "./errors.js";
-import { checkScanOptions, type ScanOptions, type ScanProgress } from "./scan-options.js";
+import { checkScanOptions, type ScanOptions } from "./scan-options.js";
 import { settleTarget } from "./scan-target.js";
 import { startWorkers } from "./scan-workers.js";
 import { createSharedMemory } from "./shared-memory.js";
 import type { ScanTarget } from "./target.js";
-import {
-  CONTROL_ABORT,
-  CONTROL_START,
-  nowUs,
-  WORK_CHECKSUM,
-  WORK_COUNT_BYTES,
-  WORK_MODULE,
-  type WorkerTotals,
-} from "./worker-protocol.js";
+import { runTimedWindow } from "./timed-window.js";
+import { WORK_CHECKSUM, WORK_COUNT_BYTES, WORK_MODULE } from "./worker-protocol.js";
 
 /** Sizes of the runs of consecutive blocks one worker read. */
 export interface RunSummary {
@@ -227,77 +220,14 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
   const { nblocks } = resolved;
 
   const cache = prepareCache(resolved, request);
-  const probe = probeDevice(resolved.dev, request.kernel);
 
   const shared = createSharedMemory(workers, cover, nblocks);
-  const { flags, progress: progressWords, cover: coverBuffer } = shared;
+  const { cover: coverBuffer } = shared;
 
   const running = startWorkers(request, settled, shared);
 
-  let released = false;
-  let windowStart = 0;
-  const release = (): void => {
-    if (released) return;
-    released = true;
-    windowStart = nowUs();
-    Atomics.store(flags, CONTROL_START, 1);
-    Atomics.notify(flags, CONTROL_START);
-  };
-  const abortAll = (): void => {
-    Atomics.store(flags, CONTROL_ABORT, 1);
-    release();
-  };
-  const onAbort = (): void => abortAll();
-  signal?.addEventListener("abort", onAbort, { once: true });
-  if (signal?.aborted) abortAll();
-
-  let progressError: unknown = null;
-  const sampleProgress = (): ScanProgress => {
-    const workerBlocks: number[] = new Array<number>(workers);
-    let blocks = 0;
-    for (let i = 0; i < workers; i++) {
-      const v = Atomics.load(progressWords, i);
-      workerBlocks[i] = v;
-      blocks += v;
-    }
-    return { workerBlocks, blocks, nblocks, elapsedUs: released ? nowUs() - windowStart : 0 };
-  };
-  const report = (): void => {
-    if (request.onProgress === undefined || progressError !== null) return;
-    try {
-      request.onProgress(sampleProgress());
-    } catch (error) {
-      progressError = error;
-      abortAll();
-    }
-  };
-
-  let timer: ReturnType<typeof setInterval> | null = null;
-  let devBefore: ReturnType<typeof probe.sample> = null;
-  let readBytesBefore: number | null = null;
-  let totals: WorkerTotals[];
-  try {
-    await running.allReady();
-    devBefore = probe.sample();
-    readBytesBefore = processReadBytes();
-    release();
-    if (request.onProgress !== undefined) timer = setInterval(report, request.progressIntervalMs);
-    totals = await running.allDone();
-  } catch (error) {
-    abortAll();
-    if (timer !== null) clearInterval(timer);
-    signal?.removeEventListener("abort", onAbort);
-    await running.terminate();
-    throw error;
-  }
-  const devAfter = probe.sample();
-  const readBytesAfter = processReadBytes();
-  const setupUs = windowStart - running.setupStartUs;
-  if (timer !== null) clearInterval(timer);
-  signal?.removeEventListener("abort", onAbort);
-  await running.allExited();
-  report();
-  if (progressError !== null) throw progressError;
+  const window = await runTimedWindow(running, shared, resolved, request);
+  const { totals, startUs: windowStart } = window;
 
   let lastEnd = windowStart;
   let blocks = 0;
@@ -337,9 +267,7 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
     return work.code === WORK_MODULE ? { ...result, finish: t.moduleFinish } : result;
   });
   const wallUs = Math.max(0, lastEnd - windowStart);
-  const deviceReadBytes =
-    readBytesBefore === null || readBytesAfter === null ? null : readBytesAfter - readBytesBefore;
-  const cacheReport = reportCache(cache, deviceReadBytes, bytes);
+  const cacheReport = reportCache(cache, window.deviceReadBytes, bytes);
   const bytesAfter = currentBytes(resolved);
   if (signal?.aborted) stopped = true;
   const warnings = [...cache.warnings];
@@ -376,10 +304,10 @@ export async function scanFile(target: string, options: ScanOptions = {}): Promi
     blocks,
     bytes,
     wallUs,
-    setupUs,
+    setupUs: window.setupUs,
     mbPerSec: wallUs > 0 ? bytes / wallUs : 0,
     perWorker,
-    device: probe.report(devBefore, devAfter),
+    device: window.device,
     cache: cacheReport,
     cover: coverCheck,
     work: workResult,
