@@ -41,13 +41,7 @@ export {
   type ResidencyVisibility,
   residencyVisibility,
 } from "./residency-visibility.js";
-export {
-  type RunSummary,
-  type ScanResult,
-  scanFile,
-  type WorkerResult,
-  type WorkResult,
-} from "./scan-file.js";
+export { scanFile } from "./scan-file.js";
 export {
   DEFAULT_BLOCK_BYTES,
   DEFAULT_PROGRESS_INTERVAL_MS,
@@ -65,6 +59,7 @@ export {
   type ScanTarget,
   type Segment,
 } from "./target.js";
+export type { RunSummary, ScanResult, WorkerResult, WorkResult } from "./verdict.js";
 export {
   checkWorkerCount,
   maxScanWorkers,
