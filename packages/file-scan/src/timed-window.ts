@@ -62,44 +62,20 @@ export async function runTimedWindow(
   target: Pick<ScanTarget, "nblocks" | "dev">,
   request: Pick<ScanRequest, "signal" | "onProgress" | "progressIntervalMs" | "kernel">,
 ): Promise<TimedWindow> {
-  const { nblocks } = target;
   const { signal, onProgress } = request;
-  const { flags, progress } = shared;
-  let released = false;
-  let windowStart = 0;
-  const release = (): void => {
-    if (released) return;
-    released = true;
-    windowStart = nowUs();
-    Atomics.store(flags, CONTROL_START, 1);
-    Atomics.notify(flags, CONTROL_START);
-  };
-  const abortAll = (): void => {
-    Atomics.store(flags, CONTROL_ABORT, 1);
-    release();
-  };
-  const onAbort = (): void => abortAll();
+  const flags = controlFlags(shared.flags);
+  const onAbort = (): void => flags.abort();
   signal?.addEventListener("abort", onAbort, { once: true });
-  if (signal?.aborted) abortAll();
+  if (signal?.aborted) flags.abort();
 
   let progressError: unknown = null;
-  const sampleProgress = (): ScanProgress => {
-    const workerBlocks: number[] = new Array<number>(progress.length);
-    let blocks = 0;
-    for (let i = 0; i < progress.length; i++) {
-      const v = Atomics.load(progress, i);
-      workerBlocks[i] = v;
-      blocks += v;
-    }
-    return { workerBlocks, blocks, nblocks, elapsedUs: released ? nowUs() - windowStart : 0 };
-  };
   const report = (): void => {
     if (onProgress === undefined || progressError !== null) return;
     try {
-      onProgress(sampleProgress());
+      onProgress(sampleProgress(shared.progress, target.nblocks, flags.elapsedUs));
     } catch (error) {
       progressError = error;
-      abortAll();
+      flags.abort();
     }
   };
 
@@ -113,11 +89,11 @@ export async function runTimedWindow(
     await workers.allReady();
     devBefore = probe.sample();
     readBytesBefore = processReadBytes();
-    release();
+    flags.start();
     if (onProgress !== undefined) timer = setInterval(report, request.progressIntervalMs);
     totals = await workers.allDone();
   } catch (error) {
-    abortAll();
+    flags.abort();
     if (timer !== null) clearInterval(timer);
     signal?.removeEventListener("abort", onAbort);
     await workers.terminate();
@@ -133,10 +109,57 @@ export async function runTimedWindow(
 
   return {
     totals,
-    startUs: windowStart,
-    setupUs: windowStart - workers.setupStartUs,
+    startUs: flags.startUs,
+    setupUs: flags.startUs - workers.setupStartUs,
     device: probe.report(devBefore, devAfter),
     deviceReadBytes:
       readBytesBefore === null || readBytesAfter === null ? null : readBytesAfter - readBytesBefore,
   };
+}
+
+/** The start and abort flags of the control block as the main thread raises them. */
+interface ControlFlags {
+  /** Raises the start flag (once) and notes the time: the window opens. */
+  start(): void;
+  /** Raises the abort flag, then the start flag, so that workers still waiting see it. */
+  abort(): void;
+  /** The clock (nowUs) when the start flag went up, 0 before. */
+  readonly startUs: number;
+  /** Microseconds since the start flag went up, 0 before. */
+  elapsedUs(): number;
+}
+
+function controlFlags(flags: Int32Array): ControlFlags {
+  let started = false;
+  let startUs = 0;
+  const start = (): void => {
+    if (started) return;
+    started = true;
+    startUs = nowUs();
+    Atomics.store(flags, CONTROL_START, 1);
+    Atomics.notify(flags, CONTROL_START);
+  };
+  return {
+    start,
+    abort: () => {
+      Atomics.store(flags, CONTROL_ABORT, 1);
+      start();
+    },
+    get startUs() {
+      return startUs;
+    },
+    elapsedUs: () => (started ? nowUs() - startUs : 0),
+  };
+}
+
+/** The per-worker progress words as one sample; `elapsedUs` is read after the words. */
+function sampleProgress(progress: Uint32Array, nblocks: number, elapsedUs: () => number): ScanProgress {
+  const workerBlocks: number[] = new Array<number>(progress.length);
+  let blocks = 0;
+  for (let i = 0; i < progress.length; i++) {
+    const v = Atomics.load(progress, i);
+    workerBlocks[i] = v;
+    blocks += v;
+  }
+  return { workerBlocks, blocks, nblocks, elapsedUs: elapsedUs() };
 }
