@@ -3,11 +3,12 @@
  *
  * Problem. Starting a thread, opening the target's files, loading the
  * per-block work and attaching to the shared state takes tens of
- * milliseconds, and none of it is reading: a PostgreSQL worker's fork and
- * relation open are not part of what `iostat` showed either. And a worker
- * can fail at any moment (a work module that does not load, a read the
- * device refuses, a crash); the main thread must hear that as one error,
- * whatever it is waiting for at the time, and never wait forever.
+ * milliseconds or more (`setupUs`), and none of it is reading: a
+ * PostgreSQL worker's fork and relation open are not part of what `iostat`
+ * showed either. And a worker can fail at any moment (a work module that
+ * does not load, a read the device refuses, a crash); the main thread must
+ * hear that as one error, whatever it is waiting for at the time, and never
+ * wait forever.
  *
  * Design choices.
  * - N worker_threads run worker.ts with everything they need in their
