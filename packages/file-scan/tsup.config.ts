@@ -1,6 +1,6 @@
 import { defineConfig } from "tsup";
 
-// worker.js must sit next to index.js in dist/: scan-file.ts starts it with
+// worker.js must sit next to index.js in dist/: scan-workers.ts starts it with
 // new URL("./worker.js", import.meta.url).
 export default defineConfig({
   entry: { index: "src/index.ts", worker: "src/worker.ts" },

@@ -29,7 +29,7 @@ import type { AllocatorPolicy } from "@scanlab/block-allocator";
 import { deviceNumbers, probeDevice, resolveBlockDevice } from "@scanlab/host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDist, makeTempDir, writeBlockFile } from "../test/files.js";
-import type { ScanResult } from "./scan-file.js";
+import type { ScanResult } from "./index.js";
 
 const { scanFile } = await loadDist();
 const REQUIRE_LIVE = process.env.SCANLAB_REQUIRE_LIVE === "1";

@@ -24,7 +24,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { loadDist, makeTempDir, readChecksums, writeBlockFile } from "../test/files.js";
 import { userError } from "../test/user-error.js";
 import { blockChecksum, countNonZeroBytes, sumBlockChecksums } from "./block-work.js";
-import type { ScanResult } from "./scan-file.js";
+import type { ScanResult } from "./index.js";
 
 const { scanFile } = await loadDist();
 const tmp = makeTempDir();

@@ -87,3 +87,8 @@ export function errnoCode(error: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** @internal The error for an option out of range or of the wrong type: `message` is the one sentence. */
+export function badOption(message: string): FileScanError {
+  return new FileScanError("FILESCAN_BAD_OPTION", message);
+}

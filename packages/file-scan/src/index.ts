@@ -25,6 +25,8 @@ export {
   FNV_PRIME_32,
   sumBlockChecksums,
 } from "./block-work.js";
+export type { CacheReport } from "./cache-report.js";
+export { type CoverCheck, type CoverMethod, MAX_COVER_COUNTER_BLOCKS } from "./cover-check.js";
 export { FileScanError, type FileScanErrorCode } from "./errors.js";
 export {
   type CacheState,
@@ -39,24 +41,16 @@ export {
   type ResidencyVisibility,
   residencyVisibility,
 } from "./residency-visibility.js";
+export { scanFile } from "./scan-file.js";
 export {
-  type CacheReport,
-  type CoverCheck,
-  type CoverMethod,
   DEFAULT_BLOCK_BYTES,
   DEFAULT_PROGRESS_INTERVAL_MS,
   MAX_BLOCK_BYTES,
-  MAX_COVER_COUNTER_BLOCKS,
   MAX_WORKERS,
-  type RunSummary,
   type ScanOptions,
   type ScanProgress,
-  type ScanResult,
   type SyncScanOption,
-  scanFile,
-  type WorkerResult,
-  type WorkResult,
-} from "./scan-file.js";
+} from "./scan-options.js";
 export {
   MAX_SCAN_BLOCKS,
   RELSEG_BLOCKS,
@@ -65,6 +59,7 @@ export {
   type ScanTarget,
   type Segment,
 } from "./target.js";
+export type { RunSummary, ScanResult, WorkerResult, WorkResult } from "./verdict.js";
 export {
   checkWorkerCount,
   maxScanWorkers,

@@ -18,7 +18,7 @@
  *
  * Like PostgreSQL's phs_nblocks (apps/docs/src/reference/parallel-block-allocation.md#shared-scan-state), the size is sampled once,
  * here, before the scan: a file that grows during the scan is scanned up to
- * its old size, one that shrinks produces short reads (scan-file.ts).
+ * its old size, one that shrinks produces short reads (verdict.ts).
  *
  * A file whose size is not a whole number of blocks keeps its partial last
  * block: it is read (with a shorter read) and reported as such

@@ -1,0 +1,289 @@
+/**
+ * The verdict of a scan: what each worker read, how fast, whether every
+ * block was read exactly once, what the cache and the device did, and
+ * whether the file changed underneath.
+ *
+ * Problem. The workers hand back raw totals (worker-protocol.ts): counts,
+ * clock stamps, run lists, halves of a 64-bit checksum. A reader wants
+ * numbers that mean something on their own (times from the window's start,
+ * one checksum, MB/s), and sentences for anything unusual, and must be able
+ * to trust that the numbers describe one whole scan of a file that held
+ * still.
+ *
+ * Design choices.
+ * - Times are reported from the start flag (timed-window.ts); the window
+ *   closes at the latest last read of any worker, and MB/s is bytes over
+ *   that window (megabytes of 10^6 bytes, as dd prints them).
+ * - The scan counts as aborted only when it was stopped and some block was
+ *   left unread: an abort that came after the last read (say from the final
+ *   progress call) stopped nothing.
+ * - The size is sampled again after the scan: PostgreSQL's scan would not
+ *   see a relation grow (phs_nblocks is sampled once,
+ *   apps/docs/src/reference/parallel-block-allocation.md#shared-scan-state)
+ *   and would fail on one that shrank; this one reads to the old size,
+ *   counts short reads, and says which happened.
+ * - Residency after the scan and the cache verdict come from
+ *   cache-report.ts, the cover verdict from cover-check.ts.
+ *
+ * Interface: {@link verdict}.
+ */
+import { statSync } from "node:fs";
+import { INVALID_BLOCK, type ResolvedPolicy } from "@scanlab/block-allocator";
+import type { DeviceReport } from "@scanlab/host";
+import { formatChecksum } from "./block-work.js";
+import { type CacheReport, type PreparedCache, reportCache } from "./cache-report.js";
+import { type CoverCheck, checkCover } from "./cover-check.js";
+import type { ResolvedWork, ScanRequest } from "./scan-options.js";
+import type { SettledTarget } from "./scan-target.js";
+import type { SharedMemory } from "./shared-memory.js";
+import type { ScanTarget } from "./target.js";
+import type { TimedWindow } from "./timed-window.js";
+import { WORK_CHECKSUM, WORK_COUNT_BYTES, WORK_MODULE, type WorkerTotals } from "./worker-protocol.js";
+
+/** Sizes of the runs of consecutive blocks one worker read. */
+export interface RunSummary {
+  /** Number of runs. */
+  readonly count: number;
+  /** Shortest run in blocks (0 when the worker read nothing). */
+  readonly minBlocks: number;
+  /** Longest run in blocks. */
+  readonly maxBlocks: number;
+  /** Mean run length in blocks (0 when none). */
+  readonly meanBlocks: number;
+  /** Each run's first block, in the order read (when `recordRuns`). */
+  readonly starts: Uint32Array | null;
+  /** Each run's length in blocks (when `recordRuns`). */
+  readonly lengths: Uint32Array | null;
+}
+
+/** What one worker did. */
+export interface WorkerResult {
+  /** 0-based worker number. */
+  readonly worker: number;
+  /** Blocks read. */
+  readonly blocks: number;
+  /** Bytes read. */
+  readonly bytes: number;
+  /** Times the worker went to the allocator and came back with blocks (claims, split at the wrap). */
+  readonly claims: number;
+  /** Runs of consecutive blocks as read (adjacent claims merge into one run). */
+  readonly runs: RunSummary;
+  /** Shared-memory operations the allocator performed for this worker (PG 9.6 spinlock vs atomics, T4). */
+  readonly ops: {
+    /** Lock acquisitions (pg96 and batch claims, start-up). */
+    readonly locks: number;
+    /** Atomic fetch-and-adds (pg11, munro2020, pg14), including the last one that finds the scan done. */
+    readonly atomics: number;
+  };
+  /** First read, in microseconds after the window opened. */
+  readonly startUs: number;
+  /** Last read finished, in microseconds after the window opened. */
+  readonly endUs: number;
+  /** Reads that came back short because the file shrank. */
+  readonly shortReads: number;
+  /** What the user's work module's finish() returned (module work only). */
+  readonly finish?: unknown;
+}
+
+/** The result of the per-block work. */
+export type WorkResult =
+  | {
+      /** No per-block work. */
+      readonly kind: "none";
+    }
+  | {
+      /** The "count-bytes" work. */
+      readonly kind: "count-bytes";
+      /** Non-zero bytes in the blocks read. */
+      readonly nonZeroBytes: number;
+    }
+  | {
+      /** The "checksum" work. */
+      readonly kind: "checksum";
+      /** Sum of the per-block checksums mod 2^64 (16 hex digits): independent of order, policy and workers. */
+      readonly checksum: string;
+    }
+  | {
+      /** A user module. */
+      readonly kind: "module";
+      /** The module's file URL. */
+      readonly module: string;
+      /** Sum of the numbers the module returned. */
+      readonly total: number;
+    };
+
+/** Everything {@link scanFile} measured. */
+export interface ScanResult {
+  /** The resolved target (files, sizes, block count). */
+  readonly target: ScanTarget;
+  /** The allocator policy, with defaults filled in. */
+  readonly policy: ResolvedPolicy;
+  /** Number of workers. */
+  readonly workers: number;
+  /** Block size in bytes. */
+  readonly blockBytes: number;
+  /** The block counter value 0 maps to (0, the syncscan location, or `startBlock`). */
+  readonly startBlock: number;
+  /** True when the scan was stopped by its AbortSignal before every block was read (the numbers are what was read until then). */
+  readonly aborted: boolean;
+  /** Blocks read (all workers). */
+  readonly blocks: number;
+  /** Bytes read (a partial last block counts its real size). */
+  readonly bytes: number;
+  /** The timed window: from the start flag to the end of the last read, in microseconds. */
+  readonly wallUs: number;
+  /** Worker start-up before the window (spawn, open, module load), in microseconds. */
+  readonly setupUs: number;
+  /** bytes / wallUs: megabytes (10^6 bytes, as dd prints them) per second. */
+  readonly mbPerSec: number;
+  /** Per worker. */
+  readonly perWorker: readonly WorkerResult[];
+  /** What the device did in the window, or why that is unknown. */
+  readonly device: DeviceReport;
+  /** Page cache state. */
+  readonly cache: CacheReport;
+  /** Exact-cover verification. */
+  readonly cover: CoverCheck;
+  /** The per-block work's result. */
+  readonly work: WorkResult;
+  /** The syncscan key used, or null without a tracker. */
+  readonly syncscanKey: number | null;
+  /** Reads that came back short (the file shrank during the scan). */
+  readonly shortReads: number;
+  /** The target's size after the scan, in bytes (compare with target.bytes). */
+  readonly bytesAfter: number;
+  /** Sentences about anything unusual (shrunk file, eviction that did not run, residency unknown). */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * The result of a scan from what the earlier steps produced: measures
+ * residency after the scan and the target's size again, and reads the
+ * workers' totals.
+ */
+export function verdict(
+  request: ScanRequest,
+  settled: SettledTarget,
+  cache: PreparedCache,
+  shared: SharedMemory,
+  window: TimedWindow,
+): ScanResult {
+  const { target, allocator } = settled;
+  const { totals } = window;
+  let lastEnd = window.startUs;
+  let blocks = 0;
+  let bytes = 0;
+  let shortReads = 0;
+  for (const t of totals) {
+    if (t.endedAtUs > lastEnd) lastEnd = t.endedAtUs;
+    blocks += t.blocks;
+    bytes += t.bytes;
+    shortReads += t.shortReads;
+  }
+  const cacheReport = reportCache(cache, window.deviceReadBytes, bytes);
+  const bytesAfter = currentBytes(target);
+  const stopped = request.signal?.aborted === true || totals.some((t) => t.aborted);
+  const wallUs = Math.max(0, lastEnd - window.startUs);
+
+  const warnings = [...cache.warnings];
+  if (cacheReport.methodReason !== undefined) warnings.push(cacheReport.methodReason);
+  const sizeChange = sizeChangeWarning(target.bytes, bytesAfter, shortReads);
+  if (sizeChange !== null) warnings.push(sizeChange);
+
+  return {
+    target,
+    policy: request.policy,
+    workers: request.workers,
+    blockBytes: request.blockBytes,
+    startBlock: allocator.startBlock === INVALID_BLOCK ? 0 : allocator.startBlock,
+    // An abort that came after every block had been read (say from the final onProgress call) stopped nothing.
+    aborted: stopped && blocks < target.nblocks,
+    blocks,
+    bytes,
+    wallUs,
+    setupUs: window.setupUs,
+    mbPerSec: wallUs > 0 ? bytes / wallUs : 0,
+    perWorker: totals.map((t, i) => workerResult(t, i, window.startUs, request.work)),
+    device: window.device,
+    cache: cacheReport,
+    cover: checkCover(settled.cover, shared.cover, target.nblocks, totals),
+    work: workResult(request.work, totals),
+    syncscanKey: request.tracker === null ? null : settled.syncKey,
+    shortReads,
+    bytesAfter,
+    warnings,
+  };
+}
+
+/** One worker's totals as reported, times from `windowStart`. */
+function workerResult(
+  t: WorkerTotals,
+  worker: number,
+  windowStart: number,
+  work: ResolvedWork,
+): WorkerResult {
+  const result: WorkerResult = {
+    worker,
+    blocks: t.blocks,
+    bytes: t.bytes,
+    claims: t.claims,
+    runs: {
+      count: t.runCount,
+      minBlocks: t.minRunBlocks,
+      maxBlocks: t.maxRunBlocks,
+      meanBlocks: t.runCount === 0 ? 0 : t.blocks / t.runCount,
+      starts: t.runStarts === null ? null : t.runStarts.subarray(0, t.runCount),
+      lengths: t.runLengths === null ? null : t.runLengths.subarray(0, t.runCount),
+    },
+    ops: t.ops,
+    startUs: t.startedAtUs - windowStart,
+    endUs: t.endedAtUs - windowStart,
+    shortReads: t.shortReads,
+  };
+  return work.code === WORK_MODULE ? { ...result, finish: t.moduleFinish } : result;
+}
+
+/** The per-block work's result, summed over the workers. */
+function workResult(work: ResolvedWork, totals: readonly WorkerTotals[]): WorkResult {
+  if (work.code === WORK_COUNT_BYTES) {
+    let nonZero = 0;
+    for (const t of totals) nonZero += t.nonZeroBytes;
+    return { kind: "count-bytes", nonZeroBytes: nonZero };
+  }
+  if (work.code === WORK_CHECKSUM) {
+    let checksum = 0n;
+    // hi * 2^32 + lo: worker.ts splits the 64-bit sum
+    for (const t of totals) checksum += BigInt(t.checksumHi) * 4294967296n + BigInt(t.checksumLo);
+    return { kind: "checksum", checksum: formatChecksum(checksum) };
+  }
+  if (work.code === WORK_MODULE) {
+    let total = 0;
+    for (const t of totals) total += t.moduleTotal;
+    return { kind: "module", module: work.module!, total };
+  }
+  return { kind: "none" };
+}
+
+/** The target's size now: the sum of its files' sizes (a file that vanished counts 0). */
+function currentBytes(target: ScanTarget): number {
+  let total = 0;
+  for (const s of target.segments) {
+    try {
+      total += statSync(s.path).size;
+    } catch {
+      // a segment that vanished holds nothing now
+    }
+  }
+  return total;
+}
+
+/** A sentence when the target shrank or grew during the scan, else null. */
+function sizeChangeWarning(bytesBefore: number, bytesAfter: number, shortReads: number): string | null {
+  if (shortReads > 0 || bytesAfter < bytesBefore) {
+    return `the file shrank during the scan (${bytesBefore} bytes at the start, ${bytesAfter} after): ${shortReads} block reads came back short.`;
+  }
+  if (bytesAfter > bytesBefore) {
+    return `the file grew during the scan (${bytesBefore} bytes at the start, ${bytesAfter} after); only the first ${bytesBefore} bytes were scanned.`;
+  }
+  return null;
+}
