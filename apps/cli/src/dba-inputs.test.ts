@@ -13,26 +13,9 @@
  * sweep, which runs its cells on worker threads of the built CLI, runs the
  * built executable.
  */
-import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { runBin } from "./e2e/run-bin.js";
-import { runCli } from "./run.js";
-
-class Capture extends Writable {
-  text = "";
-  isTTY = false;
-  override _write(chunk: Buffer, _enc: string, done: () => void): void {
-    this.text += chunk.toString();
-    done();
-  }
-}
-
-async function scanlab(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new Capture();
-  const stderr = new Capture();
-  const code = await runCli(args, { streams: { stdout, stderr }, env: { NO_COLOR: "1", COLUMNS: "250" } });
-  return { code, stdout: stdout.text, stderr: stderr.text };
-}
+import { runInProcess as scanlab } from "./e2e/run-in-process.js";
 
 interface Scenario {
   machine: {

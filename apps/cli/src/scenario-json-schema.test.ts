@@ -6,11 +6,10 @@
  * bad-input table (e2e/bad-input-table.test.ts).
  */
 import { createRequire } from "node:module";
-import { Writable } from "node:stream";
 import { TARGETS } from "@scanlab/experiments";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { runCli } from "./run.js";
+import { runInProcess } from "./e2e/run-in-process.js";
 import { DEFAULT_SCENARIO } from "./scenario-flags.js";
 
 const schema = createRequire(import.meta.url)("@scanlab/simulator/scenario.schema.json") as { $id: string };
@@ -26,22 +25,9 @@ describe("the scenario JSON Schema", () => {
   });
 
   it("describes what --print-scenario prints, and is what it names as $schema", async () => {
-    let text = "";
-    const stdout = Object.assign(
-      new Writable({
-        write(chunk, _enc, done) {
-          text += String(chunk);
-          done();
-        },
-      }),
-      { isTTY: false },
-    );
-    const code = await runCli(["simulate", "--pg", "17", "--workers", "4", "--print-scenario"], {
-      streams: { stdout, stderr: stdout },
-      env: {},
-    });
-    expect(code).toBe(0);
-    const printed = JSON.parse(text) as { $schema: string };
+    const r = await runInProcess(["simulate", "--pg", "17", "--workers", "4", "--print-scenario"]);
+    expect(r.code).toBe(0);
+    const printed = JSON.parse(r.stdout) as { $schema: string };
     expect(printed.$schema).toBe(schema.$id);
     expect(valid(printed)).toBe("valid");
   });
