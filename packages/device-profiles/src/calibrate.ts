@@ -416,6 +416,14 @@ export async function measureCpuCosts(
   };
 }
 
+/** What {@link fitCpuCosts} returns. */
+export interface CpuCostFit {
+  /** Fixed CPU time of one read from the page cache (the intercept), microseconds. */
+  readSyscallUs: number;
+  /** Copy rate (1 / slope), bytes per microsecond. */
+  copyBytesPerUs: number;
+}
+
 /**
  * Fits `us per read = readSyscallUs + bytes / copyBytesPerUs` to two or more
  * (bytes, microseconds) points by least squares. The intercept is kept at
@@ -429,10 +437,7 @@ export async function measureCpuCosts(
  * console.log(c.readSyscallUs.toFixed(2), Math.round(c.copyBytesPerUs)); // 0.17 9350
  * ```
  */
-export function fitCpuCosts(points: readonly { blockBytes: number; usPerRead: number }[]): {
-  readSyscallUs: number;
-  copyBytesPerUs: number;
-} {
+export function fitCpuCosts(points: readonly { blockBytes: number; usPerRead: number }[]): CpuCostFit {
   const n = points.length;
   const mx = points.reduce((s, p) => s + p.blockBytes, 0) / n;
   const my = points.reduce((s, p) => s + p.usPerRead, 0) / n;

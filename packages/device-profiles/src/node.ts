@@ -10,6 +10,7 @@ export {
   type CalibrateOptions,
   CPU_READ_SIZES,
   CPU_REGION_BYTES,
+  type CpuCostFit,
   calibrate,
   fioVersion,
   fitCpuCosts,
