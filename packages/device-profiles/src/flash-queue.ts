@@ -168,19 +168,16 @@ function datasheetParameters(profile: FlashProfile): FlashQueueParameters {
   const units = Math.min(Math.max(1, Math.floor(iopsPerUs * budgetUs + 1e-9)), profile.randomReadQueueDepth);
   const stripeBytes = profile.latencyReadBytes;
   const ceilingUs = Math.min(units / iopsPerUs, budgetUs);
+  const core = (unitBusyUs: number): QueueCore => ({
+    units,
+    unitBusyUs,
+    fixedLatencyUs: budgetUs - unitBusyUs,
+    transferBytesPerUs,
+    commandUs: 0,
+    stripeBytes,
+  });
   const at = (unitBusyUs: number): number =>
-    closedLoopIops(
-      {
-        units,
-        unitBusyUs,
-        fixedLatencyUs: budgetUs - unitBusyUs,
-        transferBytesPerUs,
-        commandUs: 0,
-        stripeBytes,
-      },
-      profile.randomReadBlockBytes,
-      profile.randomReadQueueDepth,
-    );
+    closedLoopIops(core(unitBusyUs), profile.randomReadBlockBytes, profile.randomReadQueueDepth);
   // The model's IOPS at Q_R falls as unitBusy grows (the fixed delay takes the rest of the same budget):
   // bisection for the largest unitBusy that still reaches R. 0.1 % of R is below any datasheet's precision.
   let unitBusyUs = ceilingUs;
@@ -194,16 +191,7 @@ function datasheetParameters(profile: FlashProfile): FlashQueueParameters {
     }
     unitBusyUs = lo;
   }
-  return {
-    units,
-    unitBusyUs,
-    fixedLatencyUs: budgetUs - unitBusyUs,
-    transferBytesPerUs,
-    commandUs: 0,
-    stripeBytes,
-    budgetUs,
-    basis: "datasheet",
-  };
+  return { ...core(unitBusyUs), budgetUs, basis: "datasheet" };
 }
 
 /**
