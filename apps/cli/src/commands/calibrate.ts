@@ -156,8 +156,8 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
   ctx.out(
     renderTable(
       ctx,
-      // The profile's largest I/O is not measured by the device phases: profileFromMeasurements assumes the
-      // built-ins' 512 KiB. What the device was seen to do is printed under the readahead table.
+      // The profile's largest I/O is the device's max_sectors_kb when sysfs shows it, else the built-ins' 512 KiB
+      // (assumed; the note says which). What the device was seen to do is printed under the readahead table.
       ["QD1 read latency", "sequential read", "random read IOPS", "at queue depth", "profile's largest I/O"],
       [
         [
@@ -165,7 +165,7 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
           `${fixed(written.sequentialReadBytesPerSecond / 1e6, 0)} MB/s`,
           grouped(written.randomReadIops),
           String(written.randomReadQueueDepth),
-          `${(written.maxIoBytes / 1024).toFixed(0)} KiB (assumed)`,
+          `${(written.maxIoBytes / 1024).toFixed(0)} KiB${written.note.includes("assumed, the built-ins' figure") ? " (assumed)" : " (max_sectors_kb)"}`,
         ],
       ],
       Array(5).fill("right"),
