@@ -74,30 +74,46 @@ describe("calibrate() on a real temporary file", () => {
     expect(profile.readLatencyQd1Us).toBeCloseTo(m[1]!.meanLatencyUs, 9);
   });
 
-  it("measures with fio when it is installed", async (ctx) => {
+  it("measures with fio when it is installed: 8 KiB random reads by depth, sequential sizes, CPU costs", async (ctx) => {
     const version = fioVersion();
     if (version === undefined) return skipOrFail(ctx, "fio is not installed (Debian package fio)");
-    const profile = await calibrate(file, { method: "fio", phaseMs: 200, queueDepths: [1, 4, 16] });
+    const profile = await calibrate(file, { method: "fio", phaseMs: 100, rounds: 1 });
     expect(profile.measuredWith).toMatch(
-      new RegExp(`^${version.replace(/\./g, "\\.")} ioengine=libaio direct=[01] --readonly on `),
+      new RegExp(
+        `^${version.replace(/\./g, "\\.")} ioengine=(io_uring|libaio) direct=[01] --readonly on .*median of 1 round`,
+      ),
     );
     const m = profile.measurements!;
     expect(m.map((x) => `${x.pattern} ${x.blockBytes} QD${x.queueDepth}`)).toEqual([
-      "sequential 131072 QD1",
-      "sequential 131072 QD16",
-      "random 4096 QD1",
-      "random 4096 QD4",
-      "random 4096 QD16",
+      "random 8192 QD1",
+      "random 8192 QD4",
+      "random 8192 QD16",
+      "random 8192 QD64",
+      ...[8192, 32768, 131072, 524288, 1048576, 4194304].flatMap((b) => [
+        `sequential ${b} QD1`,
+        `sequential ${b} QD16`,
+      ]),
     ]);
     for (const x of m) expect(x.iops > 0 && x.bytesPerSecond > 0 && x.meanLatencyUs > 0).toBe(true);
-    expect(profile.sequentialReadBytesPerSecond).toBeGreaterThanOrEqual(
-      Math.max(...m.map((x) => x.bytesPerSecond)),
-    );
-  });
+    expect(profile.latencyReadBytes).toBe(8192);
+    expect(profile.queueModel?.stripeBytes).toBe(8192);
+    const cpu = profile.cpu!;
+    expect(cpu.points!.map((p) => p.blockBytes)).toEqual([8192, 32768, 131072]);
+    expect(cpu.copyBytesPerUs).toBeGreaterThan(0);
+    expect(cpu.readSyscallUs).toBeGreaterThanOrEqual(0);
+    expect(cpu.measuredWith).toMatch(/ioengine=psync rw=read invalidate=0/);
+    expect(cpu.measuredWith).toMatch(/resident \(fincore\)|no fincore/);
+  }, 120_000);
 
   it("uses fio by default when it is installed", async (ctx) => {
     if (fioVersion() === undefined) return skipOrFail(ctx, "fio is not installed (Debian package fio)");
-    const profile = await calibrate(file, { phaseMs: 100, queueDepths: [1] });
+    const profile = await calibrate(file, {
+      phaseMs: 100,
+      queueDepths: [1],
+      rounds: 1,
+      sequentialSizes: [131072],
+      cpu: false,
+    });
     expect(profile.measuredWith).toMatch(/^fio-/);
   });
 

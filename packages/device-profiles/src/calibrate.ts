@@ -2,15 +2,22 @@
  * Node only. DOC: calibrating the device that holds a file.
  *
  * `calibrate(path)` measures reads of an existing file and turns them into a
- * flash profile with `profileFromMeasurements` (`measured-profile.ts`), labelled
- * with how it was measured (`measuredWith`). Two ways:
+ * flash profile with `profileFromMeasurements` (`measured-profile.ts`):
+ * the measured points, the flash queue fitted to them (`queue-fit.ts`), the
+ * CPU cost of a read from the page cache (`cpu`), and how all of it was
+ * measured (`measuredWith`, `cpu.measuredWith`). Two ways:
  *
  * - fio, when it is installed (the `fio` Debian package): one fio run with
- *   `--readonly --direct=1 --ioengine=libaio` on the file, stonewalled jobs:
- *   sequential 128 KiB reads at queue depth 1 and 16, and random reads of
- *   `randomReadBytes` (4 KiB) at each of `queueDepths` (1, 4, 16, 64). If the
- *   file system refuses O_DIRECT, it runs again with buffered reads (fio's
- *   default `invalidate=1` drops the file's cache before each job).
+ *   `--readonly --direct=1` on the file, stonewalled jobs of `phaseMs` each:
+ *   random reads of 8 KiB (one PostgreSQL block) at each of `queueDepths`
+ *   (1, 4, 16, 64), and sequential reads of 8 KiB, 32 KiB, 128 KiB, 512 KiB,
+ *   1 MiB and 4 MiB at queue depth 1 and at {@link SEQUENTIAL_DEEP_QD}. The
+ *   whole list runs `rounds` times (3) one after the other, and each point is
+ *   the median of its rounds: a shared machine's slow drift then touches every
+ *   point alike, and one disturbed job does not decide a point. The engine is
+ *   io_uring where a short probe run succeeds, else libaio; when the file
+ *   system refuses O_DIRECT, reads are buffered (fio's default `invalidate=1`
+ *   drops the file's cache before each job). The profile says which ran.
  * - Node itself otherwise: buffered positioned reads (`fs.readSync` with a
  *   position) from worker threads, on a file evicted from the page cache before
  *   each phase (`page-cache-eviction.ts`): sequential 128 KiB reads from one
@@ -18,23 +25,38 @@
  *   measured), then random reads of `randomReadBytes` (8 KiB) with Q workers
  *   for each Q in `queueDepths`, each worker keeping one read in flight. Random
  *   reads never hit the same block twice within a phase (a seeded permutation
- *   of the file's blocks), so the page cache cannot serve them.
+ *   of the file's blocks), so the page cache cannot serve them. This has no
+ *   real queue depth: "QD Q" is Q threads on this machine's cores, each
+ *   waiting in a system call, and the profile's note says so.
+ *
+ * The CPU costs (`measureCpuCosts`): the first {@link CPU_REGION_BYTES} of the
+ * file are read once so they are resident (checked with fincore), then timed
+ * buffered reads of 8, 32 and 128 KiB from that region (fio `psync`,
+ * `invalidate=0`, fio's per-read latency; or Node's `readSync` timed in
+ * process). A straight line through (bytes, microseconds per read) by least
+ * squares gives the fixed cost of a read (system call and page-cache lookup,
+ * the intercept) and the copy rate (1 / slope): the simulator's
+ * `readSyscallUs` and `copyBytesPerUs` (packages/simulator cpu-costs.ts,
+ * apps/docs/src/reference/storage-device-models.md#copying-8-kb-from-the-page-cache).
  *
  * Measurements on a shared machine are noisy; the profile keeps every point
  * (`measurements`) so the noise can be seen. Calibration needs a file of at
- * least 1 MiB; larger is better (the random phases stop when every block has
- * been read once).
+ * least 1 MiB; larger is better (sequential sizes larger than half the file
+ * are left out, and the random phases of the Node method stop when every
+ * block has been read once).
  */
 import { spawnSync } from "node:child_process";
-import { statSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+import { cpus } from "node:os";
 import { Worker } from "node:worker_threads";
 import { mulberry32 } from "@scanlab/core";
+import { measureResidency } from "@scanlab/host";
 import { runChild } from "./child-run.js";
 import { DeviceProfileError } from "./errors.js";
 import { fioReadMeasurements } from "./fio-import.js";
 import { profileFromMeasurements } from "./measured-profile.js";
 import { evictAndVerify } from "./page-cache-eviction.js";
-import type { FlashProfile, ReadMeasurement } from "./profile-schema.js";
+import type { FlashProfile, MachineCpuCosts, ReadMeasurement } from "./profile-schema.js";
 import { KiB, MiB } from "./units.js";
 
 /**
@@ -44,16 +66,46 @@ import { KiB, MiB } from "./units.js";
  */
 const DEFAULT_QUEUE_DEPTHS: readonly number[] = [1, 4, 16, 64];
 
+/** Sequential read sizes of the fio method: one PostgreSQL block up to 4 MiB, factors of 4 (1 MiB included: the common max_sectors_kb). */
+export const SEQUENTIAL_SIZES: readonly number[] = [
+  8 * KiB,
+  32 * KiB,
+  128 * KiB,
+  512 * KiB,
+  1 * MiB,
+  4 * MiB,
+];
+
+/**
+ * The deeper queue of the sequential jobs: 16, PostgreSQL 18's default
+ * effective_io_concurrency, the reads a read stream keeps in flight
+ * (apps/docs/src/reference/read-streams.md#pg18-defaults); at 16 x 128 KiB the data path is full on the devices
+ * of apps/docs/src/reference/storage-device-models.md (their sequential figures are quoted at QD32 or less).
+ */
+export const SEQUENTIAL_DEEP_QD = 16;
+
+/** Region of the file the CPU costs are measured on (kept resident): 64 MiB, well past the CPU caches, our choice. */
+export const CPU_REGION_BYTES = 64 * MiB;
+
+/** Read sizes of the CPU-cost measurement: 8 KiB (one block), 32 KiB and 128 KiB (Linux's default read-ahead). */
+export const CPU_READ_SIZES: readonly number[] = [8 * KiB, 32 * KiB, 128 * KiB];
+
 /** Options of {@link calibrate}. */
 export interface CalibrateOptions {
   /** `auto` (default): fio when installed, else Node. */
   readonly method?: "auto" | "fio" | "node";
   /** Queue depths of the random-read phases (default 1, 4, 16, 64). */
   readonly queueDepths?: readonly number[];
-  /** Duration of each phase in milliseconds (default 2000 with fio, 1000 with Node). */
+  /** Duration of each phase in milliseconds (default 1000). */
   readonly phaseMs?: number;
-  /** Random read size (default 4 KiB with fio, 8 KiB with Node: one PostgreSQL block). */
+  /** Rounds of the fio job list; each point is the median of its rounds (default 3). */
+  readonly rounds?: number;
+  /** Sequential read sizes of the fio method (default {@link SEQUENTIAL_SIZES}). */
+  readonly sequentialSizes?: readonly number[];
+  /** Random read size (default 8 KiB: one PostgreSQL block). */
   readonly randomReadBytes?: number;
+  /** Measure the CPU cost of reads from the page cache (default true). */
+  readonly cpu?: boolean;
   /** Profile name (default `calibrated-<file name>`). */
   readonly name?: string;
   /** Seed of the random offsets (default 1). */
@@ -127,6 +179,54 @@ export async function calibrate(path: string, options: CalibrateOptions = {}): P
     : calibrateWithNode(path, size, name, options);
 }
 
+/** The median of each (pattern, read size, queue depth) over its rounds; the point of the median round is kept whole. */
+export function medianPoints(points: readonly ReadMeasurement[]): ReadMeasurement[] {
+  const groups = new Map<string, ReadMeasurement[]>();
+  for (const m of points) {
+    const key = `${m.pattern} ${m.blockBytes} ${m.queueDepth}`;
+    groups.set(key, [...(groups.get(key) ?? []), m]);
+  }
+  return [...groups.values()].map(
+    (g) => [...g].sort((x, y) => x.iops - y.iops)[Math.floor((g.length - 1) / 2)]!,
+  );
+}
+
+/** fio's job list of the fio method: `rounds` x (random reads at each depth, sequential reads at each size and two depths). */
+function fioJobs(
+  depths: readonly number[],
+  small: number,
+  sizes: readonly number[],
+  rounds: number,
+): string[] {
+  const jobs: string[] = [];
+  for (let r = 1; r <= rounds; r++) {
+    for (const q of depths)
+      jobs.push(
+        `--name=rand-${small}-qd${q}-r${r}`,
+        "--rw=randread",
+        `--bs=${small}`,
+        `--iodepth=${q}`,
+        "--stonewall",
+      );
+    for (const b of sizes)
+      for (const q of [1, SEQUENTIAL_DEEP_QD])
+        jobs.push(`--name=seq-${b}-qd${q}-r${r}`, "--rw=read", `--bs=${b}`, `--iodepth=${q}`, "--stonewall");
+  }
+  return jobs;
+}
+
+function parseFioOutput(path: string, stdout: string): unknown {
+  try {
+    return JSON.parse(stdout.slice(stdout.indexOf("{")));
+  } catch {
+    throw calibrationError(path, "fio's output is not JSON");
+  }
+}
+
+function firstLine(r: { stderr: string; error?: Error; status: number | null }): string {
+  return (r.stderr || r.error?.message || `status ${r.status}`).toString().trim().split("\n")[0]!;
+}
+
 async function calibrateWithFio(
   path: string,
   size: number,
@@ -134,60 +234,62 @@ async function calibrateWithFio(
   name: string,
   options: CalibrateOptions,
 ): Promise<FlashProfile> {
-  const phaseMs = Math.max(100, Math.round(options.phaseMs ?? 2000));
+  const phaseMs = Math.max(100, Math.round(options.phaseMs ?? 1000));
+  const rounds = Math.max(1, Math.round(options.rounds ?? 3));
   const depths = options.queueDepths ?? DEFAULT_QUEUE_DEPTHS;
-  const small = options.randomReadBytes ?? 4 * KiB;
-  const jobs: string[] = [
-    ...["--name=seq-128k-qd1", "--rw=read", "--bs=128k", "--iodepth=1", "--stonewall"],
-    ...["--name=seq-128k-qd16", "--rw=read", "--bs=128k", "--iodepth=16", "--stonewall"],
+  const small = options.randomReadBytes ?? 8 * KiB;
+  const span = Math.floor(size / (4 * KiB)) * 4 * KiB;
+  const sizes = (options.sequentialSizes ?? SEQUENTIAL_SIZES).filter((b) => b <= span / 2);
+  const signal = options.signal === undefined ? {} : { signal: options.signal };
+  const common = (engine: string, direct: 0 | 1, runtimeMs: number) => [
+    "--output-format=json",
+    `--filename=${path}`,
+    "--readonly",
+    `--direct=${direct}`,
+    `--ioengine=${engine}`,
+    `--size=${span}`,
+    `--runtime=${runtimeMs}ms`,
+    "--time_based",
+    "--group_reporting=1",
+    `--randseed=${options.seed ?? 1}`,
   ];
-  for (const q of depths)
-    jobs.push(
-      `--name=rand-${small}-qd${q}`,
-      "--rw=randread",
-      `--bs=${small}`,
-      `--iodepth=${q}`,
-      "--stonewall",
-    );
-  // Asynchronous, so a stop signal is heard while fio runs and fio is stopped with the caller (child-run.ts).
-  const run = (direct: 0 | 1) =>
-    runChild(
-      "fio",
-      [
-        "--output-format=json",
-        `--filename=${path}`,
-        "--readonly",
-        `--direct=${direct}`,
-        "--ioengine=libaio",
-        `--size=${Math.floor(size / (128 * KiB)) * 128 * KiB}`,
-        `--runtime=${phaseMs}ms`,
-        "--time_based",
-        "--group_reporting=1",
-        `--randseed=${options.seed ?? 1}`,
-        ...jobs,
-      ],
-      { maxBuffer: 64 * MiB, ...(options.signal === undefined ? {} : { signal: options.signal }) },
-    );
+  // A short probe finds the engine and whether O_DIRECT is accepted, so the full list runs once.
+  let engine = "";
   let direct: 0 | 1 = 1;
-  let r = await run(1);
-  if (r.status !== 0) {
-    direct = 0;
-    r = await run(0);
+  let probeError = "";
+  probe: for (const d of [1, 0] as const) {
+    for (const e of ["io_uring", "libaio"]) {
+      const r = await runChild(
+        "fio",
+        [...common(e, d, 50), "--name=probe", "--rw=randread", `--bs=${small}`, "--iodepth=2"],
+        signal,
+      );
+      if (r.status === 0) {
+        engine = e;
+        direct = d;
+        break probe;
+      }
+      probeError ||= firstLine(r);
+    }
   }
-  if (r.status !== 0 || typeof r.stdout !== "string") {
-    throw calibrationError(
-      path,
-      `fio failed (${(r.stderr || r.error?.message || `status ${r.status}`).toString().trim().split("\n")[0]})`,
-    );
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(r.stdout.slice(r.stdout.indexOf("{")));
-  } catch {
-    throw calibrationError(path, "fio's output is not JSON");
-  }
-  const measuredWith = `${version} ioengine=libaio direct=${direct} --readonly on ${path}, ${phaseMs} ms per job`;
-  return profileFromMeasurements(fioReadMeasurements(json, `fio run on ${path}`), {
+  if (engine === "") throw calibrationError(path, `fio failed (${probeError})`);
+  const r = await runChild(
+    "fio",
+    [...common(engine, direct, phaseMs), ...fioJobs(depths, small, sizes, rounds)],
+    {
+      maxBuffer: 64 * MiB,
+      ...signal,
+    },
+  );
+  if (r.status !== 0 || typeof r.stdout !== "string")
+    throw calibrationError(path, `fio failed (${firstLine(r)})`);
+  const points = medianPoints(fioReadMeasurements(parseFioOutput(path, r.stdout), `fio run on ${path}`));
+  const cpu =
+    options.cpu === false ? undefined : await measureCpuCosts(path, size, { ...options, fio: version });
+  const measuredWith =
+    `${version} ioengine=${engine} direct=${direct} --readonly on ${path}, ${phaseMs} ms per job, ` +
+    `median of ${rounds} round${rounds === 1 ? "" : "s"}, ${new Date().toISOString()}`;
+  return profileFromMeasurements(points, {
     name,
     measuredWith,
     title: `Device holding ${path} (fio)`,
@@ -195,7 +297,162 @@ async function calibrateWithFio(
       direct === 0
         ? "O_DIRECT was refused: buffered reads, fio invalidated the cache before each job."
         : undefined,
+    ...(cpu === undefined ? {} : { cpu }),
+    ...maxIoOf(path),
   });
+}
+
+/**
+ * The largest request of the device holding `path`: max_sectors_kb of its
+ * queue in sysfs (the block layer splits larger reads), when Linux shows it.
+ */
+function maxIoOf(path: string): { maxIoBytes?: number; maxIoSource?: string } {
+  try {
+    const st = statSync(path);
+    const dev = `${Math.floor(Number(st.dev) / 256) & 0xfff}:${(Number(st.dev) & 0xff) | ((Number(st.dev) >> 12) & 0xfff00)}`;
+    for (const q of [
+      `/sys/dev/block/${dev}/queue/max_sectors_kb`,
+      `/sys/dev/block/${dev}/../queue/max_sectors_kb`,
+    ]) {
+      try {
+        const kb = Number(readFileSync(q, "utf8").trim());
+        if (Number.isInteger(kb) && kb >= 4) return { maxIoBytes: kb * KiB, maxIoSource: `${q}: ${kb}` };
+      } catch {}
+    }
+  } catch {}
+  return {};
+}
+
+/**
+ * Measures the CPU cost of buffered reads that hit the page cache (see the
+ * header of `calibrate.ts`): fio `psync` when `fio` is given, else Node's
+ * `readSync`; the first {@link CPU_REGION_BYTES} of the file are made
+ * resident first and checked with fincore.
+ */
+export async function measureCpuCosts(
+  path: string,
+  size: number,
+  options: { fio?: string; phaseMs?: number; signal?: AbortSignal } = {},
+): Promise<MachineCpuCosts> {
+  const region = Math.min(Math.floor(size / (128 * KiB)) * 128 * KiB, CPU_REGION_BYTES);
+  const ms = Math.max(50, Math.min(500, Math.round((options.phaseMs ?? 1000) / 2)));
+  // Read the region once so the timed reads find it cached.
+  const fd = openSync(path, "r");
+  const buffer = Buffer.allocUnsafe(1 * MiB);
+  try {
+    for (let o = 0; o < region; o += buffer.length)
+      readSync(fd, buffer, 0, Math.min(buffer.length, region - o), o);
+  } finally {
+    closeSync(fd);
+  }
+  const residency = measureResidency([path]);
+  const resident = residency.known
+    ? `${Math.round(residency.residentBytes / MiB)} MiB of the file resident (fincore)`
+    : "residency not checked (no fincore)";
+  const points: { blockBytes: number; usPerRead: number }[] = [];
+  let how: string;
+  if (options.fio !== undefined) {
+    const jobs = CPU_READ_SIZES.flatMap((b) => [`--name=cpu-${b}`, "--rw=read", `--bs=${b}`, "--stonewall"]);
+    const r = await runChild(
+      "fio",
+      [
+        "--output-format=json",
+        `--filename=${path}`,
+        "--readonly",
+        "--ioengine=psync",
+        "--direct=0",
+        "--invalidate=0",
+        `--size=${region}`,
+        `--runtime=${ms}ms`,
+        "--time_based",
+        ...jobs,
+      ],
+      options.signal === undefined ? {} : { signal: options.signal },
+    );
+    if (r.status !== 0) throw calibrationError(path, `fio failed measuring CPU costs (${firstLine(r)})`);
+    const json = parseFioOutput(path, r.stdout) as {
+      jobs?: { read?: { lat_ns?: { mean?: number }; clat_ns?: { mean?: number } } }[];
+    };
+    (json.jobs ?? []).forEach((j, i) => {
+      const ns = Number(j.read?.clat_ns?.mean ?? j.read?.lat_ns?.mean);
+      if (CPU_READ_SIZES[i] !== undefined && ns > 0)
+        points.push({ blockBytes: CPU_READ_SIZES[i]!, usPerRead: ns / 1000 });
+    });
+    how = `${options.fio} ioengine=psync rw=read invalidate=0, fio's mean completion latency per read (clat), ${ms} ms per size`;
+  } else {
+    const fd2 = openSync(path, "r");
+    try {
+      for (const b of CPU_READ_SIZES) {
+        const buf = Buffer.allocUnsafe(b);
+        let reads = 0;
+        let offset = 0;
+        const t0 = performance.now();
+        let t = t0;
+        while (t - t0 < ms) {
+          for (let k = 0; k < 64; k++) {
+            readSync(fd2, buf, 0, b, offset);
+            offset = offset + b >= region ? 0 : offset + b;
+          }
+          reads += 64;
+          t = performance.now();
+        }
+        points.push({ blockBytes: b, usPerRead: ((t - t0) * 1000) / reads });
+      }
+    } finally {
+      closeSync(fd2);
+    }
+    how = `node ${process.version} fs.readSync timed in process (includes Node's own call overhead), ${ms} ms per size`;
+  }
+  if (points.length < 2) throw calibrationError(path, "the CPU-cost reads gave fewer than two points");
+  const fit = fitCpuCosts(points);
+  const cpu = cpus()[0]?.model?.trim() ?? "unknown CPU";
+  return {
+    ...fit,
+    measuredWith:
+      `${how}; sequential buffered reads of the first ${Math.round(region / MiB)} MiB of ${path}, read once before ` +
+      `so it is cached (${resident}); one thread on ${cpu} (${cpus().length} cores); ` +
+      `least squares: us per read = readSyscallUs + bytes / copyBytesPerUs; ${new Date().toISOString()}`,
+    points,
+  };
+}
+
+/** What {@link fitCpuCosts} returns. */
+export interface CpuCostFit {
+  /** Fixed CPU time of one read from the page cache (the intercept), microseconds. */
+  readSyscallUs: number;
+  /** Copy rate (1 / slope), bytes per microsecond. */
+  copyBytesPerUs: number;
+}
+
+/**
+ * Fits `us per read = readSyscallUs + bytes / copyBytesPerUs` to two or more
+ * (bytes, microseconds) points by least squares. The intercept is kept at
+ * or above 0 and the slope above 0 (a copy cannot be free).
+ *
+ * @example
+ * ```ts
+ * import { fitCpuCosts } from "@scanlab/device-profiles/node";
+ * // 8 KiB in 1.05 us and 128 KiB in 14.2 us (apps/docs/src/reference/storage-device-models.md#copying-8-kb-from-the-page-cache)
+ * const c = fitCpuCosts([{ blockBytes: 8192, usPerRead: 1.05 }, { blockBytes: 131072, usPerRead: 14.2 }]);
+ * console.log(c.readSyscallUs.toFixed(2), Math.round(c.copyBytesPerUs)); // 0.17 9350
+ * ```
+ */
+export function fitCpuCosts(points: readonly { blockBytes: number; usPerRead: number }[]): CpuCostFit {
+  const n = points.length;
+  const mx = points.reduce((s, p) => s + p.blockBytes, 0) / n;
+  const my = points.reduce((s, p) => s + p.usPerRead, 0) / n;
+  const sxx = points.reduce((s, p) => s + (p.blockBytes - mx) ** 2, 0);
+  const sxy = points.reduce((s, p) => s + (p.blockBytes - mx) * (p.usPerRead - my), 0);
+  let slope = sxx > 0 ? sxy / sxx : Number.NaN;
+  let intercept = my - slope * mx;
+  if (!(slope > 0) || intercept < 0) {
+    // Through the origin: all the time is copying.
+    slope =
+      points.reduce((s, p) => s + p.blockBytes * p.usPerRead, 0) /
+      points.reduce((s, p) => s + p.blockBytes ** 2, 0);
+    intercept = 0;
+  }
+  return { readSyscallUs: intercept, copyBytesPerUs: 1 / slope };
 }
 
 /** Code each Node calibration worker runs (CommonJS, evaluated). */
@@ -362,11 +619,17 @@ async function calibrateWithNode(
   }
   const measuredWith =
     `node ${process.version} worker_threads fs.readSync (buffered, page cache evicted with dd iflag=nocache` +
-    `${verified ? ", checked with fincore" : ", unverified"}) on ${path}, ${phaseMs} ms per phase`;
+    `${verified ? ", checked with fincore" : ", unverified"}) on ${path}, ${phaseMs} ms per phase, ${new Date().toISOString()}`;
+  const cpu = options.cpu === false ? undefined : await measureCpuCosts(path, size, options);
   return profileFromMeasurements(points, {
     name,
     measuredWith,
     title: `Device holding ${path} (Node measurement)`,
-    note: "Buffered reads: the OS read path and kernel read-ahead are part of the figures.",
+    note:
+      `Buffered reads: the OS read path and kernel read-ahead are part of the figures. ` +
+      `Not measured: a real queue depth (each "QD Q" is Q threads, each waiting in a synchronous read, ` +
+      `on ${cpus().length} cores), sequential reads other than 128 KiB at one thread, and sequential bandwidth at depth.`,
+    ...(cpu === undefined ? {} : { cpu }),
+    ...maxIoOf(path),
   });
 }

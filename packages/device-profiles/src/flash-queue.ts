@@ -6,13 +6,21 @@
  *   1. the command path (host interface, controller firmware, completion):
  *      a fixed delay that does not hold any shared resource;
  *   2. a flash read on one of the drive's internal parallel units (dies,
- *      planes, channels as the firmware schedules them). A unit is busy for
- *      the same time whatever the read size: the first page has to be sensed
- *      before anything moves, and the datasheets give no second figure to make
- *      it size-dependent;
- *   3. the data transfer over the shared data path (flash channels into the
- *      controller, then the SATA link or PCIe lanes) at the sequential read
- *      bandwidth, one read after another.
+ *      planes, channels as the firmware schedules them). Which unit is set by
+ *      the read's address: a page-mapped flash translation layer puts each
+ *      mapped page (stripe bytes) on whichever unit had room when it was
+ *      written, so to the host the unit of a page is fixed but as good as
+ *      random (a hash of the page number). At queue depth q, reads therefore
+ *      find their unit busy with another read now and then and wait: the
+ *      balls-into-bins collisions that make the IOPS curve bend gradually
+ *      instead of at one sharp knee. A unit is busy for the same time
+ *      whatever the read size: the first page has to be sensed before
+ *      anything moves, and the datasheets give no second figure to make it
+ *      size-dependent;
+ *   3. the data path (flash channels into the controller, then the SATA link
+ *      or PCIe lanes), one read after another: a per-read command time c
+ *      (the controller handles one command at a time) plus the transfer at
+ *      the sequential read bandwidth.
  *
  * A datasheet gives four numbers, and they pin these stages down:
  *
@@ -22,30 +30,41 @@
  *
  * - The data path moves B bytes/s. A b-byte read holds it for b / B: that is
  *   the sequential ceiling, reached whenever enough large reads are queued.
+ *   No datasheet gives a per-command time, so c = 0 for datasheet profiles.
  * - At queue depth 1 nothing waits, so L = fixed + unitBusy + b_L / B. The
  *   time a small read spends outside the data path is budget = L - b_L / B.
- * - The unit stage caps small reads at N / unitBusy reads per second; that
- *   must be R. Little's law at the knee says about R x budget reads are in the
- *   unit stage when it saturates, so N = floor(R x budget) units (at least 1,
- *   at most Q_R), each busy unitBusy = N / R, and what is left of the budget
- *   is the fixed command-path delay: fixed = budget - unitBusy >= 0.
- * - Q_R is a check, not a parameter: a device cannot reach R with Q_R reads in
+ * - The unit stage caps small reads at N / unitBusy reads per second. Little's
+ *   law at the knee says about R x budget reads are in the unit stage when
+ *   it saturates, so N = floor(R x budget) units (at least 1, at most Q_R).
+ *   The stripe is b_L: the datasheet's figures are for reads of that size,
+ *   one unit each.
+ * - unitBusy is the largest time (at most N / R and at most the budget) for
+ *   which the model itself, run in a closed loop of random b_R-byte reads at
+ *   Q_R (as fio measures, `throughput.ts`), still reaches R: found by
+ *   bisection, because collisions keep the model below N / unitBusy at any
+ *   finite depth. What is left of the budget is the fixed command-path
+ *   delay: fixed = budget - unitBusy >= 0.
+ * - Q_R is a check as well: a device cannot reach R with Q_R reads in
  *   flight unless R x L_R <= Q_R (Little's law with the QD1 latency L_R of
  *   an R-sized read); `profile-consistency.ts` rejects profiles that break it,
  *   e.g. a multi-queue aggregate IOPS figure quoted "at QD32".
  *
+ * A measured profile (`measured-profile.ts`) carries the same parameters in
+ * its `queueModel`, fitted by least squares to its measured points (same
+ * model, more data: there c and the stripe can be seen). They are used as
+ * they are.
+ *
  * Worked example, Intel SSD 320 120 GB (apps/docs/src/reference/storage-device-models.md#intel-ssd-320): L = 75 us,
  * B = 270 MB/s, R = 38 000 at QD32. b_L / B = 4096 / 270 = 15.2 us, budget =
- * 59.8 us, R x budget = 2.27, so N = 2 units busy 52.6 us each and a 7.2 us
- * command path. Then an 8 KiB read at QD1 takes 7.2 + 52.6 + 30.3 = 90 us
- * (apps/docs/src/reference/storage-device-models.md infers "about 100 us"), a 128 KiB read 545 us, i.e. 240 MB/s
+ * 59.8 us, R x budget = 2.27, so N = 2 units; at QD32 two units are almost
+ * never both idle, so unitBusy is close to N / R = 52.6 us, and a few us of
+ * the budget are the command path. An 8 KiB read at QD1 takes L + 4096 / B =
+ * 90 us (apps/docs/src/reference/storage-device-models.md infers "about 100 us"), a 128 KiB read 545 us, i.e. 240 MB/s
  * ("about 250 MB/s ... the link, not the flash, is what limits large reads even
- * at QD1"), QD32 4 KiB reads reach min(32 / 75 us, 2 / 52.6 us, 270 MB/s /
- * 4 KiB) = 38 000 IOPS and QD32 128 KiB reads 270 MB/s.
+ * at QD1"), QD32 4 KiB reads reach 38 000 IOPS and QD32 128 KiB reads 270 MB/s.
  *
- * Because every unit is busy for the same time and reads arrive in time order,
- * the unit that frees first is always the one used longest ago: the N units
- * are a ring, and a read costs O(1) whatever N is. The data path is FIFO too.
+ * Every unit keeps the time it is next free, and the data path is FIFO, so a
+ * read costs O(1) whatever N is.
  *
  * Not modelled (no source gives a figure): the drive's NCQ depth limit (reads
  * beyond it wait in the host queue, which changes nothing in a FIFO model),
@@ -56,6 +75,7 @@
  * `hitLatencyUs` instead. No built-in profile enables it: apps/docs/src/reference/storage-device-models.md says for
  * every drive that in-drive read-ahead is "not specified" or "unknown".
  */
+import { mulberry32 } from "@scanlab/core";
 import {
   badRead,
   type DeviceModel,
@@ -64,25 +84,41 @@ import {
   StatsRecorder,
 } from "./device-model.js";
 import type { FlashProfile } from "./profile-schema.js";
-import { US_PER_S } from "./units.js";
+import { GiB, US_PER_S } from "./units.js";
 
 /** The queue a flash profile turns into (see the file header for the derivation). */
 export interface FlashQueueParameters {
   /** Internal parallel units N. */
   readonly units: number;
-  /** Time a read holds a unit, in microseconds (the same for every read size). */
+  /** Time a read holds its unit, in microseconds (the same for every read size). */
   readonly unitBusyUs: number;
   /** Command-path delay that holds no resource, in microseconds. */
   readonly fixedLatencyUs: number;
   /** Data-path rate in bytes per microsecond (the sequential read bandwidth). */
   readonly transferBytesPerUs: number;
+  /** Time each read holds the data path besides its transfer, in microseconds (0 from a datasheet). */
+  readonly commandUs: number;
+  /** Bytes of one mapped page: the unit of offset o is a hash of floor(o / stripeBytes), modulo the units. */
+  readonly stripeBytes: number;
   /** Time outside the data path of a small read at QD1: L - b_L / B, in microseconds. */
   readonly budgetUs: number;
+  /** `datasheet`: derived from the four figures; `fitted`: the profile's own `queueModel`. */
+  readonly basis: "datasheet" | "fitted";
 }
 
+/** The queue's parameters without the derivation's bookkeeping: what the queue runs. @internal */
+export type QueueCore = Pick<
+  FlashQueueParameters,
+  "units" | "unitBusyUs" | "fixedLatencyUs" | "transferBytesPerUs" | "commandUs" | "stripeBytes"
+>;
+
+/** Derivations by the figures they come from: a profile parsed again (a scenario's inline copy) is not solved again. */
+const derived = new Map<string, FlashQueueParameters>();
+
 /**
- * Derives the queue (units, unit busy time, command-path delay, data-path rate)
- * from a flash profile's datasheet figures. See the header of `flash-queue.ts`.
+ * Derives the queue (units, unit busy time, command-path delay, data-path
+ * rate, stripe) from a flash profile's datasheet figures, or takes the
+ * fitted `queueModel` of a measured profile. See the header of `flash-queue.ts`.
  *
  * @example
  * ```ts
@@ -92,36 +128,199 @@ export interface FlashQueueParameters {
  * ```
  */
 export function flashQueueParameters(profile: FlashProfile): FlashQueueParameters {
+  if (profile.queueModel !== undefined) return fittedParameters(profile);
+  const key = [
+    profile.readLatencyQd1Us,
+    profile.latencyReadBytes,
+    profile.sequentialReadBytesPerSecond,
+    profile.randomReadIops,
+    profile.randomReadBlockBytes,
+    profile.randomReadQueueDepth,
+  ].join(" ");
+  const known = derived.get(key);
+  if (known !== undefined) return known;
+  const result = datasheetParameters(profile);
+  if (derived.size > 1000) derived.clear();
+  derived.set(key, result);
+  return result;
+}
+
+function fittedParameters(profile: FlashProfile): FlashQueueParameters {
+  const q = profile.queueModel!;
+  const transferBytesPerUs = q.transferBytesPerSecond / US_PER_S;
+  return {
+    units: q.units,
+    unitBusyUs: q.unitBusyUs,
+    fixedLatencyUs: q.fixedLatencyUs,
+    transferBytesPerUs,
+    commandUs: q.commandUs,
+    stripeBytes: q.stripeBytes,
+    budgetUs: q.fixedLatencyUs + q.unitBusyUs + q.commandUs,
+    basis: "fitted",
+  };
+}
+
+function datasheetParameters(profile: FlashProfile): FlashQueueParameters {
   const transferBytesPerUs = profile.sequentialReadBytesPerSecond / US_PER_S;
   const budgetUs = Math.max(0, profile.readLatencyQd1Us - profile.latencyReadBytes / transferBytesPerUs);
   const iopsPerUs = profile.randomReadIops / US_PER_S;
   // 1e-9: floating-point slack so a product that is a whole number in exact arithmetic does not floor one below it.
   const units = Math.min(Math.max(1, Math.floor(iopsPerUs * budgetUs + 1e-9)), profile.randomReadQueueDepth);
-  const unitBusyUs = Math.min(units / iopsPerUs, budgetUs);
-  return { units, unitBusyUs, fixedLatencyUs: budgetUs - unitBusyUs, transferBytesPerUs, budgetUs };
+  const stripeBytes = profile.latencyReadBytes;
+  const ceilingUs = Math.min(units / iopsPerUs, budgetUs);
+  const core = (unitBusyUs: number): QueueCore => ({
+    units,
+    unitBusyUs,
+    fixedLatencyUs: budgetUs - unitBusyUs,
+    transferBytesPerUs,
+    commandUs: 0,
+    stripeBytes,
+  });
+  const at = (unitBusyUs: number): number =>
+    closedLoopIops(core(unitBusyUs), profile.randomReadBlockBytes, profile.randomReadQueueDepth);
+  // The model's IOPS at Q_R falls as unitBusy grows (the fixed delay takes the rest of the same budget):
+  // bisection for the largest unitBusy that still reaches R. 0.1 % of R is below any datasheet's precision.
+  let unitBusyUs = ceilingUs;
+  if (at(ceilingUs) < profile.randomReadIops * 0.999) {
+    let lo = 0;
+    let hi = ceilingUs;
+    for (let i = 0; i < 30; i++) {
+      const mid = (lo + hi) / 2;
+      if (at(mid) >= profile.randomReadIops * 0.999) lo = mid;
+      else hi = mid;
+    }
+    unitBusyUs = lo;
+  }
+  return { ...core(unitBusyUs), budgetUs, basis: "datasheet" };
 }
 
 /**
- * The flash queue model: N units in a ring, a FIFO data path, a fixed delay.
- * Create it with {@link createDeviceModel}.
+ * IOPS of the queue in a closed loop (as `throughputAt` runs a model): q reads
+ * in flight, each completion submits the next at once; random offsets are
+ * read-aligned and uniform over 8 GiB (seeded), sequential ones one stream.
+ * @internal shared by the derivation above and the fit of `measured-profile.ts`
+ */
+export function closedLoopIops(
+  core: QueueCore,
+  bytes: number,
+  queueDepth: number,
+  pattern: "random" | "sequential" = "random",
+  seed = 1,
+  maxIoBytes = Number.POSITIVE_INFINITY,
+  counted?: number,
+): number {
+  const q = Math.max(1, Math.floor(queueDepth));
+  const queue = new FlashQueue(core);
+  const random = mulberry32(seed);
+  const slots = Math.max(1, Math.floor((8 * GiB) / bytes));
+  let next = 0;
+  const offset = (): number => {
+    if (pattern === "sequential") {
+      const o = next;
+      next += bytes;
+      return o;
+    }
+    return Math.floor(random.nextFloat() * slots) * bytes;
+  };
+  const submit = (o: number, now: number): number => {
+    if (bytes <= maxIoBytes) return queue.serve(o, bytes, now);
+    let done = now;
+    for (let d = 0; d < bytes; d += maxIoBytes)
+      done = Math.max(done, queue.serve(o + d, Math.min(maxIoBytes, bytes - d), now));
+    return done;
+  };
+  // The same sample sizes as throughput.ts: 4 x depth (at least 200) reads to fill the queue, then 20 x depth (at least 2000) counted.
+  const warmup = Math.max(200, 4 * q);
+  const measured = counted ?? Math.max(2000, 20 * q);
+  const completion = new Float64Array(q);
+  for (let i = 0; i < q; i++) completion[i] = submit(offset(), 0);
+  let completed = 0;
+  let t0 = 0;
+  let t1 = 0;
+  while (completed < warmup + measured) {
+    let slot = 0;
+    for (let i = 1; i < q; i++) if (completion[i]! < completion[slot]!) slot = i;
+    const t = completion[slot]!;
+    completed++;
+    if (completed === warmup) t0 = t;
+    else if (completed > warmup) t1 = t;
+    completion[slot] = submit(offset(), t);
+  }
+  return (measured * US_PER_S) / (t1 - t0);
+}
+
+/**
+ * The unit holding mapped page `page`: the page number mixed by MurmurHash3's
+ * 32-bit finaliser (fmix32, A. Appleby, public domain), modulo the units.
+ * A page-mapped FTL puts a page on whichever unit had room when it was written
+ * (file header), so which unit holds it is, to the host, as good as random:
+ * fixed for the page, uniform over the units.
+ */
+function unitOf(page: number, units: number): number {
+  let h = (page ^ Math.floor(page / 4294967296)) >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b) >>> 0;
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) >>> 0;
+  h = (h ^ (h >>> 16)) >>> 0;
+  return h % units;
+}
+
+/** The three stages of one read (file header): units by address, a FIFO data path, a fixed delay. */
+class FlashQueue {
+  private readonly unitFreeUs: Float64Array;
+  private readonly units: number;
+  private readonly unitBusyUs: number;
+  private readonly fixedLatencyUs: number;
+  private readonly commandUs: number;
+  private readonly usPerByte: number;
+  private readonly stripeBytes: number;
+  private pipeFreeUs = Number.NEGATIVE_INFINITY;
+
+  constructor(core: QueueCore) {
+    this.units = core.units;
+    this.unitBusyUs = core.unitBusyUs;
+    this.fixedLatencyUs = core.fixedLatencyUs;
+    this.commandUs = core.commandUs;
+    this.usPerByte = 1 / core.transferBytesPerUs;
+    this.stripeBytes = core.stripeBytes;
+    this.unitFreeUs = new Float64Array(this.units).fill(Number.NEGATIVE_INFINITY);
+  }
+
+  /** Completion time of a read whose data comes off its unit. */
+  serve(offsetBytes: number, bytes: number, nowUs: number): number {
+    const unit = unitOf(Math.floor(offsetBytes / this.stripeBytes), this.units);
+    const dataReadyUs = Math.max(nowUs, this.unitFreeUs[unit]!) + this.unitBusyUs;
+    this.unitFreeUs[unit] = dataReadyUs;
+    return this.transfer(dataReadyUs, bytes);
+  }
+
+  /** Completion time of a read whose data is ready at `dataReadyUs` (after its unit, or from the drive's read-ahead). */
+  transfer(dataReadyUs: number, bytes: number): number {
+    const pipeStartUs = Math.max(dataReadyUs, this.pipeFreeUs);
+    this.pipeFreeUs = pipeStartUs + this.commandUs + bytes * this.usPerByte;
+    return this.pipeFreeUs + this.fixedLatencyUs;
+  }
+
+  reset(): void {
+    this.unitFreeUs.fill(Number.NEGATIVE_INFINITY);
+    this.pipeFreeUs = Number.NEGATIVE_INFINITY;
+  }
+}
+
+/**
+ * The flash queue model: N units chosen by address, a FIFO data path, a
+ * fixed delay. Create it with {@link createDeviceModel}.
  */
 export class FlashQueueModel implements DeviceModel {
   readonly profile: FlashProfile;
   readonly kind: FlashProfile["kind"];
   readonly maxIoBytes: number;
   readonly readAheadKbDefault: number;
-  /** The derived queue. */
+  /** The derived (or fitted) queue. */
   readonly parameters: FlashQueueParameters;
 
-  private readonly unitFreeUs: Float64Array;
-  private readonly units: number;
-  private readonly unitBusyUs: number;
-  private readonly fixedLatencyUs: number;
-  private readonly usPerByte: number;
+  private readonly queue: FlashQueue;
   private readonly readAheadTrigger: number;
   private readonly readAheadHitUs: number;
-  private nextUnit = 0;
-  private pipeFreeUs = Number.NEGATIVE_INFINITY;
   private lastEndByte = -1;
   private sequentialRun = 0;
   private readonly recorder = new StatsRecorder();
@@ -133,11 +332,7 @@ export class FlashQueueModel implements DeviceModel {
     this.maxIoBytes = profile.maxIoBytes;
     this.readAheadKbDefault = linuxReadAheadKb(profile.optimalIoBytes);
     this.parameters = flashQueueParameters(profile);
-    this.units = this.parameters.units;
-    this.unitBusyUs = this.parameters.unitBusyUs;
-    this.fixedLatencyUs = this.parameters.fixedLatencyUs;
-    this.usPerByte = 1 / this.parameters.transferBytesPerUs;
-    this.unitFreeUs = new Float64Array(this.units).fill(Number.NEGATIVE_INFINITY);
+    this.queue = new FlashQueue(this.parameters);
     this.readAheadTrigger = profile.internalReadAhead?.triggerSequentialReads ?? Number.POSITIVE_INFINITY;
     this.readAheadHitUs = profile.internalReadAhead?.hitLatencyUs ?? 0;
   }
@@ -166,19 +361,9 @@ export class FlashQueueModel implements DeviceModel {
     if (offsetBytes === this.lastEndByte) this.sequentialRun++;
     else this.sequentialRun = 0;
     this.lastEndByte = offsetBytes + bytes;
-    let dataReadyUs: number;
-    if (this.sequentialRun >= this.readAheadTrigger) {
-      dataReadyUs = nowUs + this.readAheadHitUs;
-    } else {
-      const unit = this.nextUnit;
-      const freeUs = this.unitFreeUs[unit]!;
-      dataReadyUs = Math.max(nowUs, freeUs) + this.unitBusyUs;
-      this.unitFreeUs[unit] = dataReadyUs;
-      this.nextUnit = unit + 1 === this.units ? 0 : unit + 1;
-    }
-    const pipeStartUs = Math.max(dataReadyUs, this.pipeFreeUs);
-    this.pipeFreeUs = pipeStartUs + bytes * this.usPerByte;
-    return this.pipeFreeUs + this.fixedLatencyUs;
+    if (this.sequentialRun >= this.readAheadTrigger)
+      return this.queue.transfer(nowUs + this.readAheadHitUs, bytes);
+    return this.queue.serve(offsetBytes, bytes, nowUs);
   }
 
   stats(): DeviceStats {
@@ -186,9 +371,7 @@ export class FlashQueueModel implements DeviceModel {
   }
 
   reset(): void {
-    this.unitFreeUs.fill(Number.NEGATIVE_INFINITY);
-    this.nextUnit = 0;
-    this.pipeFreeUs = Number.NEGATIVE_INFINITY;
+    this.queue.reset();
     this.lastEndByte = -1;
     this.sequentialRun = 0;
     this.recorder.reset();

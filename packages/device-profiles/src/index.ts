@@ -46,11 +46,13 @@ export {
   deviceProfileSchema,
   type FlashProfile,
   type FlashProfileInput,
+  type FlashQueueModelFields,
   flashKinds,
   type HddProfile,
   type HddProfileInput,
   isFlashProfile,
   type Loosen,
+  type MachineCpuCosts,
   type ProfileCommon,
   profileBases,
   type Raid0Profile,
@@ -58,6 +60,13 @@ export {
   type RaidMemberProfile,
   type ReadMeasurement,
 } from "./profile-schema.js";
+export {
+  fitFlashQueue,
+  type ModelComparison,
+  modelAtPoints,
+  type QueueFit,
+  UNIT_CANDIDATES,
+} from "./queue-fit.js";
 export { Raid0Model, raid0Location, type StripeLocation } from "./raid0-stripes.js";
 export { type ThroughputResult, type ThroughputWorkload, throughputAt } from "./throughput.js";
 export { GiB, KiB, MB_PER_S, MiB, US_PER_S } from "./units.js";

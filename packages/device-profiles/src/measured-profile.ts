@@ -20,13 +20,20 @@
  *   only QD1 sequential reads were measured (the Node calibration), this is a
  *   lower bound, and the profile's note says so.
  *
- * All the points are kept in the profile (`measurements`), so a comparison of
- * the model with the measurement can show where the model's sharp knee
- * (IOPS = min(QD / latency, ceiling)) departs from the device's gradual one.
+ * These figures describe the device the way a datasheet would. The model
+ * itself runs on `queueModel`: the flash queue's parameters fitted by least
+ * squares to all the points (`queue-fit.ts`), so the model reproduces the
+ * measured curve between the datasheet figures too (a gradual knee, the
+ * bandwidth at each read size). All the points are kept in the profile
+ * (`measurements`); `modelAtPoints` compares them with the model.
+ *
+ * The largest I/O is the device's max_sectors_kb when the caller read it
+ * (`calibrate` does, from sysfs), else the built-ins' 512 KiB, assumed.
  */
 import { DeviceProfileError } from "./errors.js";
 import { parseDeviceProfile } from "./parse-profile.js";
-import type { FlashProfile, ReadMeasurement } from "./profile-schema.js";
+import type { FlashProfile, MachineCpuCosts, ReadMeasurement } from "./profile-schema.js";
+import { fitFlashQueue } from "./queue-fit.js";
 import { KiB, US_PER_S } from "./units.js";
 
 /** Labels and options of {@link profileFromMeasurements}. */
@@ -45,6 +52,12 @@ export interface MeasuredProfileOptions {
   readonly note?: string;
   /** Largest I/O (default 512 KiB, the built-ins' assumption). */
   readonly maxIoBytes?: number;
+  /** Where `maxIoBytes` was read (e.g. the sysfs file and its value); absent = assumed. */
+  readonly maxIoSource?: string;
+  /** CPU costs of reads from the page cache measured on the same machine. */
+  readonly cpu?: MachineCpuCosts;
+  /** Fit the flash queue to the points (default true). */
+  readonly fit?: boolean;
   /** Capacity of the device, when known. */
   readonly capacityBytes?: number;
 }
@@ -98,6 +111,8 @@ export function profileFromMeasurements(
   const describe = (m: ReadMeasurement) =>
     `${m.pattern} ${m.blockBytes / KiB} KiB QD${m.queueDepth}: ${Math.round(m.iops)} IOPS, ` +
     `${(m.bytesPerSecond / 1e6).toFixed(1)} MB/s, ${m.meanLatencyUs.toFixed(1)} us`;
+  const maxIoBytes = options.maxIoBytes ?? 512 * KiB;
+  const fit = options.fit === false ? undefined : fitFlashQueue(measurements, maxIoBytes);
   return parseDeviceProfile(
     {
       kind: options.kind ?? "ssd",
@@ -110,8 +125,12 @@ export function profileFromMeasurements(
         `Measured (measured-profile.ts): latency from ${describe(qd1Random)}; IOPS peak from ${describe(peak)}` +
         `${peak.queueDepth < queueDepth ? ` (depth raised to ${queueDepth} by Little's law)` : ""}; ` +
         `sequential ceiling = highest measured bandwidth${deepSequential ? "" : " (only QD1 sequential reads were measured: a lower bound)"}.` +
+        (fit === undefined
+          ? ""
+          : ` queueModel: least-squares fit of the flash queue to the ${measurements.length} points (queue-fit.ts), rms ln(model/measured) ${fit.rmsLogError.toFixed(3)}.`) +
+        ` Largest I/O ${maxIoBytes / KiB} KiB (${options.maxIoSource ?? "assumed, the built-ins' figure"}).` +
         (options.note ? ` ${options.note}` : ""),
-      maxIoBytes: options.maxIoBytes ?? 512 * KiB,
+      maxIoBytes,
       ...(options.capacityBytes !== undefined ? { capacityBytes: options.capacityBytes } : {}),
       readLatencyQd1Us: latencyUs,
       latencyReadBytes: smallBytes,
@@ -121,6 +140,8 @@ export function profileFromMeasurements(
       randomReadBlockBytes: smallBytes,
       randomReadQueueDepth: queueDepth,
       measurements: measurements.map((m) => ({ ...m })),
+      ...(fit === undefined ? {} : { queueModel: fit.queueModel }),
+      ...(options.cpu === undefined ? {} : { cpu: options.cpu }),
     },
     `measurement ${options.measuredWith}`,
   ) as FlashProfile;

@@ -6,7 +6,19 @@
  *
  * @packageDocumentation
  */
-export { type CalibrateOptions, calibrate, fioVersion } from "./calibrate.js";
+export {
+  type CalibrateOptions,
+  CPU_READ_SIZES,
+  CPU_REGION_BYTES,
+  type CpuCostFit,
+  calibrate,
+  fioVersion,
+  fitCpuCosts,
+  measureCpuCosts,
+  medianPoints,
+  SEQUENTIAL_DEEP_QD,
+  SEQUENTIAL_SIZES,
+} from "./calibrate.js";
 export { type EvictionResult, evictAndVerify } from "./page-cache-eviction.js";
 export {
   importFioJsonFile,

@@ -103,6 +103,29 @@ const commonFields = {
     .min(1)
     .optional()
     .describe("how a measured profile was measured (tool, options, file)"),
+  cpu: z
+    .strictObject({
+      readSyscallUs: nonNegative(
+        "fixed CPU time of one pread that hits the page cache (system call and page lookup), microseconds",
+      ).max(MAX_LATENCY_US),
+      copyBytesPerUs: positive("copy rate from the page cache into the process, bytes per microsecond").max(
+        MAX_BYTES_PER_SECOND / 1e6,
+      ),
+      measuredWith: z.string().min(1).describe("how and where the CPU costs were measured"),
+      points: z
+        .array(
+          z.strictObject({
+            blockBytes: ioBytes("bytes per pread"),
+            usPerRead: positive("CPU time per pread, microseconds").max(MAX_LATENCY_US),
+          }),
+        )
+        .optional()
+        .describe("the measured points the costs were fitted to"),
+    })
+    .optional()
+    .describe(
+      "CPU costs of reads from the page cache on the machine that holds the device (scanlab calibrate)",
+    ),
 };
 
 const blockDeviceFields = {
@@ -169,6 +192,21 @@ export const flashProfileSchema = z.strictObject({
     .optional()
     .describe("in-drive read-ahead for sequential streams; off unless a source supports it"),
   measurements: z.array(readMeasurementSchema).optional().describe("measured points (measured profiles)"),
+  queueModel: z
+    .strictObject({
+      units: positiveInt("internal parallel units").max(MAX_QUEUE_DEPTH),
+      unitBusyUs: nonNegative("time a read holds its unit, microseconds").max(MAX_LATENCY_US),
+      fixedLatencyUs: nonNegative("command-path delay holding no resource, microseconds").max(MAX_LATENCY_US),
+      transferBytesPerSecond: bytesPerSecond("data-path rate, bytes per second"),
+      commandUs: nonNegative("time each read holds the data path besides its transfer, microseconds").max(
+        MAX_LATENCY_US,
+      ),
+      stripeBytes: ioBytes("bytes of one mapped page; the unit of a read is a hash of its first page"),
+    })
+    .optional()
+    .describe(
+      "flash queue parameters fitted to the measurements (flash-queue.ts); absent = derived from the figures",
+    ),
 });
 
 /** @internal Schema of a rotating disk profile (`hdd`). */
@@ -258,6 +296,43 @@ export interface ProfileCommon {
   readonly note: string;
   /** How a measured profile was measured (tool, options, file). */
   readonly measuredWith?: string | undefined;
+  /** CPU costs of reads from the page cache on the machine that holds the device (`scanlab calibrate`). */
+  readonly cpu?: MachineCpuCosts | undefined;
+}
+
+/** CPU costs of a pread that finds its pages in the page cache, as `scanlab calibrate` measures them. */
+export interface MachineCpuCosts {
+  /** Fixed CPU time of one pread (system call and page lookup), microseconds. */
+  readonly readSyscallUs: number;
+  /** Copy rate from the page cache into the process, bytes per microsecond. */
+  readonly copyBytesPerUs: number;
+  /** How and where the costs were measured. */
+  readonly measuredWith: string;
+  /** The measured points the costs were fitted to. */
+  readonly points?:
+    | {
+        /** Bytes per pread. */
+        readonly blockBytes: number;
+        /** CPU time per pread, microseconds. */
+        readonly usPerRead: number;
+      }[]
+    | undefined;
+}
+
+/** Flash queue parameters fitted to a measured profile's points (`flash-queue.ts`). */
+export interface FlashQueueModelFields {
+  /** Internal parallel units. */
+  readonly units: number;
+  /** Time a read holds its unit, microseconds. */
+  readonly unitBusyUs: number;
+  /** Command-path delay holding no resource, microseconds. */
+  readonly fixedLatencyUs: number;
+  /** Data-path rate, bytes per second. */
+  readonly transferBytesPerSecond: number;
+  /** Time each read holds the data path besides its transfer, microseconds. */
+  readonly commandUs: number;
+  /** Bytes of one mapped page; the unit of a read is a hash of its first page. */
+  readonly stripeBytes: number;
 }
 
 /** Fields of a single block device (every kind but raid0). */
@@ -317,6 +392,8 @@ export interface FlashProfile extends ProfileCommon, BlockDeviceFields {
     | undefined;
   /** Measured points (measured profiles). */
   readonly measurements?: ReadMeasurement[] | undefined;
+  /** Queue parameters fitted to the measurements; absent = derived from the figures (`flash-queue.ts`). */
+  readonly queueModel?: FlashQueueModelFields | undefined;
 }
 
 /** A parsed rotating-disk profile; see `hdd-mechanics.ts`. */

@@ -10,7 +10,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import type { FlashProfile } from "@scanlab/device-profiles";
+import { type FlashProfile, modelAtPoints } from "@scanlab/device-profiles";
 import { calibrate, readDeviceProfileFile, writeDeviceProfileFile } from "@scanlab/device-profiles/node";
 import { type KernelMeasurement, measureKernelReadahead } from "@scanlab/readahead/node";
 import type { Ctx } from "../context.js";
@@ -128,11 +128,21 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
     ? `--device ${flags.out ?? "<profile.json>"} --os ${linuxLine(kernel.machine.kernelRelease)} --read-ahead-kb ${kernel.machine.readAheadKb} --max-sectors-kb ${kernel.machine.maxSectorsKb}`
     : `--device ${flags.out ?? "<profile.json>"}`;
 
+  const comparison = modelAtPoints(written).map((r) => ({
+    pattern: r.point.pattern,
+    blockBytes: r.point.blockBytes,
+    queueDepth: r.point.queueDepth,
+    measuredIops: r.point.iops,
+    modelIops: r.modelIops,
+    ratio: r.ratio,
+  }));
   if (ctx.json) {
     ctx.out(
       toJson({
         profile: written,
         out,
+        modelVsMeasured: comparison,
+        cpu: written.cpu ?? null,
         kernelReadahead: kernel,
         kernelReadaheadSkipped: kernelSkipped,
         simulateFlags,
@@ -146,8 +156,8 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
   ctx.out(
     renderTable(
       ctx,
-      // The profile's largest I/O is not measured by the device phases: profileFromMeasurements assumes the
-      // built-ins' 512 KiB. What the device was seen to do is printed under the readahead table.
+      // The profile's largest I/O is the device's max_sectors_kb when sysfs shows it, else the built-ins' 512 KiB
+      // (assumed; the note says which). What the device was seen to do is printed under the readahead table.
       ["QD1 read latency", "sequential read", "random read IOPS", "at queue depth", "profile's largest I/O"],
       [
         [
@@ -155,7 +165,7 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
           `${fixed(written.sequentialReadBytesPerSecond / 1e6, 0)} MB/s`,
           grouped(written.randomReadIops),
           String(written.randomReadQueueDepth),
-          `${(written.maxIoBytes / 1024).toFixed(0)} KiB (assumed)`,
+          `${(written.maxIoBytes / 1024).toFixed(0)} KiB${written.note.includes("assumed, the built-ins' figure") ? " (assumed)" : " (max_sectors_kb)"}`,
         ],
       ],
       Array(5).fill("right"),
@@ -166,16 +176,48 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
     ctx.out(
       renderTable(
         ctx,
-        ["read size", "queue depth", "IOPS", "MB/s", "mean latency"],
-        points.map((m) => [
-          `${(m.blockBytes / 1024).toFixed(0)} KiB`,
+        [
+          "pattern",
+          "read size",
+          "queue depth",
+          "IOPS",
+          "MB/s",
+          "mean latency",
+          "model IOPS",
+          "model/measured",
+        ],
+        points.map((m, i) => [
+          m.pattern,
+          `${grouped(m.blockBytes / 1024)} KiB`,
           String(m.queueDepth),
           grouped(m.iops),
           fixed(m.bytesPerSecond / 1e6, 0),
           `${fixed(m.meanLatencyUs, 0)} us`,
+          grouped(comparison[i]!.modelIops),
+          fixed(comparison[i]!.ratio, 2),
         ]),
+        ["left", ...Array(7).fill("right")],
       ),
     );
+    const q = written.queueModel;
+    if (q !== undefined) {
+      ctx.out(
+        `  model (fitted, queue-fit.ts): ${q.units} units busy ${fixed(q.unitBusyUs, 1)} us per read, ${fixed(q.fixedLatencyUs, 1)} us fixed delay, ` +
+          `data path ${fixed(q.commandUs, 1)} us per read + ${fixed(q.transferBytesPerSecond / 1e6, 0)} MB/s, ${grouped(q.stripeBytes / 1024)} KiB pages`,
+      );
+    }
+  }
+  ctx.out("");
+  ctx.out(c.bold("CPU cost of a read from the page cache"));
+  if (written.cpu === undefined) ctx.out("  not measured");
+  else {
+    const cpu = written.cpu;
+    ctx.out(
+      `  readSyscallUs ${fixed(cpu.readSyscallUs, 2)} us per read + copyBytesPerUs ${grouped(cpu.copyBytesPerUs)} bytes/us: an 8 kB read ${fixed(cpu.readSyscallUs + 8192 / cpu.copyBytesPerUs, 2)} us`,
+    );
+    for (const p of cpu.points ?? [])
+      ctx.out(`  measured: ${grouped(p.blockBytes / 1024)} KiB in ${fixed(p.usPerRead, 2)} us`);
+    ctx.out(c.dim(`  ${cpu.measuredWith}`));
   }
   ctx.out("");
   ctx.out(c.bold("Kernel readahead"));

@@ -21,6 +21,7 @@ import { IoWorkers } from "../pg/read-stream-participant.js";
 import { type PgInstance, scanStrategy } from "../pg/run-start.js";
 import { SharedBuffers } from "../pg/shared-buffers.js";
 import type { SharedLine } from "../pg/shared-memory.js";
+import { machineCpuOverrides } from "../seam/device.js";
 import type { ModelFactories } from "../seam/ports.js";
 import { Warp, type WarpSummary } from "../speedups/warp.js";
 import { Client } from "./client.js";
@@ -176,7 +177,7 @@ export function simulateWith(
   options: SimulateOptions = {},
 ): SimulationResult {
   const s = resolved.scenario;
-  const cpu = resolveCpuCosts(s.machine.cpu);
+  const cpu = resolveCpuCosts(machineCpuOverrides(s.machine.device, s.machine.cpu));
   const builtOs = models.buildOs(resolved);
   const tables: TableRt[] = resolved.tables.map((t, i) => ({
     index: i,

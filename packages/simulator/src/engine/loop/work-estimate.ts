@@ -54,6 +54,7 @@ import type { QuerySpec } from "../../scenario/schema.js";
 import { BLOCK_BYTES } from "../../units.js";
 import { pageWorkUs, preadUs, resolveCpuCosts } from "../pg/cpu-costs.js";
 import { defaultAllocator, deviceSequentialBytesPerS } from "../seam/adapters.js";
+import { machineCpuOverrides } from "../seam/device.js";
 
 /**
  * Steps a simulation may take without being asked for: 25 million, about a
@@ -240,7 +241,7 @@ function chunking(
  */
 export function estimateWork(resolved: ResolvedScenario, options: EstimateOptions = {}): WorkEstimate {
   const s = resolved.scenario;
-  const cpu = resolveCpuCosts(s.machine.cpu);
+  const cpu = resolveCpuCosts(machineCpuOverrides(s.machine.device, s.machine.cpu));
   const cacheBytes = Math.max(0, resolved.ramBytes - resolved.sharedBuffersBytes);
   const cold = coldBlocksPerStep(resolved);
   // The warp cuts only scans it can renumber, all on one table (speedups/warp.ts step 2a).

@@ -9,6 +9,7 @@ import {
   parseDeviceProfile,
   throughputAt,
 } from "@scanlab/device-profiles";
+import type { CpuCosts } from "../pg/cpu-costs.js";
 
 /** A device profile from a scenario's `machine.device` (a built-in name or an inline profile). */
 export function resolveDeviceProfile(device: string | Record<string, unknown>): DeviceProfile {
@@ -38,4 +39,25 @@ export function deviceSequentialBytesPerS(device: string | Record<string, unknow
     sequentialRates.set(key, rate);
   }
   return rate;
+}
+
+/**
+ * The CPU costs a device profile file carries (`cpu`: what `scanlab calibrate`
+ * measured on the machine that holds the device) under a scenario's own
+ * `machine.cpu`: the scenario's figures win, the profile's fill in
+ * `readSyscallUs` and `copyBytesPerUs`, the defaults of cpu-costs.ts the rest.
+ */
+export function machineCpuOverrides(
+  device: string | Record<string, unknown>,
+  cpu: Partial<CpuCosts> | undefined,
+): Partial<CpuCosts> {
+  const out: Partial<CpuCosts> = {};
+  const measured = typeof device === "string" ? undefined : resolveDeviceProfile(device).cpu;
+  if (measured !== undefined) {
+    out.readSyscallUs = measured.readSyscallUs;
+    out.copyBytesPerUs = measured.copyBytesPerUs;
+  }
+  for (const [k, v] of Object.entries(cpu ?? {}))
+    if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
 }
