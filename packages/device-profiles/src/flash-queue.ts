@@ -63,12 +63,17 @@
  * ("about 250 MB/s ... the link, not the flash, is what limits large reads even
  * at QD1"), QD32 4 KiB reads reach 38 000 IOPS and QD32 128 KiB reads 270 MB/s.
  *
- * Every unit keeps the time it is next free, and the data path is FIFO, so a
- * read costs O(1) whatever N is.
+ * The drive works on at most `depthLimit` reads at once; a read beyond them
+ * waits in the host's queue until one completes. With units chosen by
+ * address this matters: deeper queues would keep finding idle units and
+ * climb past R towards N / unitBusy, which no datasheet shows. The limit is
+ * Q_R, the depth at which the datasheet quotes R (for a SATA drive at QD32
+ * that is also NCQ's 32 tags), or a measured profile's deepest point.
  *
- * Not modelled (no source gives a figure): the drive's NCQ depth limit (reads
- * beyond it wait in the host queue, which changes nothing in a FIFO model),
- * writes, garbage collection, thermal throttling, SLC caching (writes only,
+ * Every unit keeps the time it is next free, and the data path is FIFO, so a
+ * read costs O(1) whatever N is (O(log depthLimit) for the drive's queue).
+ *
+ * Not modelled (no source gives a figure): writes, garbage collection, thermal throttling, SLC caching (writes only,
  * apps/docs/src/reference/storage-device-models.md#samsung-990-pro). In-drive read-ahead for sequential streams is an
  * option (`internalReadAhead`): after `triggerSequentialReads` reads that each
  * start where the previous one ended, a read skips the unit stage and costs
@@ -100,6 +105,12 @@ export interface FlashQueueParameters {
   readonly commandUs: number;
   /** Bytes of one mapped page: the unit of offset o is a hash of floor(o / stripeBytes), modulo the units. */
   readonly stripeBytes: number;
+  /**
+   * Reads the drive works on at once; more wait in the host's queue. The depth at which the datasheet quotes
+   * its random IOPS (Q_R), or the deepest measured point of a measured profile: past it the model assumes no
+   * further gain, as neither source shows any.
+   */
+  readonly depthLimit: number;
   /** Time outside the data path of a small read at QD1: L - b_L / B, in microseconds. */
   readonly budgetUs: number;
   /** `datasheet`: derived from the four figures; `fitted`: the profile's own `queueModel`. */
@@ -109,7 +120,13 @@ export interface FlashQueueParameters {
 /** The queue's parameters without the derivation's bookkeeping: what the queue runs. @internal */
 export type QueueCore = Pick<
   FlashQueueParameters,
-  "units" | "unitBusyUs" | "fixedLatencyUs" | "transferBytesPerUs" | "commandUs" | "stripeBytes"
+  | "units"
+  | "unitBusyUs"
+  | "fixedLatencyUs"
+  | "transferBytesPerUs"
+  | "commandUs"
+  | "stripeBytes"
+  | "depthLimit"
 >;
 
 /** Derivations by the figures they come from: a profile parsed again (a scenario's inline copy) is not solved again. */
@@ -155,6 +172,10 @@ function fittedParameters(profile: FlashProfile): FlashQueueParameters {
     transferBytesPerUs,
     commandUs: q.commandUs,
     stripeBytes: q.stripeBytes,
+    depthLimit:
+      (profile.measurements ?? []).length === 0
+        ? Number.POSITIVE_INFINITY
+        : Math.max(...profile.measurements!.map((m) => m.queueDepth)),
     budgetUs: q.fixedLatencyUs + q.unitBusyUs + q.commandUs,
     basis: "fitted",
   };
@@ -175,6 +196,7 @@ function datasheetParameters(profile: FlashProfile): FlashQueueParameters {
     transferBytesPerUs,
     commandUs: 0,
     stripeBytes,
+    depthLimit: profile.randomReadQueueDepth,
   });
   const at = (unitBusyUs: number): number =>
     closedLoopIops(core(unitBusyUs), profile.randomReadBlockBytes, profile.randomReadQueueDepth);
@@ -274,6 +296,10 @@ class FlashQueue {
   private readonly usPerByte: number;
   private readonly stripeBytes: number;
   private pipeFreeUs = Number.NEGATIVE_INFINITY;
+  /** Completion times of the reads in the drive (a binary min-heap of `inDrive` entries, at most `depthLimit`). */
+  private readonly inDriveUs: Float64Array;
+  private inDrive = 0;
+  private readonly depthLimit: number;
 
   constructor(core: QueueCore) {
     this.units = core.units;
@@ -283,14 +309,55 @@ class FlashQueue {
     this.usPerByte = 1 / core.transferBytesPerUs;
     this.stripeBytes = core.stripeBytes;
     this.unitFreeUs = new Float64Array(this.units).fill(Number.NEGATIVE_INFINITY);
+    this.depthLimit = Math.max(1, Math.floor(core.depthLimit));
+    this.inDriveUs = new Float64Array(Number.isFinite(this.depthLimit) ? this.depthLimit : 0);
   }
 
   /** Completion time of a read whose data comes off its unit. */
   serve(offsetBytes: number, bytes: number, nowUs: number): number {
+    const startUs = this.enterDrive(nowUs);
     const unit = unitOf(Math.floor(offsetBytes / this.stripeBytes), this.units);
-    const dataReadyUs = Math.max(nowUs, this.unitFreeUs[unit]!) + this.unitBusyUs;
+    const dataReadyUs = Math.max(startUs, this.unitFreeUs[unit]!) + this.unitBusyUs;
     this.unitFreeUs[unit] = dataReadyUs;
-    return this.transfer(dataReadyUs, bytes);
+    const doneUs = this.transfer(dataReadyUs, bytes);
+    if (this.inDriveUs.length > 0) this.pushInDrive(doneUs);
+    return doneUs;
+  }
+
+  /** When a read submitted at `nowUs` gets into the drive: at once, or when the earliest of `depthLimit` reads completes. */
+  private enterDrive(nowUs: number): number {
+    if (this.inDriveUs.length === 0) return nowUs;
+    while (this.inDrive > 0 && this.inDriveUs[0]! <= nowUs) this.popInDrive();
+    return this.inDrive < this.depthLimit ? nowUs : this.popInDrive();
+  }
+
+  private pushInDrive(t: number): void {
+    const h = this.inDriveUs;
+    let i = this.inDrive++;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (h[parent]! <= t) break;
+      h[i] = h[parent]!;
+      i = parent;
+    }
+    h[i] = t;
+  }
+
+  private popInDrive(): number {
+    const h = this.inDriveUs;
+    const top = h[0]!;
+    const last = h[--this.inDrive]!;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= this.inDrive) break;
+      const c = l + 1 < this.inDrive && h[l + 1]! < h[l]! ? l + 1 : l;
+      if (h[c]! >= last) break;
+      h[i] = h[c]!;
+      i = c;
+    }
+    h[i] = last;
+    return top;
   }
 
   /** Completion time of a read whose data is ready at `dataReadyUs` (after its unit, or from the drive's read-ahead). */
@@ -303,6 +370,7 @@ class FlashQueue {
   reset(): void {
     this.unitFreeUs.fill(Number.NEGATIVE_INFINITY);
     this.pipeFreeUs = Number.NEGATIVE_INFINITY;
+    this.inDrive = 0;
   }
 }
 

