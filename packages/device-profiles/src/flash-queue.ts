@@ -279,7 +279,7 @@ export function closedLoopIops(
  * fixed for the page, uniform over the units.
  */
 function unitOf(page: number, units: number): number {
-  let h = (page ^ Math.floor(page / 4294967296)) >>> 0;
+  let h = (page <= 0xffffffff ? page : page ^ Math.floor(page / 4294967296)) >>> 0;
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b) >>> 0;
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35) >>> 0;
   h = (h ^ (h >>> 16)) >>> 0;
@@ -296,7 +296,7 @@ class FlashQueue {
   private readonly usPerByte: number;
   private readonly stripeBytes: number;
   private pipeFreeUs = Number.NEGATIVE_INFINITY;
-  /** Completion times of the reads in the drive (a binary min-heap of `inDrive` entries, at most `depthLimit`). */
+  /** Completion times of the last `depthLimit` reads let into the drive (a binary min-heap of `inDrive` entries). */
   private readonly inDriveUs: Float64Array;
   private inDrive = 0;
   private readonly depthLimit: number;
@@ -315,20 +315,17 @@ class FlashQueue {
 
   /** Completion time of a read whose data comes off its unit. */
   serve(offsetBytes: number, bytes: number, nowUs: number): number {
-    const startUs = this.enterDrive(nowUs);
-    const unit = unitOf(Math.floor(offsetBytes / this.stripeBytes), this.units);
+    // The drive's queue: a read gets in at once while fewer than depthLimit reads were ever let in, else
+    // when the earliest of the last depthLimit completes (at once if that is already past).
+    const full = this.inDrive === this.inDriveUs.length && this.inDrive > 0;
+    const startUs = full && this.inDriveUs[0]! > nowUs ? this.inDriveUs[0]! : nowUs;
+    const unit = this.units === 1 ? 0 : unitOf(Math.floor(offsetBytes / this.stripeBytes), this.units);
     const dataReadyUs = Math.max(startUs, this.unitFreeUs[unit]!) + this.unitBusyUs;
     this.unitFreeUs[unit] = dataReadyUs;
     const doneUs = this.transfer(dataReadyUs, bytes);
-    if (this.inDriveUs.length > 0) this.pushInDrive(doneUs);
+    if (full) this.replaceEarliest(doneUs);
+    else if (this.inDrive < this.inDriveUs.length) this.pushInDrive(doneUs);
     return doneUs;
-  }
-
-  /** When a read submitted at `nowUs` gets into the drive: at once, or when the earliest of `depthLimit` reads completes. */
-  private enterDrive(nowUs: number): number {
-    if (this.inDriveUs.length === 0) return nowUs;
-    while (this.inDrive > 0 && this.inDriveUs[0]! <= nowUs) this.popInDrive();
-    return this.inDrive < this.depthLimit ? nowUs : this.popInDrive();
   }
 
   private pushInDrive(t: number): void {
@@ -343,21 +340,20 @@ class FlashQueue {
     h[i] = t;
   }
 
-  private popInDrive(): number {
+  /** Puts `t` in place of the earliest completion (one sift down). */
+  private replaceEarliest(t: number): void {
     const h = this.inDriveUs;
-    const top = h[0]!;
-    const last = h[--this.inDrive]!;
+    const n = this.inDrive;
     let i = 0;
     for (;;) {
       const l = 2 * i + 1;
-      if (l >= this.inDrive) break;
-      const c = l + 1 < this.inDrive && h[l + 1]! < h[l]! ? l + 1 : l;
-      if (h[c]! >= last) break;
+      if (l >= n) break;
+      const c = l + 1 < n && h[l + 1]! < h[l]! ? l + 1 : l;
+      if (h[c]! >= t) break;
       h[i] = h[c]!;
       i = c;
     }
-    h[i] = last;
-    return top;
+    h[i] = t;
   }
 
   /** Completion time of a read whose data is ready at `dataReadyUs` (after its unit, or from the drive's read-ahead). */
