@@ -6,10 +6,13 @@
  * size limit before reading a byte of them. Beside it, the host measurements
  * every package shares: which block device holds a file, its request-queue
  * limits and its /proc/diskstats counters; page-cache residency and eviction;
- * this process's read bytes.
+ * this process's read bytes. And the parser of what the host's block-layer
+ * tracing prints: blkparse's block requests ({@link parseBlkparse}).
  *
  * @packageDocumentation
  */
+
+export { type BlkparseParse, looksLikeBlkparse, parseBlkparse } from "./blkparse.js";
 export {
   type BlockDeviceName,
   type BlockQueueLimits,
@@ -43,3 +46,4 @@ export {
 } from "./guarded-read.js";
 export { INPUT_LIMITS, type InputKind, type InputLimit } from "./input-limits.js";
 export { processReadBytes } from "./proc-self-io.js";
+export type { TraceRead } from "./trace-read.js";

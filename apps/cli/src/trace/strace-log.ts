@@ -8,7 +8,7 @@
  * Failed calls (`= -1 EINTR ...`) and reads of 0 bytes are left out; signals
  * and exits (`--- SIG... ---`, `+++ exited ... +++`) are ignored.
  */
-import type { TraceRead } from "./read-runs.js";
+import type { TraceRead } from "@scanlab/host";
 
 /** What one log gave. */
 export interface StraceParse {
