@@ -295,6 +295,8 @@ function isWordCode(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 }
 
+/** A path without escapes, nesting or brackets, the common case, matched at once. */
+const SIMPLE_PATH = /<[^<>\\[]*>/y;
 const BACKSLASH = 92;
 const QUOTE = 34;
 const LT = 60;
@@ -316,6 +318,8 @@ function stringEnd(text: string, open: number): number {
  * bracketed socket addresses (`TCP:[a:1->b:2]`). -1 when it does not close.
  */
 function pathEnd(text: string, open: number): number {
+  SIMPLE_PATH.lastIndex = open;
+  if (SIMPLE_PATH.test(text)) return SIMPLE_PATH.lastIndex - 1;
   let depth = 0;
   for (let i = open; i < text.length; i++) {
     const c = text.charCodeAt(i);
