@@ -133,6 +133,11 @@ describe("parseStraceLine: prefixes", () => {
     expect(parseStraceLine(line)).toMatchObject({ pid: null });
   });
 
+  it("-Y: the command name after the pid", () => {
+    expect(parseStraceLine(`[pid  2728<postgres>] ${line}`)).toMatchObject({ pid: 2728, syscall: "lseek" });
+    expect(parseStraceLine(`2737<postgres> ${line}`)).toMatchObject({ pid: 2737, syscall: "lseek" });
+  });
+
   it("-t and -tt: the time of day, in seconds since midnight", () => {
     expect(parseStraceLine(`10:00:01 ${line}`)).toMatchObject({ time: { form: "clock", seconds: 36001 } });
     expect(parseStraceLine(`4243 10:00:01.123456 ${line}`)).toMatchObject({
@@ -150,6 +155,12 @@ describe("parseStraceLine: prefixes", () => {
     expect(parseStraceLine(`15107      0.000096 ${line}`)).toMatchObject({
       pid: 15107,
       time: { form: "seconds", seconds: 0.000096 },
+    });
+    // -r pads the seconds to six places, so a line without -f begins with spaces.
+    expect(parseStraceLine(`     0.000163 ${line}`)).toMatchObject({
+      pid: null,
+      time: { form: "seconds", seconds: 0.000163 },
+      syscall: "lseek",
     });
   });
 });

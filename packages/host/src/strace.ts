@@ -7,17 +7,19 @@
  *     prefix: -f  timestamp: -tt  call: name, arguments (-y path), " = " result        -T duration
  *
  * - Process id (strace(1) `-f`): `[pid N] ` where strace writes to a terminal
- *   or standard error, `N ` (left-aligned, space-padded) with `-o FILE`. With
+ *   or standard error, `N ` (left-aligned, space-padded) with `-o FILE`; `-Y`
+ *   (`--decode-pids=comm`) adds the command name, `[pid N<postgres>] `. With
  *   `-ff` (`--output-separately`) each process writes its own `FILE.pid` and
  *   the lines carry no id: the caller gives it.
  * - Timestamp: `-t` wall-clock time `10:00:00`, `-tt` with microseconds
  *   `10:00:00.123456`, `-ttt` seconds since the epoch `1700000000.123456`,
- *   `-r` seconds since the previous call began `0.000123`;
- *   `--timestamps=...,precision:ns` and `-r`'s precisions only change the
- *   digits after the point. `-ttt` and `-r` look alike (a `-ttt` time is
- *   above 10^9); a Unix time printed without a fraction
- *   (`--timestamps=format:unix,precision:s`) cannot be told from a pid and
- *   is not read.
+ *   `-r` seconds since the previous call began, right-aligned in six places
+ *   before the point (`     0.000123`);
+ *   `--timestamps=...,precision:ms|us|ns` and `-r`'s precisions only change
+ *   the digits after the point. `-ttt` and `-r` look alike (a `-ttt` time is
+ *   above 10^9). A time printed in whole seconds (`precision:s` of
+ *   `--timestamps=format:unix` or of `-r`) has no point to tell it from a pid
+ *   and is not read as a time.
  * - Call: `name(ARGS) = RESULT`, where a failed call adds its errno name and
  *   text (`= -1 EINTR (Interrupted system call)`), some calls add a decoding
  *   of the result (`= 0x8002 (flags O_RDWR)`), `-T` adds the time spent in the
@@ -125,7 +127,8 @@ export interface StraceNote extends StraceLineBase {
 /** One line of strace output, or a call joined from two. */
 export type StraceLine = StraceCall | StraceUnfinished | StraceResumed | StraceNote;
 
-const PREFIX = /^(?:\[pid\s+(\d+)\]\s+|(\d+)\s+)?(?:(\d{2}):(\d{2}):(\d{2}(?:\.\d+)?)\s+|(\d+\.\d+)\s+)?/;
+const PREFIX =
+  /^(?:\[pid\s+(\d+)(?:<[^>]*>)?\]\s+|(\d+)(?:<[^>]*>)?\s+)?(?:\s*(?:(\d{2}):(\d{2}):(\d{2}(?:\.\d+)?)|(\d+\.\d+))\s+)?/;
 const CALL_NAME = /^[a-z0-9_]+\(/;
 const UNFINISHED = "<unfinished ...>";
 const RESUMED = /^<\.\.\.\s+([a-z0-9_]+)\s+resumed>\s?/;

@@ -28,7 +28,9 @@ const FLAGS = /^[A-Z_|0-9]+$/;
 
 /** Whether a text looks like an strace log of read calls. */
 export function looksLikeStrace(text: string): boolean {
-  return /(?:^|\n)(?:\[pid\s+\d+\]\s+|\d+\s+)?(?:[\d:.]+\s+)?(?:pread64|preadv2?|<\.\.\. pread)/.test(text);
+  return /(?:^|\n)(?:\[pid\s+\d+(?:<[^>\n]*>)?\]\s+|\d+(?:<[^>\n]*>)?\s+)?(?:[ \t]*[\d:.]+\s+)?(?:pread64|preadv2?|<\.\.\. pread)/.test(
+    text,
+  );
 }
 
 /**
