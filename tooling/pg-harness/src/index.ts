@@ -44,4 +44,5 @@ export {
   type SyscallTrace,
   type TraceOptions,
   traceSyscalls,
+  traceSyscallsDuring,
 } from "./strace.js";

@@ -175,3 +175,31 @@ export async function traceSyscalls(
     },
   };
 }
+
+/**
+ * Traces `pid` (or several, as {@link traceSyscalls}) while `fn` runs and
+ * returns what `fn` returned with every completed call, ordered by time. The
+ * trace is stopped whether `fn` resolves or throws.
+ *
+ * @example
+ * ```ts
+ * const { result, events } = await traceSyscallsDuring(pg.postmasterPid(), { syscalls: ["pread64"] }, () =>
+ *   pg.psql("select count(*) from t"),
+ * );
+ * ```
+ */
+export async function traceSyscallsDuring<T>(
+  pid: number | readonly number[],
+  options: TraceOptions,
+  fn: () => Promise<T>,
+): Promise<{ result: T; events: SyscallEvent[] }> {
+  const trace = await traceSyscalls(pid, options);
+  let result: T;
+  try {
+    result = await fn();
+  } catch (e) {
+    await trace.stop();
+    throw e;
+  }
+  return { result, events: await trace.stop() };
+}
