@@ -41,7 +41,9 @@
  * - A call's arguments are split at the commas between arguments, not at
  *   those inside strings (quoted, with backslash escapes), arrays,
  *   structures, parentheses or `-y` paths, so `args` has one entry per
- *   argument even for `preadv`'s array of buffers.
+ *   argument even for `preadv`'s array of buffers. The call's end is found by
+ *   reading through its arguments, so a line whose strings or brackets do
+ *   not close (one cut or edited by hand) is `unknown`.
  * - Nothing is dropped: a line that is not understood comes back as
  *   `unknown` (with the call's name when it began like a call), so a reader
  *   can count what it did not understand.
