@@ -72,6 +72,7 @@ export interface StraceLineBase {
 
 /** A completed system call: one whole line, or the two halves of one joined. */
 export interface StraceCall extends StraceLineBase {
+  /** A whole call. */
   kind: "call";
   /** System call name, e.g. `pread64`. */
   syscall: string;
@@ -95,6 +96,7 @@ export interface StraceCall extends StraceLineBase {
 
 /** The first half of a call another line interrupted: `pread64(5</d/16384>,  <unfinished ...>`. */
 export interface StraceUnfinished extends StraceLineBase {
+  /** A first half. */
   kind: "unfinished";
   /** System call name. */
   syscall: string;
@@ -104,6 +106,7 @@ export interface StraceUnfinished extends StraceLineBase {
 
 /** The second half of a call: `<... pread64 resumed>"\0"..., 8192, 0) = 8192`. */
 export interface StraceResumed extends StraceLineBase {
+  /** A second half. */
   kind: "resumed";
   /** System call name. */
   syscall: string;
