@@ -12,13 +12,16 @@
  * SCANLAB_UPDATE_FIXTURES=1 the live run rewrites the fixtures.
  */
 import { existsSync, writeFileSync } from "node:fs";
-import { liveGate, withCluster } from "@scanlab/pg-harness";
+import {
+  captureParallelScan,
+  createOneRowPerBlockTable,
+  liveGate,
+  PARALLEL_SCAN_SETTINGS,
+  withCluster,
+} from "@scanlab/pg-harness";
 import { describe, expect, it } from "vitest";
 import {
-  CAPTURE_SETTINGS,
   type ConformanceFixture,
-  captureScan,
-  createTable,
   pg14Disagreement,
   readFixture,
   replayPg14,
@@ -127,22 +130,22 @@ const update = process.env.SCANLAB_UPDATE_FIXTURES === "1";
 describe.skipIf(!gate.available && !gate.required)("live: PostgreSQL 15 on this machine", () => {
   it("captures cold parallel seq scans with strace and they agree with the pg14 allocator", async () => {
     if (!gate.available) throw new Error(`SCANLAB_REQUIRE_LIVE=1 but ${gate.reason}`);
-    await withCluster({ pgMajor: 15, settings: CAPTURE_SETTINGS }, async (pg) => {
+    await withCluster({ pgMajor: 15, settings: PARALLEL_SCAN_SETTINGS }, async (pg) => {
       const version = await pg.psql("show server_version");
       for (const { table, nblocks } of TABLES) {
-        await createTable(pg, table, nblocks);
+        await createOneRowPerBlockTable(pg, table, nblocks);
         const captures: ScanCapture[] = [];
         for (const workers of WORKERS) {
           for (const leader of LEADER) {
             const t0 = performance.now();
-            let capture = await captureScan(pg, table, workers, leader);
+            let capture = await captureParallelScan(pg, table, workers, leader);
             // Which process wins which claim is timing: on a loaded machine one process can take
             // every small claim of the ramp-down in a row, so none shows as an isolated run. That
             // proves nothing either way, so the scan is captured again (at most twice); a claim size
             // that is really wrong never shows isolated runs and still fails below.
             for (let retry = 0; retry < 2 && onlyIsolationUnseen(capture, nblocks); retry++) {
               console.log(`${describeCapture(capture)}: no isolated run at some claim size, capturing again`);
-              capture = await captureScan(pg, table, workers, leader);
+              capture = await captureParallelScan(pg, table, workers, leader);
             }
             console.log(`${checkCapture(capture, nblocks)} (${Math.round(performance.now() - t0)} ms)`);
             captures.push(capture);
@@ -157,7 +160,7 @@ describe.skipIf(!gate.available && !gate.required)("live: PostgreSQL 15 on this 
             postgres: version,
             table,
             nblocks,
-            settings: CAPTURE_SETTINGS,
+            settings: PARALLEL_SCAN_SETTINGS,
             captures,
           };
           writeFileSync(fixtureUrl(nblocks), `${JSON.stringify(fixture)}\n`);

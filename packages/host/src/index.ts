@@ -6,10 +6,15 @@
  * size limit before reading a byte of them. Beside it, the host measurements
  * every package shares: which block device holds a file, its request-queue
  * limits and its /proc/diskstats counters; page-cache residency and eviction;
- * this process's read bytes.
+ * this process's read bytes. And the parsers of what the host's tracing tools
+ * print: strace's system calls ({@link parseStraceOutput},
+ * {@link parseStraceLine}) and blkparse's block requests
+ * ({@link parseBlkparse}).
  *
  * @packageDocumentation
  */
+
+export { type BlkparseParse, looksLikeBlkparse, parseBlkparse } from "./blkparse.js";
 export {
   type BlockDeviceName,
   type BlockQueueLimits,
@@ -43,3 +48,16 @@ export {
 } from "./guarded-read.js";
 export { INPUT_LIMITS, type InputKind, type InputLimit } from "./input-limits.js";
 export { processReadBytes } from "./proc-self-io.js";
+export {
+  parseStraceLine,
+  parseStraceOutput,
+  type StraceCall,
+  type StraceLine,
+  type StraceLineBase,
+  type StraceNote,
+  type StraceOutputOptions,
+  type StraceResumed,
+  type StraceTimestamp,
+  type StraceUnfinished,
+} from "./strace.js";
+export type { TraceRead } from "./trace-read.js";

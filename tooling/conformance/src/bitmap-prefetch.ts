@@ -8,9 +8,8 @@
  *
  * Data: the seed tables of the bitmap-prefetch data-set generator (`t (a int,
  * padding text)`, 27 rows with the same `a` on each page; layouts random,
- * random-8, random-32, sequential), 3000 pages each, and a pgbench_accounts
- * of scale 1 (61 rows per page, aid in order). A 256-byte padding makes a row
- * 288 bytes + a 4-byte line pointer: 27 fit in a page's 8168 bytes, 28 do not.
+ * random-8, random-32, sequential; data-set-tables.ts), 3000 pages each, and a
+ * pgbench_accounts of scale 1 (61 rows per page, aid in order).
  * Queries: `a BETWEEN lo AND hi` for 5 % of the values (the generator's
  * query), and pgbench's `aid BETWEEN 1000 AND 25000 AND abalance != 0`
  * (every row of a matching page is fetched and rejected).
@@ -32,7 +31,7 @@ import {
   RELATION_READ_TRACE,
   relationBlockEvents,
   relationFile,
-  traceSyscalls,
+  traceSyscallsDuring,
 } from "@scanlab/pg-harness";
 import type { PgModel } from "@scanlab/simulator";
 import {
@@ -42,8 +41,9 @@ import {
   bitmap2022Table,
   pgbenchAccountsBitmap,
 } from "@scanlab/workloads";
+import { bitmap2022TableName, bitmapHeapScanOnly, createBitmap2022Table } from "./data-set-tables.js";
 import type { Major } from "./fixtures.js";
-import type { CaseBase, Mechanism } from "./mechanism.js";
+import { type CaseBase, firstDifference, type Mechanism } from "./mechanism.js";
 import { bitmapPrefetchOptions, modelFor } from "./models.js";
 
 /** One traced bitmap heap scan. */
@@ -94,7 +94,7 @@ function queries(): Query[] {
   for (const layout of BITMAP_2022_LAYOUTS) {
     const t = bitmap2022Table({ layout, seed: SEED, tableBlocks: TABLE_BLOCKS });
     const q = bitmap2022Query(t, { selectivity: SELECTIVITY, seed: SEED });
-    const table = `t_${layout.replace("-", "_")}`;
+    const table = bitmap2022TableName(layout);
     const cond = `a between ${q.lowValue} and ${q.highValue}`;
     for (const eic of layoutEics[layout]) {
       out.push({
@@ -121,20 +121,7 @@ function queries(): Query[] {
 
 async function createTables(pg: Cluster): Promise<void> {
   for (const layout of BITMAP_2022_LAYOUTS) {
-    const t = bitmap2022Table({ layout, seed: SEED, tableBlocks: TABLE_BLOCKS });
-    const table = `t_${layout.replace("-", "_")}`;
-    await pg.psql(
-      `create table ${table} (a int, padding text) with (autovacuum_enabled = off);
-       insert into ${table}
-         select v, repeat('x', 256)
-           from unnest('{${[...t.pageValues].join(",")}}'::int[]) with ordinality as u(v, page),
-                generate_series(1, 27) r
-          order by page, r;
-       create index on ${table} (a);
-       vacuum (freeze, analyze) ${table};`,
-    );
-    const pages = Number(await pg.psql(`select pg_relation_size('${table}') / 8192`));
-    if (pages !== TABLE_BLOCKS) throw new Error(`${table} has ${pages} pages, not ${TABLE_BLOCKS}`);
+    await createBitmap2022Table(pg, layout, { seed: SEED, tableBlocks: TABLE_BLOCKS });
   }
   // pgbench -i's pgbench_accounts at scale 1, loaded in aid order (fillfactor 100).
   await pg.psql(
@@ -168,25 +155,21 @@ async function captureQuery(pg: Cluster, q: Query): Promise<BitmapCase> {
     else bitmap.push([page!, 1, rows!]);
   }
   await pg.psql("select pg_prewarm('filler')");
-  const trace = await traceSyscalls(pg.postmasterPid(), { syscalls: [...RELATION_READ_TRACE, "fadvise64"] });
-  let out: string;
-  try {
-    // Planning may read the table (get_actual_variable_range probes the index and can visit
-    // a heap page): the statement is planned first, then a read of the one-page `marker`
-    // table marks where the execution traced below begins.
-    out = await pg.psql(
-      `set enable_seqscan = off; set enable_indexscan = off; set enable_indexonlyscan = off;
-       set max_parallel_workers_per_gather = 0; set effective_io_concurrency = ${q.eic};
-       prepare q as ${q.sql};
-       explain (costs off) execute q;
-       select count(*) from marker;
-       explain (analyze, costs off, timing off, summary off) execute q;`,
-    );
-  } catch (e) {
-    await trace.stop();
-    throw e;
-  }
-  const all = await trace.stop();
+  // Planning may read the table (get_actual_variable_range probes the index and can visit
+  // a heap page): the statement is planned first, then a read of the one-page `marker`
+  // table marks where the execution traced below begins.
+  const { result: out, events: all } = await traceSyscallsDuring(
+    pg.postmasterPid(),
+    { syscalls: [...RELATION_READ_TRACE, "fadvise64"] },
+    () =>
+      pg.psql(
+        `${bitmapHeapScanOnly(q.eic)}
+         prepare q as ${q.sql};
+         explain (costs off) execute q;
+         select count(*) from marker;
+         explain (analyze, costs off, timing off, summary off) execute q;`,
+      ),
+  );
   const markerPath = `${marker.dataDir}/${marker.relPath}`;
   const start = all.findIndex(
     (e) => e.path === markerPath && (e.syscall === "pread64" || e.syscall === "read"),
@@ -233,17 +216,6 @@ export function predictedEvents(
   return out;
 }
 
-function firstDifference(server: string[], model: string[]): string | null {
-  const n = Math.max(server.length, model.length);
-  for (let i = 0; i < n; i++) {
-    if (server[i] !== model[i]) {
-      const ctx = (xs: string[]) => xs.slice(Math.max(0, i - 3), i + 4).join(" ");
-      return `event ${i} of ${server.length}: the server did ${server[i] ?? "nothing"}, the model ${model[i] ?? "nothing"} (server ...${ctx(server)}..., model ...${ctx(model)}...)`;
-    }
-  }
-  return null;
-}
-
 /** The data-set generator's bitmap for a case (null for the pgbench table). */
 function generatorBitmap(c: BitmapCase): [number, number, number][] | null {
   const layout = BITMAP_2022_LAYOUTS.find((l) => c.name.startsWith(`${l} `));
@@ -285,12 +257,12 @@ export const bitmapPrefetch: Mechanism<BitmapCase, BitmapMutation> = {
         return `the server's bitmap ${JSON.stringify(c.bitmap.slice(0, 3))}... is not the data-set generator's ${JSON.stringify(want.slice(0, 3))}...`;
       }
     }
-    return firstDifference(c.events, predictedEvents(c, major, m, model));
+    return firstDifference(c.events, predictedEvents(c, major, m, model), "event");
   },
   sameAsFixture(live, fixture) {
     // Deterministic: the same bitmap, the same reads and advice in the same order.
     if (JSON.stringify(live.bitmap) !== JSON.stringify(fixture.bitmap)) return "a different bitmap";
-    return firstDifference(fixture.events, live.events);
+    return firstDifference(fixture.events, live.events, "event");
   },
   mutations: [
     {

@@ -26,7 +26,7 @@ import {
   RELATION_READ_TRACE,
   relationBlockEvents,
   relationFile,
-  traceSyscalls,
+  traceSyscallsDuring,
 } from "@scanlab/pg-harness";
 import type { CaseBase, Mechanism } from "./mechanism.js";
 import { modelFor } from "./models.js";
@@ -75,17 +75,16 @@ async function captureScan(pg: Cluster, name: string, eic: number): Promise<IoMe
   await pg.psql("select pg_prewarm('filler')");
   const postmaster = pg.postmasterPid();
   const workers = ioWorkerPids(postmaster);
-  const trace = await traceSyscalls([postmaster, ...workers], { syscalls: RELATION_READ_TRACE });
-  try {
-    await pg.psql(
-      `set max_parallel_workers_per_gather = 0; set effective_io_concurrency = ${eic};
+  const { events: calls } = await traceSyscallsDuring(
+    [postmaster, ...workers],
+    { syscalls: RELATION_READ_TRACE },
+    () =>
+      pg.psql(
+        `set max_parallel_workers_per_gather = 0; set effective_io_concurrency = ${eic};
        select count(*) from t;`,
-    );
-  } catch (e) {
-    await trace.stop();
-    throw e;
-  }
-  const events = relationBlockEvents(await trace.stop(), file).filter((e) => e.kind === "read");
+      ),
+  );
+  const events = relationBlockEvents(calls, file).filter((e) => e.kind === "read");
   const stream = await readStreamSettings((sql) => pg.psql(`set effective_io_concurrency = ${eic}; ${sql}`));
   const workerSet = new Set(workers);
   return {

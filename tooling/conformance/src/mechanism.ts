@@ -51,3 +51,25 @@ export interface Mechanism<C extends CaseBase, M = unknown> {
   /** Wrong models: each must be rejected by at least one case of every fixture of the row. */
   readonly mutations: readonly { readonly name: string; readonly mutation: M }[];
 }
+
+/**
+ * A replay's sentence for two sequences of calls (or events) of one case:
+ * where the model's first differs from the server's, with the three before
+ * and after in each, or null when they are the same.
+ *
+ * @param noun what one element is, e.g. "call" or "event"
+ */
+export function firstDifference(
+  server: readonly string[],
+  model: readonly string[],
+  noun: string,
+): string | null {
+  const n = Math.max(server.length, model.length);
+  for (let i = 0; i < n; i++) {
+    if (server[i] !== model[i]) {
+      const ctx = (xs: readonly string[]) => xs.slice(Math.max(0, i - 3), i + 4).join(" ");
+      return `${noun} ${i} of ${server.length}: the server did ${server[i] ?? "nothing"}, the model ${model[i] ?? "nothing"} (server ...${ctx(server)}..., model ...${ctx(model)}...)`;
+    }
+  }
+  return null;
+}

@@ -4,12 +4,10 @@
  * for that version (one block per claim for 11 and 13, PG14's chunks with
  * ramp-down and cap from 14 on).
  *
- * Capture: a table of one row per block, synchronize_seqscans off (start block
- * 0, so counter value = block number), a restart before each scan (cold shared
- * buffers), strace on the postmaster and everything it forks, `count(*)`
- * through Gather. Up to 16 every heap block is one pread64; from 17 the read
- * stream combines a process's consecutive blocks into one preadv, which maps to
- * the same blocks. Each process's reads are compressed to runs.
+ * Capture: @scanlab/pg-harness's captureParallelScan (a table of one row per
+ * block, synchronize_seqscans off so counter value = block number, cold shared
+ * buffers, strace on every participant, each process's reads compressed to
+ * runs of blocks).
  *
  * Replay: claims are handed out in counter order, and each is read entirely by
  * the process that made it, so walking the counter from 0, the process that
@@ -35,7 +33,14 @@
  */
 
 import { type AllocatorPolicy, createParallelScan, summarizeChunkLevels } from "@scanlab/block-allocator";
-import { type Cluster, type ProcessReads, traceRelationReads } from "@scanlab/pg-harness";
+import {
+  blockOwners,
+  type Cluster,
+  captureParallelScan,
+  createOneRowPerBlockTable,
+  PARALLEL_SCAN_SETTINGS,
+  type ParallelScanCapture,
+} from "@scanlab/pg-harness";
 import { DEFAULT_IO_COMBINE_LIMIT } from "@scanlab/read-stream";
 import type { PgModel } from "@scanlab/simulator";
 import type { Major } from "./fixtures.js";
@@ -43,17 +48,9 @@ import type { CaseBase, Mechanism } from "./mechanism.js";
 import { allocatorOf, modelFor } from "./models.js";
 
 /** One traced parallel scan. */
-export interface ClaimsCase extends CaseBase {
+export interface ClaimsCase extends CaseBase, ParallelScanCapture {
   /** Table size in blocks. */
   nblocks: number;
-  /** parallel_workers of the table (= Workers Planned). */
-  parallelWorkers: number;
-  /** parallel_leader_participation at execution. */
-  leaderParticipation: boolean;
-  /** From EXPLAIN ANALYZE. */
-  workersLaunched: number;
-  /** Each process that read the table, in order of its first read; runs are [first block, blocks] in reading order. */
-  processes: { role: "leader" | "worker"; reads: number; runs: [number, number][] }[];
 }
 
 /** A wrong allocator for a major (or null when the mutation does not apply to it). */
@@ -67,75 +64,12 @@ const SCANS: readonly { workers: number; leader: boolean }[] = [
   { workers: 4, leader: true },
 ];
 
-/**
- * Settings: shared_buffers 16 MB (2048 buffers) far below the table;
- * synchronize_seqscans off for start block 0; parallel costs zeroed and
- * seq_page_cost 0 so the planner always takes the parallel plan (one row per
- * page makes the I/O cost dominate otherwise).
- */
-const SETTINGS: Record<string, string | number | boolean> = {
-  shared_buffers: "16MB",
-  synchronize_seqscans: false,
-  max_worker_processes: 8,
-  max_parallel_workers: 8,
-  max_parallel_workers_per_gather: 8,
-  parallel_setup_cost: 0,
-  parallel_tuple_cost: 0,
-  min_parallel_table_scan_size: 0,
-  seq_page_cost: 0,
-};
-
-/**
- * Creates a table of exactly `nblocks` blocks, one 500-byte row per page
- * (fillfactor 10), frozen and checkpointed so scans write nothing.
- */
-export async function createOneRowPerBlockTable(pg: Cluster, table: string, nblocks: number): Promise<void> {
-  await pg.psql(
-    `create unlogged table ${table} (id int, pad text) with (fillfactor = 10, autovacuum_enabled = off);
-     insert into ${table} select g, repeat('x', 500) from generate_series(1, ${nblocks}) g;
-     vacuum (freeze, analyze) ${table};
-     checkpoint;`,
-  );
-  const size = Number(await pg.psql(`select pg_relation_size('${table}') / 8192`));
-  if (size !== nblocks) throw new Error(`${table} has ${size} blocks, not ${nblocks}`);
-}
-
-/**
- * One cold parallel scan, traced. Planned with the leader participating (a
- * prepared statement without parameters keeps its first, generic plan),
- * executed with the participation asked for: the executor reads
- * parallel_leader_participation when the Gather starts.
- */
+/** One cold parallel scan, traced. */
 async function captureScan(pg: Cluster, workers: number, leader: boolean): Promise<ClaimsCase> {
-  await pg.psql(`alter table ${TABLE} set (parallel_workers = ${workers});`);
-  await pg.restart();
-  const { result, processes } = await traceRelationReads(pg, TABLE, () =>
-    pg.psql(
-      `set parallel_leader_participation = on;
-       prepare q as select count(*) from ${TABLE};
-       explain (costs off) execute q;
-       set parallel_leader_participation = ${leader ? "on" : "off"};
-       select 'leader-pid=' || pg_backend_pid();
-       explain (analyze, costs off, timing off, summary off) execute q;`,
-    ),
-  );
-  const planned = /Workers Planned: (\d+)/.exec(result);
-  const launched = /Workers Launched: (\d+)/.exec(result);
-  const leaderPid = Number(/leader-pid=(\d+)/.exec(result)?.[1]);
-  if (!planned || Number(planned[1]) !== workers || !launched) {
-    throw new Error(`not the parallel plan expected (${workers} workers):\n${result}`);
-  }
   return {
     name: `workers=${workers} leader=${leader ? "on" : "off"}`,
     nblocks: NBLOCKS,
-    parallelWorkers: workers,
-    leaderParticipation: leader,
-    workersLaunched: Number(launched[1]),
-    processes: processes.map((p: ProcessReads) => ({
-      role: p.pid === leaderPid ? "leader" : "worker",
-      reads: p.reads,
-      runs: p.runs,
-    })),
+    ...(await captureParallelScan(pg, TABLE, workers, leader)),
   };
 }
 
@@ -144,30 +78,12 @@ function gcd(a: number, b: number): number {
   return a;
 }
 
-/** Which process (index) read each block; a problem if a block was read twice or never. */
-export function blockOwners(c: ClaimsCase): { owner: Int32Array; problem: string | null } {
-  const owner = new Int32Array(c.nblocks).fill(-1);
-  let problem: string | null = null;
-  c.processes.forEach((p, i) => {
-    for (const [start, blocks] of p.runs) {
-      for (let b = start; b < start + blocks; b++) {
-        if (b >= c.nblocks) problem ??= `process ${i} read block ${b}, past the end ${c.nblocks}`;
-        else if (owner[b] !== -1) problem ??= `block ${b} read by processes ${owner[b]} and ${i}`;
-        else owner[b] = i;
-      }
-    }
-  });
-  const missing = owner.indexOf(-1);
-  if (missing !== -1) problem ??= `block ${missing} was never read`;
-  return { owner, problem };
-}
-
 /** Claims of one size needed before the trace must show one of them as an isolated run. */
 const MIN_CLAIMS_FOR_ISOLATION = 10;
 
 /** The replay and the two observation checks (see the file header); null when the allocator agrees. */
 export function claimsDisagreement(c: ClaimsCase, policy: AllocatorPolicy, burstBlocks = 1): string | null {
-  const { owner, problem } = blockOwners(c);
+  const { owner, problem } = blockOwners(c, c.nblocks);
   if (problem !== null) return problem;
   const n = c.nblocks;
   const scan = createParallelScan(policy, { nblocks: n });
@@ -255,7 +171,8 @@ export const parallelClaims: Mechanism<ClaimsCase, ClaimsMutation> = {
   versions: [11, 13, 14, 15, 16, 17, 18],
   // PG18's default io_method=worker hands the reads to I/O workers, which would hide
   // which participant claimed a block: with sync each participant reads its own.
-  settings: (major) => (major >= 18 ? { ...SETTINGS, io_method: "sync" } : SETTINGS),
+  settings: (major) =>
+    major >= 18 ? { ...PARALLEL_SCAN_SETTINGS, io_method: "sync" } : { ...PARALLEL_SCAN_SETTINGS },
   async capture(pg) {
     await createOneRowPerBlockTable(pg, TABLE, NBLOCKS);
     const cases: ClaimsCase[] = [];

@@ -41,13 +41,14 @@ import {
   RELATION_READ_TRACE,
   relationBlockEvents,
   relationFile,
-  traceSyscalls,
+  traceSyscallsDuring,
 } from "@scanlab/pg-harness";
 import type { PgModel } from "@scanlab/simulator";
 import { syncScanEligible } from "@scanlab/syncscan";
 import { bitmap2022Query, bitmap2022Table } from "@scanlab/workloads";
+import { bitmap2022TableName, bitmapHeapScanOnly, createBitmap2022Table } from "./data-set-tables.js";
 import type { Major } from "./fixtures.js";
-import type { CaseBase, Mechanism } from "./mechanism.js";
+import { type CaseBase, firstDifference, type Mechanism } from "./mechanism.js";
 import { modelFor, streamVersionOf } from "./models.js";
 import { driveStream, readStreamSettings, type StreamSettings, streamOptions } from "./stream-replay.js";
 
@@ -80,6 +81,9 @@ export interface StreamMutation {
 const NBLOCKS_ROWS = 21_000; // 7 rows of 1 kB per page: 3000 blocks
 const FILLER_BLOCKS = 5000;
 const SEED = 1;
+/** The data-set tables of 18's bitmap heap scans (data-set-tables.ts). */
+const BITMAP_LAYOUTS = ["random", "random-8"] as const;
+const BITMAP_TABLE_BLOCKS = 3000;
 
 async function setup(pg: Cluster, major: Major): Promise<void> {
   await pg.psql(
@@ -92,35 +96,22 @@ async function setup(pg: Cluster, major: Major): Promise<void> {
      vacuum (freeze) t; vacuum (freeze) filler; checkpoint;`,
   );
   if (major >= 18) {
-    for (const layout of ["random", "random-8"] as const) {
-      const t = bitmap2022Table({ layout, seed: SEED, tableBlocks: 3000 });
-      const table = `t_${layout.replace("-", "_")}`;
-      await pg.psql(
-        `create table ${table} (a int, padding text) with (autovacuum_enabled = off);
-         insert into ${table}
-           select v, repeat('x', 256)
-             from unnest('{${[...t.pageValues].join(",")}}'::int[]) with ordinality as u(v, page),
-                  generate_series(1, 27) r
-            order by page, r;
-         create index on ${table} (a);
-         vacuum (freeze, analyze) ${table}; checkpoint;`,
-      );
+    for (const layout of BITMAP_LAYOUTS) {
+      await createBitmap2022Table(pg, layout, { seed: SEED, tableBlocks: BITMAP_TABLE_BLOCKS });
     }
+    await pg.psql("checkpoint");
   }
 }
 
 async function traced(pg: Cluster, table: string, sql: string): Promise<{ calls: string[]; out: string }> {
   const file = await relationFile(pg, table);
   await pg.psql("select pg_prewarm('filler')");
-  const trace = await traceSyscalls(pg.postmasterPid(), { syscalls: [...RELATION_READ_TRACE, "fadvise64"] });
-  let out: string;
-  try {
-    out = await pg.psql(sql);
-  } catch (e) {
-    await trace.stop();
-    throw e;
-  }
-  const events = relationBlockEvents(await trace.stop(), file);
+  const { result: out, events: calls } = await traceSyscallsDuring(
+    pg.postmasterPid(),
+    { syscalls: [...RELATION_READ_TRACE, "fadvise64"] },
+    () => pg.psql(sql),
+  );
+  const events = relationBlockEvents(calls, file);
   const pids = new Set(events.map((e) => e.pid));
   if (pids.size !== 1) throw new Error(`${pids.size} processes touched ${table}`);
   return { calls: events.map((e) => `${e.kind === "read" ? "r" : "a"}${e.startBlock}+${e.blocks}`), out };
@@ -158,16 +149,15 @@ async function capture(pg: Cluster, major: Major): Promise<StreamCase[]> {
     });
   }
   if (major >= 18) {
-    for (const layout of ["random", "random-8"] as const) {
-      const table = `t_${layout.replace("-", "_")}`;
-      const q = bitmap2022Query(bitmap2022Table({ layout, seed: SEED, tableBlocks: 3000 }), {
+    for (const layout of BITMAP_LAYOUTS) {
+      const table = bitmap2022TableName(layout);
+      const q = bitmap2022Query(bitmap2022Table({ layout, seed: SEED, tableBlocks: BITMAP_TABLE_BLOCKS }), {
         selectivity: 0.05,
         seed: SEED,
       });
       const pages: [number, number][] = [...q.bitmap.runs()].map((r) => [r.startBlock, r.pages]);
       for (const eic of layout === "random" ? [0, 1, 16] : [16]) {
-        const set = `set enable_seqscan = off; set enable_indexscan = off; set enable_indexonlyscan = off;
-          set max_parallel_workers_per_gather = 0; set effective_io_concurrency = ${eic};`;
+        const set = bitmapHeapScanOnly(eic);
         const { calls, out } = await traced(
           pg,
           table,
@@ -179,7 +169,7 @@ async function capture(pg: Cluster, major: Major): Promise<StreamCase[]> {
         cases.push({
           name: `bitmap ${layout} eic=${eic}`,
           kind: "bitmap",
-          nblocks: 3000,
+          nblocks: BITMAP_TABLE_BLOCKS,
           stream,
           pages,
           calls,
@@ -232,17 +222,6 @@ export function predictedCalls(
   );
 }
 
-function firstDifference(server: string[], model: string[]): string | null {
-  const n = Math.max(server.length, model.length);
-  for (let i = 0; i < n; i++) {
-    if (server[i] !== model[i]) {
-      const ctx = (xs: string[]) => xs.slice(Math.max(0, i - 3), i + 4).join(" ");
-      return `call ${i} of ${server.length}: the server made ${server[i] ?? "none"}, the model ${model[i] ?? "none"} (server ...${ctx(server)}..., model ...${ctx(model)}...)`;
-    }
-  }
-  return null;
-}
-
 export const readStreams: Mechanism<StreamCase, StreamMutation> = {
   name: "read-streams",
   title: "read streams: read sizes, combining, advice",
@@ -258,12 +237,12 @@ export const readStreams: Mechanism<StreamCase, StreamMutation> = {
   capture,
   replay(c, major, m, model = modelFor(major)) {
     if (model.readStreams === "none") return "the model has no read streams: one 8 kB read per block";
-    return firstDifference(c.calls, predictedCalls(c, major, m, model));
+    return firstDifference(c.calls, predictedCalls(c, major, m, model), "call");
   },
   sameAsFixture(live, fixture) {
     // Deterministic except ANALYZE's sample (random blocks): there the replay is the rule.
     if (live.kind === "analyze") return null;
-    return firstDifference(fixture.calls, live.calls);
+    return firstDifference(fixture.calls, live.calls, "call");
   },
   mutations: [
     { name: "io_combine_limit 8 whatever the setting", mutation: { ioCombineLimit: 8 } },

@@ -17,6 +17,13 @@ export {
   pinnedPostgres,
   postgresCacheDir,
 } from "./embedded-postgres.js";
+export {
+  blockOwners,
+  captureParallelScan,
+  createOneRowPerBlockTable,
+  PARALLEL_SCAN_SETTINGS,
+  type ParallelScanCapture,
+} from "./parallel-scan.js";
 export { findPgBin, type LiveGate, type LiveRequirements, liveGate, which } from "./prerequisites.js";
 export {
   appendRun,
@@ -37,4 +44,5 @@ export {
   type SyscallTrace,
   type TraceOptions,
   traceSyscalls,
+  traceSyscallsDuring,
 } from "./strace.js";

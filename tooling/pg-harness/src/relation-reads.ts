@@ -12,7 +12,7 @@
  * order the process read them.
  */
 import type { Cluster } from "./cluster.js";
-import { type SyscallEvent, type TraceOptions, traceSyscalls } from "./strace.js";
+import { type SyscallEvent, type TraceOptions, traceSyscallsDuring } from "./strace.js";
 
 /** Where a relation's data lives and how its files are cut. */
 export interface RelationFile {
@@ -194,14 +194,6 @@ export async function traceRelationReads<T>(
   const versionNum = Number(await cluster.psql("show server_version_num", { database: options.database }));
   const syscalls =
     versionNum < 120000 ? RELATION_READ_TRACE : RELATION_READ_TRACE.filter((c) => READ_SYSCALLS.has(c));
-  const trace = await traceSyscalls(cluster.postmasterPid(), { ...options, syscalls });
-  let result: T;
-  try {
-    result = await fn();
-  } catch (e) {
-    await trace.stop();
-    throw e;
-  }
-  const events = await trace.stop();
+  const { result, events } = await traceSyscallsDuring(cluster.postmasterPid(), { ...options, syscalls }, fn);
   return { result, processes: relationReads(events, file), file };
 }

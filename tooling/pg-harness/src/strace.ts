@@ -2,9 +2,11 @@
  * Tracing system calls of a process tree with strace: attach to a running
  * process (typically the postmaster) with `-f`, so every backend and parallel
  * worker it forks afterwards is traced too; one output file per process
- * (`-ff`, so no call is ever split into "unfinished ... resumed" halves);
+ * (`-ff`, so no process's line is ever broken by another's);
  * absolute timestamps (`-ttt`, to order events across processes); file
  * descriptors decoded to paths (`-y`); no buffer contents (`-s 0`).
+ *
+ * The lines are read by `@scanlab/host`'s strace parser.
  *
  * Attaching needs ptrace permission: root, or the same user with
  * kernel.yama.ptrace_scope <= 1. Each traced call costs two ptrace stops,
@@ -14,6 +16,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseStraceLine as parseLine } from "@scanlab/host";
 import { which } from "./prerequisites.js";
 
 /** One completed system call. */
@@ -28,7 +31,7 @@ export interface SyscallEvent {
   fd: number;
   /** Path of that descriptor as strace -y decoded it, or null. */
   path: string | null;
-  /** The remaining arguments, as strace printed them. */
+  /** The remaining arguments, one per argument, as strace printed them. */
   rest: string[];
   /** Return value (negative for errors). */
   result: number;
@@ -50,20 +53,32 @@ export interface TraceOptions {
   attachTimeoutMs?: number;
 }
 
-const LINE = /^(\d+\.\d+) (\w+)\((\d+)(?:<([^>]*)>)?(?:, (.*))?\) += (-?\d+)/;
-
-/** Parses one line of `strace -ttt -y` output; null for lines that are not a completed call with an fd first argument. */
+/**
+ * The event of one line of process `pid`'s `strace -ttt -y` file (`-ff`
+ * writes one per process, its lines without a pid): a completed call whose
+ * first argument is a file descriptor, with its `-ttt` timestamp and a
+ * result; null for any other line (signals, exits, calls that did not
+ * return, calls without a descriptor, lines of a shared `-f` log).
+ */
 export function parseStraceLine(pid: number, line: string): SyscallEvent | null {
-  const m = LINE.exec(line);
-  if (m === null) return null;
+  const call = parseLine(line);
+  if (
+    call?.kind !== "call" ||
+    call.pid !== null ||
+    call.time?.form !== "seconds" ||
+    call.fd === null ||
+    call.result === null
+  ) {
+    return null;
+  }
   return {
     pid,
-    timeS: Number(m[1]),
-    syscall: m[2]!,
-    fd: Number(m[3]),
-    path: m[4] ?? null,
-    rest: m[5] === undefined ? [] : m[5].split(", "),
-    result: Number(m[6]),
+    timeS: call.time.seconds,
+    syscall: call.syscall,
+    fd: call.fd,
+    path: call.path,
+    rest: call.args.slice(1),
+    result: call.result,
   };
 }
 
@@ -159,4 +174,32 @@ export async function traceSyscalls(
       }
     },
   };
+}
+
+/**
+ * Traces `pid` (or several, as {@link traceSyscalls}) while `fn` runs and
+ * returns what `fn` returned with every completed call, ordered by time. The
+ * trace is stopped whether `fn` resolves or throws.
+ *
+ * @example
+ * ```ts
+ * const { result, events } = await traceSyscallsDuring(pg.postmasterPid(), { syscalls: ["pread64"] }, () =>
+ *   pg.psql("select count(*) from t"),
+ * );
+ * ```
+ */
+export async function traceSyscallsDuring<T>(
+  pid: number | readonly number[],
+  options: TraceOptions,
+  fn: () => Promise<T>,
+): Promise<{ result: T; events: SyscallEvent[] }> {
+  const trace = await traceSyscalls(pid, options);
+  let result: T;
+  try {
+    result = await fn();
+  } catch (e) {
+    await trace.stop();
+    throw e;
+  }
+  return { result, events: await trace.stop() };
 }

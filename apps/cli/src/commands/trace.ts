@@ -8,6 +8,7 @@
  * (PG14+ chunks).
  */
 import { BLCKSZ } from "@scanlab/core";
+import { looksLikeBlkparse, parseBlkparse } from "@scanlab/host";
 import type { Ctx } from "../context.js";
 import { toJson } from "../context.js";
 import { CliError, EXIT } from "../errors.js";
@@ -15,7 +16,6 @@ import { readUserFile } from "../input-file.js";
 import { parseChoice } from "../options.js";
 import { fixed, grouped } from "../output/format.js";
 import { renderTable } from "../output/table.js";
-import { looksLikeBlkparse, parseBlkparse } from "../trace/blkparse-text.js";
 import { type ProcessReads, summariseReads } from "../trace/read-runs.js";
 import { looksLikeStrace, parseStraceLog } from "../trace/strace-log.js";
 

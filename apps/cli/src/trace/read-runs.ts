@@ -8,18 +8,7 @@
  * time make runs of about one block each (apps/docs/src/reference/experiments.md#t1-freebsd-ufs-striding-and-64-block-chunks); PG14+ chunks make
  * runs of chunk size.
  */
-
-/** One read as a trace records it. */
-export interface TraceRead {
-  /** Process id (0 when the trace has none). */
-  pid: number;
-  /** The file: a path when the trace has one (strace -y), else `fd N`. */
-  file: string;
-  /** Byte offset. */
-  offset: number;
-  /** Bytes transferred. */
-  bytes: number;
-}
+import type { TraceRead } from "@scanlab/host";
 
 /** One process's reads summarised. */
 export interface ProcessReads {

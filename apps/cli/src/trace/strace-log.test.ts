@@ -53,6 +53,24 @@ describe("parseStraceLog", () => {
     expect(r.unknownLines).toBe(0);
   });
 
+  it("reads -r without -f (seconds padded with spaces) and -Y (a command name after the pid)", () => {
+    const log = [
+      '     0.000000 pread64(5</d/16384>, ""..., 8192, 0) = 8192',
+      '     0.000036 pread64(5</d/16384>, ""..., 8192, 8192) = 8192',
+      '[pid  2728<postgres>] pread64(6</d/16384>, ""..., 8192, 16384) = 8192',
+      '2729<postgres>      0.000015 pread64(6</d/16384>, ""..., 8192, 24576) = 8192',
+    ].join("\n");
+    expect(looksLikeStrace(log)).toBe(true);
+    const r = parseStraceLog(log);
+    expect(r.reads.map((x) => [x.pid, x.offset])).toEqual([
+      [0, 0],
+      [0, 8192],
+      [2728, 16384],
+      [2729, 24576],
+    ]);
+    expect(r.unknownLines).toBe(0);
+  });
+
   it("tells strace logs from other text", () => {
     expect(looksLikeStrace('12 pread64(3, "x", 1, 0) = 1')).toBe(true);
     expect(looksLikeStrace("  8,0    0        1     0.000000000  4185  Q   R 2048 + 256 [postgres]")).toBe(

@@ -1,14 +1,13 @@
 /**
  * Reading `strace -f -e pread64` logs (also `preadv`/`preadv2`, PG17+'s
- * vectored reads with io_combine_limit): every line shape strace writes for
- * them, with or without `-f` pid prefixes (`[pid N] ` on a terminal, `N ` with
- * `-o`), timestamps (`-t`, `-tt`, `-ttt`, `-r`), `-y` paths in the fd
- * argument (`5</var/lib/postgresql/base/5/16384>`), and calls split across
- * lines by another process's call (`<unfinished ...>` / `<... pread64 resumed>`).
- * Failed calls (`= -1 EINTR ...`) and reads of 0 bytes are left out; signals
- * and exits (`--- SIG... ---`, `+++ exited ... +++`) are ignored.
+ * vectored reads with io_combine_limit) for `trace import`: the lines are
+ * parsed by `@scanlab/host` (every shape strace writes: `-f` pid prefixes,
+ * `-t`/`-tt`/`-ttt`/`-r` timestamps, `-y` paths, calls split into
+ * `<unfinished ...>` / `<... pread64 resumed>` halves), and this keeps the
+ * reads. Failed calls (`= -1 EINTR ...`) and reads of 0 bytes are counted
+ * and left out; other system calls, signals and exits are ignored.
  */
-import type { TraceRead } from "./read-runs.js";
+import { parseStraceOutput, type StraceCall, type TraceRead } from "@scanlab/host";
 
 /** What one log gave. */
 export interface StraceParse {
@@ -22,73 +21,70 @@ export interface StraceParse {
   unknownLines: number;
 }
 
-const PREFIX = /^(?:\[pid\s+(\d+)\]\s+|(\d+)\s+)?(?:(?:\d{2}:\d{2}:\d{2}(?:\.\d+)?|\d+\.\d+)\s+)?/;
-const READ_CALL = /^(pread64|preadv2?|pread)\((.*)$/;
-const RESUMED = /^<\.\.\.\s+(pread64|preadv2?|pread)\s+resumed>\s?(.*)$/;
-const FD = /^(\d+)(?:<([^>]*)>)?,/;
-/** The tail of pread64: `, COUNT, OFFSET) = RESULT`; of preadv: `], IOVCNT, OFFSET[, FLAGS]) = RESULT`. */
-const END = String.raw`(?:\s+[A-Z][A-Z0-9_]*\s+\([^)]*\))?(?:\s+<[\d.]+>)?\s*$`;
-const TAIL_PREAD = new RegExp(String.raw`,\s*(\d+),\s*(\d+)\)\s*=\s*(-?\d+|\?)` + END);
-const TAIL_PREADV = new RegExp(String.raw`\],\s*(\d+),\s*(\d+)(?:,\s*[A-Z_|0-9]+)?\)\s*=\s*(-?\d+|\?)` + END);
+const READ_CALLS: ReadonlySet<string> = new Set(["pread64", "pread", "preadv", "preadv2"]);
+const NUMBER = /^\d+$/;
+/** preadv2's flags argument, e.g. `RWF_NOWAIT` or `0`. */
+const FLAGS = /^[A-Z_|0-9]+$/;
 
 /** Whether a text looks like an strace log of read calls. */
 export function looksLikeStrace(text: string): boolean {
-  return /(?:^|\n)(?:\[pid\s+\d+\]\s+|\d+\s+)?(?:[\d:.]+\s+)?(?:pread64|preadv2?|<\.\.\. pread)/.test(text);
+  return /(?:^|\n)(?:\[pid\s+\d+(?:<[^>\n]*>)?\]\s+|\d+(?:<[^>\n]*>)?\s+)?(?:[ \t]*[\d:.]+\s+)?(?:pread64|preadv2?|<\.\.\. pread)/.test(
+    text,
+  );
+}
+
+/**
+ * The byte offset a read call names: the last argument of pread64
+ * (`fd, buf, count, offset`); of preadv the one after the buffer array and
+ * its count (`fd, [iov...], iovcnt, offset`, preadv2 adding `flags`). Null
+ * when the arguments are not of that form.
+ */
+function readOffset(call: StraceCall): number | null {
+  const a = call.args;
+  const n = a.length;
+  if (!call.syscall.startsWith("preadv")) {
+    return n >= 3 && NUMBER.test(a[n - 2]!) && NUMBER.test(a[n - 1]!) ? Number(a[n - 1]) : null;
+  }
+  for (const flags of [1, 0]) {
+    const iov = n - 3 - flags;
+    if (iov >= 1 && a[iov]!.endsWith("]") && NUMBER.test(a[iov + 1]!) && NUMBER.test(a[iov + 2]!)) {
+      if (flags === 0 || FLAGS.test(a[n - 1]!)) return Number(a[iov + 2]);
+    }
+  }
+  return null;
 }
 
 /** Parses an strace log. */
 export function parseStraceLog(text: string): StraceParse {
   const reads: TraceRead[] = [];
-  const pending = new Map<number, { call: string; head: string }>();
   let calls = 0;
   let failed = 0;
   let unknownLines = 0;
-  for (const rawLine of text.split(/\r?\n/)) {
-    const line = rawLine.trimEnd();
-    if (line.trim() === "") continue;
-    const p = PREFIX.exec(line)!;
-    const pid = Number(p[1] ?? p[2] ?? 0);
-    let rest = line.slice(p[0].length);
-    if (/^(---|\+\+\+)/.test(rest) || /^strace: /.test(rest)) continue;
-    let call: string;
-    const resumed = RESUMED.exec(rest);
-    if (resumed) {
-      const head = pending.get(pid);
-      pending.delete(pid);
-      if (head === undefined) {
+  for (const line of parseStraceOutput(text)) {
+    if (line.kind === "unknown") {
+      // A read call cut short is a call not understood; other system calls
+      // (strace -e with more than reads) are not errors.
+      if (line.syscall === null) unknownLines++;
+      else if (READ_CALLS.has(line.syscall)) {
+        calls++;
         unknownLines++;
-        continue;
       }
-      call = head.call;
-      rest = head.head + resumed[2];
-    } else {
-      const m = READ_CALL.exec(rest);
-      if (!m) {
-        // Other system calls (strace -e with more than reads) are not errors.
-        if (!/^[a-z_0-9]+\(/.test(rest) && !/^<\.\.\. [a-z_0-9]+ resumed>/.test(rest)) unknownLines++;
-        continue;
-      }
-      call = m[1]!;
-      rest = m[2]!;
-      const unfinished = /\s*<unfinished \.\.\.>\s*$/.exec(rest);
-      if (unfinished) {
-        pending.set(pid, { call, head: rest.slice(0, unfinished.index) });
-        continue;
-      }
+      continue;
     }
+    // A second half whose first half the log does not have.
+    if (line.kind === "resumed" && READ_CALLS.has(line.syscall)) unknownLines++;
+    if (line.kind !== "call" || !READ_CALLS.has(line.syscall)) continue;
     calls++;
-    const fd = FD.exec(rest);
-    const tail = (call.startsWith("preadv") ? TAIL_PREADV : TAIL_PREAD).exec(rest);
-    if (!fd || !tail) {
+    const offset = readOffset(line);
+    if (line.fd === null || offset === null) {
       unknownLines++;
       continue;
     }
-    const result = Number(tail[3]);
-    if (!(result > 0)) {
+    if (line.result === null || !(line.result > 0)) {
       failed++;
       continue;
     }
-    reads.push({ pid, file: fd[2] ?? `fd ${fd[1]}`, offset: Number(tail[2]), bytes: result });
+    reads.push({ pid: line.pid ?? 0, file: line.path ?? `fd ${line.fd}`, offset, bytes: line.result });
   }
   return { reads, calls, failed, unknownLines };
 }

@@ -11,7 +11,7 @@
  * Writes, other actions, blkparse's per-CPU summary and message lines are
  * ignored.
  */
-import type { TraceRead } from "./read-runs.js";
+import type { TraceRead } from "./trace-read.js";
 
 /** What one blkparse output gave. */
 export interface BlkparseParse {
