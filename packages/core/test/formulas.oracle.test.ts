@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { bulkReadRingBuffers, largeScanThresholdBlocks } from "../src/buffer-strategy.js";
 import { linuxInitRaSize, linuxNextRaSize } from "../src/readahead-window.js";
 
-// simulator/src/engine/pg/shared-buffers.ts
+// simulator/src/engine/pg/shared-buffers.ts (now @scanlab/buffer-manager's bulkReadRingSize)
 const BULKREAD_RING_BUFFERS_PRE18 = 32;
 const PG18_EXTRA_PROCS = 74;
 function simulatorRing(options: {

@@ -3,7 +3,8 @@
  * only `seam/` imports a `@scanlab/*` package.
  *
  * The problem: the engine composes the model packages (block allocation,
- * syncscan, readahead, devices, bitmap prefetch) and the shared leaf. Once
+ * syncscan, readahead, devices, bitmap prefetch, read streams, shared
+ * buffers) and the shared leaf. Once
  * one participant imports a model class directly, the engine changes with
  * that package's API, cannot be driven by scripted models in tests, and the
  * next import "just this once" follows. Nothing in TypeScript forbids it.

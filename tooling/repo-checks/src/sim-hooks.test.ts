@@ -7,6 +7,8 @@ import * as bitmap from "@scanlab/bitmap-prefetch";
 import * as bitmapSim from "@scanlab/bitmap-prefetch/sim";
 import * as allocator from "@scanlab/block-allocator";
 import * as allocatorSim from "@scanlab/block-allocator/sim";
+import * as buffers from "@scanlab/buffer-manager";
+import * as buffersSim from "@scanlab/buffer-manager/sim";
 import * as core from "@scanlab/core";
 import * as coreSim from "@scanlab/core/sim";
 import * as readahead from "@scanlab/readahead";
@@ -42,6 +44,11 @@ describe("the model packages' main entries", () => {
     ["@scanlab/core", core, {}],
     ["@scanlab/block-allocator", allocator, { "createParallelScan()": scan, "join()": scan.join() }],
     [
+      "@scanlab/buffer-manager",
+      buffers,
+      { "new SharedBuffers()": new buffers.SharedBuffers({ nBuffers: 16, relationBlocks: [100] }) },
+    ],
+    [
       "@scanlab/syncscan",
       syncscan,
       { "new InProcessSyncScanTracker()": new syncscan.InProcessSyncScanTracker() },
@@ -66,6 +73,7 @@ describe("the model packages' main entries", () => {
     expect(Object.keys(coreSim).sort()).toEqual(["cutStretch", "renumberSegment", "restoreStretch"]);
     expect(Object.keys(allocatorSim).sort()).toEqual(["fastForwardScan", "renumberScan"]);
     expect(Object.keys(syncscanSim)).toEqual(["renumberLocation"]);
+    expect(Object.keys(buffersSim)).toEqual(["renumberBuffers"]);
     expect(Object.keys(readaheadSim).sort()).toEqual(["renumberOpenFile", "renumberSegmentFiles"]);
     expect(Object.keys(bitmapSim).sort()).toEqual(["renumberBitmap", "renumberPrefetch"]);
   });

@@ -19,8 +19,8 @@ import { FILE_ID_STRIDE, fileIdOf, type MachineRt, PAGES_PER_BLOCK, type TableRt
 import { Postmaster } from "../pg/postmaster.js";
 import { IoWorkers } from "../pg/read-stream-participant.js";
 import { type PgInstance, scanStrategy } from "../pg/run-start.js";
-import { SharedBuffers } from "../pg/shared-buffers.js";
 import type { SharedLine } from "../pg/shared-memory.js";
+import { SharedBuffers } from "../seam/buffer-manager.js";
 import { machineCpuOverrides } from "../seam/device.js";
 import type { ModelFactories } from "../seam/ports.js";
 import { Warp, type WarpSummary } from "../speedups/warp.js";
@@ -190,10 +190,10 @@ export function simulateWith(
     syncKey: 16384 + i,
   }));
   if (tables.length >= FILE_ID_STRIDE) throw new ScenarioError("A scenario holds at most 65535 tables.");
-  const sharedBuffers = new SharedBuffers(
-    resolved.nbuffers,
-    tables.map((t) => t.nblocks),
-  );
+  const sharedBuffers = new SharedBuffers({
+    nBuffers: resolved.nbuffers,
+    relationBlocks: tables.map((t) => t.nblocks),
+  });
   const machine: MachineRt = {
     cores: s.machine.cores,
     cpu,

@@ -104,7 +104,7 @@ const READ_STREAM_STEPS_PER_BLOCK = 1.1;
 const BITMAP_STEPS_PER_PAGE = 2;
 /** The pgbench bitmap of the 2022 eic benchmark (T7 b): aid 1000 to 50,000,000 of 300 M rows, one sixth of the pages (@scanlab/bitmap-prefetch). */
 const PGBENCH_BITMAP_SHARE = 1 / 6;
-/** Memory of a shared buffer: tag, valid-at time, usage count, and two slots of the mapping table (pg/shared-buffers.ts). */
+/** Memory of a shared buffer: tag, valid-at time, usage count, and two slots of the mapping table (@scanlab/buffer-manager, through seam/buffer-manager.ts). */
 const BYTES_PER_SHARED_BUFFER = 8 + 8 + 1 + 2 * (8 + 4);
 /** Memory of a generated bitmap data set: its page values (2 bytes a block) and a run record per page (12 bytes, doubled while it grows). */
 const DATASET_BYTES_PER_BLOCK = 2;

@@ -3,9 +3,9 @@
  * segment files on one device, the CPU costs, shared buffers and the OS.
  */
 
+import type { SharedBuffers } from "../seam/buffer-manager.js";
 import type { OsPort, SyncScanPort } from "../seam/ports.js";
 import type { CpuCosts } from "./cpu-costs.js";
-import type { SharedBuffers } from "./shared-buffers.js";
 
 /** OS pages per 8 kB PostgreSQL block (4 kB pages, apps/docs/src/reference/os-readahead-policies.md#readahead-units units). */
 export const PAGES_PER_BLOCK = 2;

@@ -17,6 +17,7 @@ import { ScenarioError } from "../../errors.js";
 import { type PgModel, pgModel } from "../../scenario/pg-model.js";
 import type { QuerySpec } from "../../scenario/schema.js";
 import { BLOCK_BYTES } from "../../units.js";
+import { BufferRing } from "../seam/buffer-manager.js";
 import type {
   AdaptiveInputs,
   AllocatorParticipant,
@@ -34,7 +35,6 @@ import type { MachineRt } from "./machine.js";
 import { type CostSink, type IoWorkers, ReadStreamParticipant } from "./read-stream-participant.js";
 import type { OpenFiles, ScanRunCtx } from "./scan-run.js";
 import { SeqScanParticipant } from "./seqscan-participant.js";
-import { BufferRing } from "./shared-buffers.js";
 
 /** io_combine_limit's default (and io_max_combine_limit's, PG18+): 16 blocks = 128 kB (apps/docs/src/reference/read-streams.md#stream-parameters; apps/docs/src/reference/experiments.md#t12-constants-the-simulator-encodes). */
 export const DEFAULT_IO_COMBINE_LIMIT = 16;

@@ -21,11 +21,11 @@
  */
 import { BLOCK_BYTES } from "../../units.js";
 import type { Entity } from "../loop/scheduler.js";
+import type { BufferRing } from "../seam/buffer-manager.js";
 import type { ReadStreamPort, StreamEnv, StreamIo, StreamStep } from "../seam/ports.js";
 import { pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
 import { type OpenFiles, osBlocks, type ScanRunCtx } from "./scan-run.js";
-import type { BufferRing } from "./shared-buffers.js";
 
 /**
  * The I/O workers' open files (io_method = worker), shared by every backend

@@ -18,6 +18,7 @@
  */
 import type { QuerySpec } from "../../scenario/schema.js";
 import type { Scheduler } from "../loop/scheduler.js";
+import { bulkReadRingFor } from "../seam/buffer-manager.js";
 import type { AdaptiveInputs, AllocatorParticipant, ModelFactories, ScanAllocation } from "../seam/ports.js";
 import { largeScanThresholdBlocks } from "../seam/shared-leaf.js";
 import type { CpuShare } from "./cpu-share.js";
@@ -27,7 +28,6 @@ import type { Postmaster } from "./postmaster.js";
 import type { IoWorkers } from "./read-stream-participant.js";
 import type { OpenFiles, RunStats, ScanRunCtx } from "./scan-run.js";
 import { SerialAllocation } from "./serial-allocation.js";
-import { bulkreadRingBuffers } from "./shared-buffers.js";
 import type { SharedLine } from "./shared-memory.js";
 
 /** The PostgreSQL instance every client connects to, and the loop it runs in. */
@@ -62,8 +62,7 @@ export function scanStrategy(spec: QuerySpec, table: TableRt, machine: MachineRt
   const syncscan = bigTable && spec.synchronizeSeqscans && spec.kind === "seqscan";
   const ringBuffers =
     bigTable && spec.kind === "seqscan"
-      ? bulkreadRingBuffers({
-          pg: spec.pg,
+      ? bulkReadRingFor(spec.pg, {
           nbuffers: machine.nbuffers,
           maxConnections: machine.maxConnections,
           ioCombineLimit: spec.ioCombineLimit ?? DEFAULT_IO_COMBINE_LIMIT,

@@ -26,12 +26,12 @@
  */
 import { BLOCK_BYTES } from "../../units.js";
 import type { Entity } from "../loop/scheduler.js";
+import { BufferRing } from "../seam/buffer-manager.js";
 import type { AllocatorParticipant, Renumbering } from "../seam/ports.js";
 import { pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
 import { PAGES_PER_BLOCK } from "./machine.js";
 import { type OpenFiles, openSegment, type ScanRunCtx } from "./scan-run.js";
-import { BufferRing } from "./shared-buffers.js";
 
 /**
  * Longest stretch handled in one step, so reports and CPU sharing stay timely (8 MB of blocks).

@@ -12,6 +12,8 @@
  *   at which scans report to it.
  * - Bitmap heap scans and read streams: bitmap-adapters.ts and
  *   read-stream-adapter.ts over @scanlab/read-stream.
+ * - Shared buffers and rings: buffer-manager.ts over @scanlab/buffer-manager
+ *   (the engine's pg/ wing owns the pool; it is not one of the factories).
  */
 import {
   type AllocatorPolicy,

@@ -2,7 +2,7 @@
  * What the engine needs from each model package, in the engine's own terms:
  * every port the engine is written against, and the factories it is handed.
  *
- * The problem: the engine composes five model packages, and each has an API
+ * The problem: the engine composes seven model packages, and each has an API
  * of its own that evolves. An engine that imports them wherever it needs
  * one changes whenever one of them does, and can only ever run the real
  * models.
@@ -12,8 +12,10 @@
  * it can be said once, here, in the engine's terms (blocks, microseconds,
  * table changes). The adapters of this folder bind these ports to
  * @scanlab/block-allocator, @scanlab/syncscan, @scanlab/readahead,
- * @scanlab/device-profiles and @scanlab/bitmap-prefetch; nothing else in the
- * engine imports a model package (a repo check holds it to that).
+ * @scanlab/device-profiles, @scanlab/bitmap-prefetch and @scanlab/read-stream;
+ * @scanlab/buffer-manager's pool and rings pass through buffer-manager.ts as
+ * they are. Nothing else in the engine imports a model package (a repo check
+ * holds it to that).
  *
  * Design choices:
  * - Model constants the engine runs by (the syncscan report interval) come

@@ -40,7 +40,7 @@ import type { Entity } from "../loop/scheduler.js";
 import { fileIdOf, PAGES_PER_BLOCK } from "../pg/machine.js";
 import { openSegment, type ScanRunCtx } from "../pg/scan-run.js";
 import type { SeqScanParticipant } from "../pg/seqscan-participant.js";
-import type { BufferRing } from "../pg/shared-buffers.js";
+import type { BufferRing } from "../seam/buffer-manager.js";
 import type { Renumbering, ScanAllocation } from "../seam/ports.js";
 
 /**

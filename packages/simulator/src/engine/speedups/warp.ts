@@ -87,8 +87,8 @@ import type { Scheduler } from "../loop/scheduler.js";
 import type { TableRt } from "../pg/machine.js";
 import { segmentFileId } from "../pg/machine.js";
 import type { OpenFiles, RunStats } from "../pg/scan-run.js";
-import type { SharedBuffers } from "../pg/shared-buffers.js";
 import type { SharedLine } from "../pg/shared-memory.js";
+import { renumberBuffers, type SharedBuffers } from "../seam/buffer-manager.js";
 import type { OsCounters, OsPort, Renumbering, SyncScanPort, WarpLimits } from "../seam/ports.js";
 import { cutStretch, renumberSegment, restoreStretch } from "../seam/shared-leaf.js";
 import { warpRunOf } from "./warp-run.js";
@@ -537,7 +537,7 @@ export class Warp implements RunObserver {
   /** Renumbers every piece of state that names blocks or segments of the table. */
   private apply(table: TableRt, change: Renumbering): void {
     const seg = table.segmentBlocks;
-    this.sharedBuffers.renumberTable(change);
+    renumberBuffers(this.sharedBuffers, change);
     const os = this.os.warp!;
     os.renumberTable(change, seg);
     for (const [opens, t] of this.openMaps) {

@@ -1,97 +1,12 @@
 /**
  * Shared buffers and the BAS_BULKREAD ring, as worked examples from
- * apps/docs/src/reference/buffer-ring.md#ring-size-by-version and freelist.c: ring sizes computed by hand for a few
- * settings, and small pools (16-64 buffers) whose clock sweep can be followed
- * buffer by buffer.
+ * apps/docs/src/reference/buffer-ring.md#ring-replacement and freelist.c: small pools (16-64 buffers)
+ * whose clock sweep can be followed buffer by buffer.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  BM_MAX_USAGE_COUNT,
-  BULKREAD_RING_BUFFERS_PRE18,
-  BufferRing,
-  bulkreadRingBuffers,
-  PG18_EXTRA_PROCS,
-  SharedBuffers,
-} from "./shared-buffers.js";
-
-/** Buffers in a shared_buffers setting of `mb` MiB (BLCKSZ 8 kB). */
-const nbuffersOf = (mb: number) => (mb * 1024) / 8;
-
-describe("bulkreadRingBuffers (apps/docs/src/reference/buffer-ring.md#ring-size-by-version)", () => {
-  const pg18Defaults = {
-    pg: "18",
-    nbuffers: nbuffersOf(128),
-    maxConnections: 100,
-    ioCombineLimit: 16,
-    effectiveIoConcurrency: 16,
-  };
-
-  it("constants: 256 kB ring = 32 buffers, BM_MAX_USAGE_COUNT 5, 74 extra processes (100 connections -> 174)", () => {
-    expect(BULKREAD_RING_BUFFERS_PRE18).toBe((256 * 1024) / 8192);
-    expect(BM_MAX_USAGE_COUNT).toBe(5);
-    expect(100 + PG18_EXTRA_PROCS).toBe(174);
-    // 16 autovacuum + 8 worker processes + 10 WAL senders + 2 special workers + 38 auxiliary.
-    expect(PG18_EXTRA_PROCS).toBe(16 + 8 + 10 + 2 + 38);
-  });
-
-  it("up to PG17 the ring is 32 buffers whatever io_combine_limit and effective_io_concurrency say", () => {
-    for (const pg of ["9.6", "10", "11", "12", "13", "14", "15", "16", "17"]) {
-      expect(bulkreadRingBuffers({ ...pg18Defaults, pg })).toBe(32);
-      expect(
-        bulkreadRingBuffers({ ...pg18Defaults, pg, ioCombineLimit: 32, effectiveIoConcurrency: 200 }),
-      ).toBe(32);
-    }
-  });
-
-  it("up to PG17 the ring is capped at NBuffers / 8: shared_buffers 1 MB (128 buffers) gives 16", () => {
-    expect(bulkreadRingBuffers({ ...pg18Defaults, pg: "17", nbuffers: 128 })).toBe(16);
-    expect(bulkreadRingBuffers({ ...pg18Defaults, pg: "14", nbuffers: 256 })).toBe(32);
-    expect(bulkreadRingBuffers({ ...pg18Defaults, pg: "14", nbuffers: 255 })).toBe(31);
-  });
-
-  it("PG18 defaults, shared_buffers 128 MB: target 256 + 8 x 16 x 16 = 2304 kB, pin limit 16384 / 174 = 94 -> 94 buffers (752 kB)", () => {
-    expect(bulkreadRingBuffers(pg18Defaults)).toBe(94);
-    expect(bulkreadRingBuffers(pg18Defaults) * 8).toBe(752);
-  });
-
-  it("PG18, shared_buffers 1 GB: pin limit 131072 / 174 = 753 no longer binds, ring is the full 288 buffers (2304 kB)", () => {
-    expect(bulkreadRingBuffers({ ...pg18Defaults, nbuffers: nbuffersOf(1024) })).toBe(288);
-    expect(bulkreadRingBuffers({ ...pg18Defaults, nbuffers: nbuffersOf(8192) })).toBe(288);
-  });
-
-  it("PG18, shared_buffers 256 MB: pin limit 32768 / 174 = 188 buffers", () => {
-    expect(bulkreadRingBuffers({ ...pg18Defaults, nbuffers: nbuffersOf(256) })).toBe(188);
-  });
-
-  it("PG18 grows with io_combine_limit x effective_io_concurrency: eic 1 -> 32 + 16 = 48, eic 0 -> 32", () => {
-    expect(bulkreadRingBuffers({ ...pg18Defaults, effectiveIoConcurrency: 1 })).toBe(48);
-    expect(bulkreadRingBuffers({ ...pg18Defaults, effectiveIoConcurrency: 0 })).toBe(32);
-    expect(bulkreadRingBuffers({ ...pg18Defaults, ioCombineLimit: 1, effectiveIoConcurrency: 4 })).toBe(36);
-    // io_combine_limit 32 x eic 64 on 16 GB: 32 + 2048 = 2080, below pin limit 2097152 / 174 = 12052.
-    expect(
-      bulkreadRingBuffers({
-        ...pg18Defaults,
-        nbuffers: nbuffersOf(16384),
-        ioCombineLimit: 32,
-        effectiveIoConcurrency: 64,
-      }),
-    ).toBe(2080);
-  });
-
-  it("PG18 never goes below 256 kB because of the pin limit: max_connections 1000 -> pin limit 15, ring 32", () => {
-    expect(bulkreadRingBuffers({ ...pg18Defaults, maxConnections: 1000 })).toBe(32);
-    // 500 connections: 16384 / 574 = 28 -> still 32.
-    expect(bulkreadRingBuffers({ ...pg18Defaults, maxConnections: 500 })).toBe(32);
-    // 50 connections: 16384 / 124 = 132 -> 132.
-    expect(bulkreadRingBuffers({ ...pg18Defaults, maxConnections: 50 })).toBe(132);
-  });
-
-  it("PG18 is still capped at NBuffers / 8: 2 MB (256 buffers) -> 32, 1 MB (128 buffers) -> 16", () => {
-    expect(bulkreadRingBuffers({ ...pg18Defaults, nbuffers: 256 })).toBe(32);
-    expect(bulkreadRingBuffers({ ...pg18Defaults, nbuffers: 128 })).toBe(16);
-  });
-});
+import { BufferRing } from "./ring.js";
+import { BM_MAX_USAGE_COUNT, SharedBuffers } from "./shared-buffers.js";
 
 /** Installs `block` of `table` alone (one miss, no ring). */
 function miss(sb: SharedBuffers, table: number, block: number, validAtUs = 0): void {
@@ -111,7 +26,7 @@ function resident(sb: SharedBuffers, table: number, nblocks: number): number[] {
  * table 0's blocks were evicted.
  */
 function evictionOrder(touch: (sb: SharedBuffers) => void): number[] {
-  const sb = new SharedBuffers(16, [16, 1000]);
+  const sb = new SharedBuffers({ nBuffers: 16, relationBlocks: [16, 1000] });
   sb.installRun(0, 0, 16, null, 0);
   touch(sb);
   const order: number[] = [];
@@ -129,7 +44,7 @@ const range = (from: number, to: number) => Array.from({ length: to - from }, (_
 
 describe("SharedBuffers: the clock sweep", () => {
   it("an empty pool takes free buffers without evicting anything", () => {
-    const sb = new SharedBuffers(16, [100]);
+    const sb = new SharedBuffers({ nBuffers: 16, relationBlocks: [100] });
     sb.installRun(0, 0, 16, null, 0);
     expect(sb.residentCount(0)).toBe(16);
     expect(sb.evictions).toBe(0);
@@ -137,7 +52,7 @@ describe("SharedBuffers: the clock sweep", () => {
   });
 
   it("with every buffer at usage 1, one pass of the hand brings all to 0 and takes the buffer it started at", () => {
-    const sb = new SharedBuffers(16, [16, 100]);
+    const sb = new SharedBuffers({ nBuffers: 16, relationBlocks: [16, 100] });
     sb.installRun(0, 0, 16, null, 0);
     miss(sb, 1, 0);
     expect(resident(sb, 0, 16)).toEqual(range(1, 16));
@@ -165,7 +80,7 @@ describe("SharedBuffers: the clock sweep", () => {
   });
 
   it("a buffer the hand brought to 0 that is hit again gets a second chance", () => {
-    const sb = new SharedBuffers(16, [16, 100]);
+    const sb = new SharedBuffers({ nBuffers: 16, relationBlocks: [16, 100] });
     sb.installRun(0, 0, 16, null, 0);
     miss(sb, 1, 0); // evicts block 0; blocks 1..15 now at usage 0
     sb.hit(0, 5, false); // 0 -> 1
@@ -174,7 +89,8 @@ describe("SharedBuffers: the clock sweep", () => {
     expect(resident(sb, 0, 16)).toEqual([5, ...range(7, 16)]);
   });
 
-  it("usage counts stop at BM_MAX_USAGE_COUNT: ten hits protect no longer than four", () => {
+  it("usage counts stop at BM_MAX_USAGE_COUNT (5, buf_internals.h): ten hits protect no longer than four", () => {
+    expect(BM_MAX_USAGE_COUNT).toBe(5);
     // Block 0 hit 10 times and block 1 hit 4 times are both at 5. With equal counts the hand
     // reaches block 0 first; were block 0 at 11 it would outlive block 1.
     const order = evictionOrder((sb) => {
@@ -200,7 +116,7 @@ describe("SharedBuffers: the clock sweep", () => {
   });
 
   it("a hit through a strategy raises usage from 0 to 1", () => {
-    const sb = new SharedBuffers(16, [16, 100]);
+    const sb = new SharedBuffers({ nBuffers: 16, relationBlocks: [16, 100] });
     sb.installRun(0, 0, 16, null, 0);
     miss(sb, 1, 0); // evicts block 0; blocks 1..15 at usage 0
     sb.hit(0, 2, true);
@@ -219,7 +135,7 @@ describe("SharedBuffers: the clock sweep", () => {
 
 describe("SharedBuffers: hits and validity", () => {
   it("a hit returns when the buffer is valid: a hit on a buffer still being read waits for that read", () => {
-    const sb = new SharedBuffers(16, [100]);
+    const sb = new SharedBuffers({ nBuffers: 16, relationBlocks: [100] });
     sb.installRun(0, 0, 4, null, 500);
     sb.installRun(0, 4, 2, null, 900);
     expect(sb.hit(0, 2, false)).toBe(500);
@@ -228,7 +144,7 @@ describe("SharedBuffers: hits and validity", () => {
   });
 
   it("a buffer reused for another block takes that block's read completion", () => {
-    const sb = new SharedBuffers(16, [16, 100]);
+    const sb = new SharedBuffers({ nBuffers: 16, relationBlocks: [16, 100] });
     sb.installRun(0, 0, 16, null, 100);
     miss(sb, 1, 7, 2500); // takes buffer 0
     expect(sb.hit(1, 7, false)).toBe(2500);
@@ -236,7 +152,7 @@ describe("SharedBuffers: hits and validity", () => {
   });
 
   it("a hit on a block that is not resident returns -Infinity and counts nothing", () => {
-    const sb = new SharedBuffers(16, [100]);
+    const sb = new SharedBuffers({ nBuffers: 16, relationBlocks: [100] });
     sb.installRun(0, 0, 4, null, 0);
     expect(sb.hit(0, 50, false)).toBe(Number.NEGATIVE_INFINITY);
     expect(sb.hits).toBe(0);
@@ -244,15 +160,8 @@ describe("SharedBuffers: hits and validity", () => {
 });
 
 describe("SharedBuffers: the BAS_BULKREAD ring", () => {
-  it("a new ring is empty with its cursor before slot 0", () => {
-    const ring = new BufferRing(4);
-    expect(ring.size).toBe(4);
-    expect(ring.cursor).toBe(-1);
-    expect([...ring.slots]).toEqual([-1, -1, -1, -1]);
-  });
-
   it("a ring scan recycles its own buffers and leaves the rest of the pool alone", () => {
-    const sb = new SharedBuffers(64, [32, 100]);
+    const sb = new SharedBuffers({ nBuffers: 64, relationBlocks: [32, 100] });
     sb.installRun(0, 0, 32, null, 0);
     const ring = new BufferRing(4);
     for (let b = 0; b < 100; b++) sb.installRun(1, b, 1, ring, 0);
@@ -262,7 +171,7 @@ describe("SharedBuffers: the BAS_BULKREAD ring", () => {
     expect(sb.misses).toBe(132);
 
     // The same scan without a ring pushes the other table out.
-    const plain = new SharedBuffers(64, [32, 100]);
+    const plain = new SharedBuffers({ nBuffers: 64, relationBlocks: [32, 100] });
     plain.installRun(0, 0, 32, null, 0);
     for (let b = 0; b < 100; b++) miss(plain, 1, b);
     expect(plain.residentCount(0)).toBe(0);
@@ -271,7 +180,7 @@ describe("SharedBuffers: the BAS_BULKREAD ring", () => {
 
   it("the ring fills its empty slots from the clock sweep", () => {
     // Buffers 0..11 hold table 0; the clock hand is at 12, so the ring's four slots get 12..15.
-    const sb = new SharedBuffers(16, [12, 100]);
+    const sb = new SharedBuffers({ nBuffers: 16, relationBlocks: [12, 100] });
     sb.installRun(0, 0, 12, null, 0);
     const ring = new BufferRing(4);
     for (let b = 0; b < 4; b++) sb.installRun(1, b, 1, ring, 0);
@@ -281,7 +190,7 @@ describe("SharedBuffers: the BAS_BULKREAD ring", () => {
   });
 
   it("a slot whose buffer was hit normally (usage 2) is replaced by a new victim; usage 1 is reused", () => {
-    const sb = new SharedBuffers(64, [100]);
+    const sb = new SharedBuffers({ nBuffers: 64, relationBlocks: [100] });
     const ring = new BufferRing(4);
     for (let b = 0; b < 4; b++) sb.installRun(0, b, 1, ring, 0); // buffers 0..3
     sb.hit(0, 1, false); // usage 2: another backend wants it
@@ -296,7 +205,7 @@ describe("SharedBuffers: the BAS_BULKREAD ring", () => {
   });
 
   it("a slot whose buffer the clock sweep brought to 0 is reused (usage <= 1)", () => {
-    const sb = new SharedBuffers(16, [13, 100]);
+    const sb = new SharedBuffers({ nBuffers: 16, relationBlocks: [13, 100] });
     sb.installRun(0, 0, 12, null, 0); // buffers 0..11
     const ring = new BufferRing(4);
     for (let b = 0; b < 4; b++) sb.installRun(1, b, 1, ring, 0); // buffers 12..15
@@ -309,7 +218,7 @@ describe("SharedBuffers: the BAS_BULKREAD ring", () => {
   });
 
   it("installRun through a ring keeps only the last ring.size blocks of the run resident", () => {
-    const sb = new SharedBuffers(1024, [1000]);
+    const sb = new SharedBuffers({ nBuffers: 1024, relationBlocks: [1000] });
     const ring = new BufferRing(32);
     sb.installRun(0, 0, 1000, ring, 0);
     expect(sb.firstResident(0, 0, 1000)).toBe(968);
@@ -321,7 +230,7 @@ describe("SharedBuffers: the BAS_BULKREAD ring", () => {
   });
 
   it("a run shorter than the ring keeps all its blocks and the ring's older ones", () => {
-    const sb = new SharedBuffers(256, [1000]);
+    const sb = new SharedBuffers({ nBuffers: 256, relationBlocks: [1000] });
     const ring = new BufferRing(8);
     sb.installRun(0, 0, 6, ring, 0);
     sb.installRun(0, 6, 5, ring, 0);
@@ -335,8 +244,8 @@ describe("SharedBuffers: the BAS_BULKREAD ring", () => {
         fc.array(fc.integer({ min: 1, max: 90 }), { minLength: 1, maxLength: 12 }),
         (ringSize, runs) => {
           const total = runs.reduce((a, b) => a + b, 0);
-          const byRun = new SharedBuffers(256, [total]);
-          const byBlock = new SharedBuffers(256, [total]);
+          const byRun = new SharedBuffers({ nBuffers: 256, relationBlocks: [total] });
+          const byBlock = new SharedBuffers({ nBuffers: 256, relationBlocks: [total] });
           const ringA = new BufferRing(ringSize);
           const ringB = new BufferRing(ringSize);
           let start = 0;
@@ -357,7 +266,7 @@ describe("SharedBuffers: the BAS_BULKREAD ring", () => {
 
 describe("SharedBuffers: residency queries", () => {
   it("firstResident finds the first resident block in [start, end), across 32-bit word boundaries", () => {
-    const sb = new SharedBuffers(64, [2000, 2000]);
+    const sb = new SharedBuffers({ nBuffers: 64, relationBlocks: [2000, 2000] });
     for (const b of [5, 31, 32, 63, 64, 1000]) miss(sb, 0, b);
     miss(sb, 1, 7);
     expect(sb.firstResident(0, 0, 2000)).toBe(5);
@@ -378,7 +287,7 @@ describe("SharedBuffers: residency queries", () => {
     // 2^31 must neither wrap to a negative number nor start over at block 0. The bitset of a
     // 2^32-block table is 512 MB of untouched (lazily zeroed) memory.
     const nblocks = 0xfffffffe;
-    const sb = new SharedBuffers(64, [nblocks]);
+    const sb = new SharedBuffers({ nBuffers: 64, relationBlocks: [nblocks] });
     miss(sb, 0, 10); // a resident block near the start, where a wrapped walk would land
     expect(sb.firstResident(0, 2 ** 31 - 64, 2 ** 31 + 2 ** 18)).toBe(-1);
     miss(sb, 0, 2 ** 31 + 5);
@@ -391,7 +300,7 @@ describe("SharedBuffers: residency queries", () => {
   });
 
   it("isResident and firstResident follow evictions", () => {
-    const sb = new SharedBuffers(16, [100]);
+    const sb = new SharedBuffers({ nBuffers: 16, relationBlocks: [100] });
     sb.installRun(0, 0, 16, null, 0);
     expect(sb.isResident(0, 0)).toBe(true);
     miss(sb, 0, 40); // evicts block 0
@@ -408,7 +317,7 @@ describe("SharedBuffers: residency queries", () => {
         fc.integer({ min: 0, max: 300 }),
         fc.integer({ min: 0, max: 300 }),
         (blocks, a, b) => {
-          const sb = new SharedBuffers(64, [300]);
+          const sb = new SharedBuffers({ nBuffers: 64, relationBlocks: [300] });
           for (const x of blocks) miss(sb, 0, x);
           const [start, end] = a <= b ? [a, b] : [b, a];
           let expected = -1;
@@ -425,7 +334,7 @@ describe("SharedBuffers: residency queries", () => {
   });
 
   it("residentCount counts the buffers of each table", () => {
-    const sb = new SharedBuffers(16, [100, 100, 100]);
+    const sb = new SharedBuffers({ nBuffers: 16, relationBlocks: [100, 100, 100] });
     sb.installRun(0, 0, 10, null, 0);
     sb.installRun(2, 50, 6, null, 0);
     expect([sb.residentCount(0), sb.residentCount(1), sb.residentCount(2)]).toEqual([10, 0, 6]);
