@@ -33,8 +33,8 @@ import {
 import { createRequire } from "node:module";
 import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type ReproduceJson, TARGETS, type TargetReport } from "@scanlab/experiments";
 import { barChartSvg, formatNumber, lineChartSvg } from "@scanlab/charts";
+import { type ReproduceJson, TARGETS, type TargetReport } from "@scanlab/experiments";
 import { buildHash, filesUnder } from "./build-hash.js";
 import { conformanceFragments } from "./conformance.js";
 import { mappingFragment, matrixFragment, runConformanceReport } from "./conformance-matrix.js";

@@ -13,6 +13,7 @@ const truth = {
   transferBytesPerUs: 1500,
   commandUs: 4,
   stripeBytes: 8192,
+  depthLimit: Number.POSITIVE_INFINITY,
 };
 const plan: [ReadMeasurement["pattern"], number, number][] = [
   ["random", 8192, 1],

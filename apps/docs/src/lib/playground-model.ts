@@ -8,6 +8,8 @@
  * scenario in Node, run @scanlab/simulator there, and compare the numbers
  * the page shows with Node's.
  */
+
+import { barChartSvg, lineChartSvg } from "@scanlab/charts";
 import { builtinProfiles } from "@scanlab/device-profiles";
 import { TARGETS } from "@scanlab/experiments";
 import {
@@ -19,7 +21,6 @@ import {
   type ScenarioInput,
   type SimulationResult,
 } from "@scanlab/simulator";
-import { barChartSvg, lineChartSvg } from "@scanlab/charts";
 
 /** A scenario the playground offers. */
 export interface BuiltinScenario {

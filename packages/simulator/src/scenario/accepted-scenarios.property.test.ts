@@ -18,7 +18,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { SimulationProgress } from "../engine/loop/simulate.js";
 import { estimateWork, overBudget, WORK_BUDGET_STEPS } from "../engine/loop/work-estimate.js";
-import { simulate } from "../index.js";
+import { simulateJson } from "../index.js";
 import { resolveScenario } from "./resolve.js";
 import { OS_NAMES, scenarioSchema } from "./schema.js";
 
@@ -216,7 +216,7 @@ describe("any scenario the schema accepts simulates within the budget, or is ref
         }
         let steps = 0;
         try {
-          simulate(s, {
+          simulateJson(s, {
             onProgress: (p: SimulationProgress) => (steps = p.steps),
             shouldStop: () => steps > WORK_BUDGET_STEPS,
           });
