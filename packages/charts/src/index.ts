@@ -9,13 +9,15 @@
  * group per row), lines (a time series, or a sweep over numbers or names),
  * and ranges (a band, a reference tick and a dot: a ratio and its tolerance).
  */
-export { type RangeChart, type RangeRow, rangeChartSvg } from "./range-chart.js";
+export { type RangeChart, type RangeNames, type RangeRow, rangeChartSvg } from "./range-chart.js";
 export {
+  type AxisScale,
   type BarChart,
   type BarSeries,
   barChartSvg,
   formatNumber,
   type LineChart,
+  type LinePoint,
   type LineSeries,
   lineChartSvg,
   niceScale,

@@ -8,9 +8,11 @@ import { esc, formatNumber, niceScale, r1, STYLE } from "./svg-charts.js";
 
 /** One row of a range chart. */
 export interface RangeRow {
+  /** Row label, on the left. */
   label: string;
-  /** The band's ends. */
+  /** The band's lower end. */
   low: number;
+  /** The band's upper end. */
   high: number;
   /** The reference value, drawn as a tick. */
   reference: number;
@@ -18,14 +20,27 @@ export interface RangeRow {
   value: number;
 }
 
+/** The legend's words for a range chart's band, tick and dot. */
+export interface RangeNames {
+  /** The band (default "tolerance"). */
+  band: string;
+  /** The tick (default "published"). */
+  reference: string;
+  /** The dot (default "found"). */
+  value: string;
+}
+
 /** A range chart. */
 export interface RangeChart {
+  /** Title above the chart. */
   title: string;
+  /** The rows, top to bottom. */
   rows: RangeRow[];
   /** Axis label, with the unit. */
   xLabel: string;
   /** Legend words of the band, the tick and the dot. */
-  names?: { band: string; reference: string; value: string };
+  names?: RangeNames;
+  /** Width in SVG pixels (default 640). */
   width?: number;
 }
 

@@ -6,41 +6,65 @@
 
 /** One series of a bar chart: a value per category (NaN or null = missing). */
 export interface BarSeries {
+  /** Legend text. */
   name: string;
+  /** One value per category, in category order. */
   values: (number | null)[];
+  /** CSS colour (default: the palette's, in series order). */
   color?: string;
 }
 
 /** A grouped horizontal bar chart. */
 export interface BarChart {
+  /** Title above the chart. */
   title: string;
+  /** One label per group of bars, top to bottom. */
   categories: string[];
+  /** The bars of each group, in legend order. */
   series: BarSeries[];
   /** Axis label, with the unit. */
   xLabel: string;
   /** Digits after the decimal point on the value labels. */
   digits?: number;
+  /** Width in SVG pixels (default 640). */
   width?: number;
+}
+
+/** One point of a line. */
+export interface LinePoint {
+  /** Position on the x axis (an index into `xCategories` when the chart names its x values). */
+  x: number;
+  /** Position on the y axis. */
+  y: number;
 }
 
 /** One line of a line chart. */
 export interface LineSeries {
+  /** Legend text. */
   name: string;
-  points: { x: number; y: number }[];
+  /** The points, in drawing order. */
+  points: LinePoint[];
+  /** CSS colour (default: the palette's, in series order). */
   color?: string;
 }
 
 /** A line chart. */
 export interface LineChart {
+  /** Title above the chart. */
   title: string;
+  /** The lines, in legend order. */
   series: LineSeries[];
+  /** x axis label, with the unit. */
   xLabel: string;
+  /** y axis label, with the unit. */
   yLabel: string;
   /** Log-2 x axis (for sweeps over 1, 2, 4, ...). An x of 0 gets its own tick, one step left of 1. */
   xLog2?: boolean;
   /** Named x values (a sweep over allocators, say): a point's x is the index of its name, and the ticks are the names. */
   xCategories?: string[];
+  /** Width in SVG pixels (default 640). */
   width?: number;
+  /** Height in SVG pixels (default 300). */
   height?: number;
 }
 
@@ -66,8 +90,16 @@ export function r1(v: number): string {
   return (Math.round(v * 10) / 10).toString();
 }
 
+/** An axis from 0: its upper bound and the step between ticks. */
+export interface AxisScale {
+  /** Upper bound. */
+  max: number;
+  /** Step between ticks. */
+  step: number;
+}
+
 /** A "nice" upper bound and tick step for an axis from 0 to max. */
-export function niceScale(max: number, ticks = 5): { max: number; step: number } {
+export function niceScale(max: number, ticks = 5): AxisScale {
   if (!(max > 0) || !Number.isFinite(max)) return { max: 1, step: 0.2 };
   const raw = max / ticks;
   const mag = 10 ** Math.floor(Math.log10(raw));
