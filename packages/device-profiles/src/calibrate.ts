@@ -26,7 +26,7 @@
  *   for each Q in `queueDepths`, each worker keeping one read in flight. Random
  *   reads never hit the same block twice within a phase (a seeded permutation
  *   of the file's blocks), so the page cache cannot serve them. This has no
- *   real queue depth: "QD Q" is Q threads on this machine's cores, each
+ *   real queue depth: "QD Q" is Q threads on the machine's cores, each
  *   waiting in a system call, and the profile's note says so.
  *
  * The CPU costs (`measureCpuCosts`): the first {@link CPU_REGION_BYTES} of the

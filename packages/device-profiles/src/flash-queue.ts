@@ -299,7 +299,6 @@ class FlashQueue {
   /** Completion times of the last `depthLimit` reads let into the drive (a binary min-heap of `inDrive` entries). */
   private readonly inDriveUs: Float64Array;
   private inDrive = 0;
-  private readonly depthLimit: number;
 
   constructor(core: QueueCore) {
     this.units = core.units;
@@ -309,8 +308,8 @@ class FlashQueue {
     this.usPerByte = 1 / core.transferBytesPerUs;
     this.stripeBytes = core.stripeBytes;
     this.unitFreeUs = new Float64Array(this.units).fill(Number.NEGATIVE_INFINITY);
-    this.depthLimit = Math.max(1, Math.floor(core.depthLimit));
-    this.inDriveUs = new Float64Array(Number.isFinite(this.depthLimit) ? this.depthLimit : 0);
+    const depth = Math.max(1, Math.floor(core.depthLimit));
+    this.inDriveUs = new Float64Array(Number.isFinite(depth) ? depth : 0);
   }
 
   /** Completion time of a read whose data comes off its unit. */
