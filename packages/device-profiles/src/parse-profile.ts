@@ -18,7 +18,7 @@
  * together (for example that the IOPS figure is reachable at its queue depth by
  * Little's law), with the same kind of one-sentence error.
  */
-import type { z } from "zod";
+import * as z from "zod/mini";
 import { DeviceProfileError } from "./errors.js";
 import { checkProfileConsistency } from "./profile-consistency.js";
 import {
@@ -31,7 +31,7 @@ import {
   raid0ProfileSchema,
 } from "./profile-schema.js";
 
-type ObjectSchema = z.ZodObject<z.ZodRawShape>;
+type ObjectSchema = z.ZodMiniObject<z.core.$ZodLooseShape>;
 
 function schemaForKind(kind: string): ObjectSchema | undefined {
   if ((flashKinds as readonly string[]).includes(kind)) return flashProfileSchema as unknown as ObjectSchema;
@@ -100,14 +100,14 @@ function levelAt(
     value = value[String(key)];
     if (key === "member" && isRecord(value)) schema = schemaForKind(String(value.kind));
     else if (schema !== undefined) {
-      const inner = (schema.shape as Record<string, z.ZodType>)[String(key)];
+      const inner = (schema.shape as Record<string, z.ZodMiniType>)[String(key)];
       schema = unwrapObject(inner);
     }
   }
   return { schema, value };
 }
 
-function unwrapObject(schema: z.ZodType | undefined): ObjectSchema | undefined {
+function unwrapObject(schema: z.ZodMiniType | undefined): ObjectSchema | undefined {
   let s: unknown = schema;
   for (let i = 0; i < 4 && s !== undefined; i++) {
     const def = (s as { def?: { type?: string; innerType?: unknown } }).def;
@@ -118,8 +118,8 @@ function unwrapObject(schema: z.ZodType | undefined): ObjectSchema | undefined {
 }
 
 function describe(schema: ObjectSchema | undefined, key: string): string | undefined {
-  const field = schema ? (schema.shape as Record<string, z.ZodType>)[key] : undefined;
-  return field?.description;
+  const field = schema ? (schema.shape as Record<string, z.ZodMiniType>)[key] : undefined;
+  return field === undefined ? undefined : z.globalRegistry.get(field)?.description;
 }
 
 /** One clause per problem ("field "x" must be ..."), and the field it is about. */

@@ -31,7 +31,7 @@
  * Samsung's sequential figures are quoted at), 512 KiB md chunk (mdadm
  * `DEFAULT_CHUNK`, apps/docs/src/reference/storage-device-models.md#six-drive-md-raid0).
  */
-import { z } from "zod";
+import * as z from "zod/mini";
 import { KiB } from "./units.js";
 
 /** Where a profile's figures come from; the CLI warns about `placeholder` profiles. */
@@ -46,9 +46,14 @@ export type DeviceKind = (typeof deviceKinds)[number];
 /** Kinds served by the flash queue model. */
 export const flashKinds = ["sata-ssd", "nvme", "ssd"] as const;
 
-const positive = (description: string) => z.number().positive().finite().describe(description);
-const nonNegative = (description: string) => z.number().nonnegative().finite().describe(description);
-const positiveInt = (description: string) => z.number().int().positive().describe(description);
+// zod's numbers are finite already: Infinity and NaN are refused as not numbers.
+const atMost = (max: number | undefined) => (max === undefined ? [] : [z.maximum(max)]);
+const positive = (description: string, max?: number) =>
+  z.number().check(z.positive(), ...atMost(max), z.describe(description));
+const nonNegative = (description: string, max?: number) =>
+  z.number().check(z.nonnegative(), ...atMost(max), z.describe(description));
+const positiveInt = (description: string, max?: number) =>
+  z.number().check(z.int(), z.positive(), ...atMost(max), z.describe(description));
 
 /*
  * Upper bounds: no device has these figures, and larger values only overflow the model's times.
@@ -75,56 +80,66 @@ const MAX_RPM = 30_000;
 const MAX_RAID0_MEMBERS = 1920;
 const MAX_CHUNK_BYTES = (2 ** 31 - 1) * 512;
 
-const latencyUs = (description: string) => positive(description).max(MAX_LATENCY_US);
-const seekUs = (description: string) => positive(description).max(MAX_SEEK_US);
-const bytesPerSecond = (description: string) => positive(description).max(MAX_BYTES_PER_SECOND);
-const iops = (description: string) => positive(description).max(MAX_IOPS);
-const queueDepth = (description: string) => positiveInt(description).max(MAX_QUEUE_DEPTH);
-const ioBytes = (description: string) => positiveInt(description).max(MAX_IO_BYTES);
+const latencyUs = (description: string) => positive(description, MAX_LATENCY_US);
+const seekUs = (description: string) => positive(description, MAX_SEEK_US);
+const bytesPerSecond = (description: string) => positive(description, MAX_BYTES_PER_SECOND);
+const iops = (description: string) => positive(description, MAX_IOPS);
+const queueDepth = (description: string) => positiveInt(description, MAX_QUEUE_DEPTH);
+const ioBytes = (description: string) => positiveInt(description, MAX_IO_BYTES);
 
 const commonFields = {
   name: z
     .string()
-    .regex(/^[a-z0-9][a-z0-9._-]*$/)
-    .describe("identifier: lower-case letters, digits, '.', '_' and '-'"),
-  title: z.string().min(1).describe("human-readable device name"),
+    .check(
+      z.regex(/^[a-z0-9][a-z0-9._-]*$/),
+      z.describe("identifier: lower-case letters, digits, '.', '_' and '-'"),
+    ),
+  title: z.string().check(z.minLength(1), z.describe("human-readable device name")),
   basis: z
     .enum(profileBases)
-    .describe("kind of evidence: datasheet, secondary, placeholder, measurement or assumption"),
+    .check(z.describe("kind of evidence: datasheet, secondary, placeholder, measurement or assumption")),
   sources: z
-    .array(z.string().min(1))
-    .min(1)
-    .describe(
-      "citations of every figure (e.g. 'apps/docs/src/reference/storage-device-models.md#intel-ssd-320: seq read 270 MB/s [D] Intel 325152-001US')",
-    ),
-  note: z.string().describe("free-text assumptions"),
-  measuredWith: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("how a measured profile was measured (tool, options, file)"),
-  cpu: z
-    .strictObject({
-      readSyscallUs: nonNegative(
-        "fixed CPU time of one pread that hits the page cache (system call and page lookup), microseconds",
-      ).max(MAX_LATENCY_US),
-      copyBytesPerUs: positive("copy rate from the page cache into the process, bytes per microsecond").max(
-        MAX_BYTES_PER_SECOND / 1e6,
+    .array(z.string().check(z.minLength(1)))
+    .check(
+      z.minLength(1),
+      z.describe(
+        "citations of every figure (e.g. 'apps/docs/src/reference/storage-device-models.md#intel-ssd-320: seq read 270 MB/s [D] Intel 325152-001US')",
       ),
-      measuredWith: z.string().min(1).describe("how and where the CPU costs were measured"),
-      points: z
-        .array(
-          z.strictObject({
-            blockBytes: ioBytes("bytes per pread"),
-            usPerRead: positive("CPU time per pread, microseconds").max(MAX_LATENCY_US),
-          }),
-        )
-        .optional()
-        .describe("the measured points the costs were fitted to"),
-    })
-    .optional()
-    .describe(
-      "CPU costs of reads from the page cache on the machine that holds the device (scanlab calibrate)",
+    ),
+  note: z.string().check(z.describe("free-text assumptions")),
+  measuredWith: z
+    .optional(z.string().check(z.minLength(1)))
+    .check(z.describe("how a measured profile was measured (tool, options, file)")),
+  cpu: z
+    .optional(
+      z.strictObject({
+        readSyscallUs: nonNegative(
+          "fixed CPU time of one pread that hits the page cache (system call and page lookup), microseconds",
+          MAX_LATENCY_US,
+        ),
+        copyBytesPerUs: positive(
+          "copy rate from the page cache into the process, bytes per microsecond",
+          MAX_BYTES_PER_SECOND / 1e6,
+        ),
+        measuredWith: z
+          .string()
+          .check(z.minLength(1), z.describe("how and where the CPU costs were measured")),
+        points: z
+          .optional(
+            z.array(
+              z.strictObject({
+                blockBytes: ioBytes("bytes per pread"),
+                usPerRead: positive("CPU time per pread, microseconds", MAX_LATENCY_US),
+              }),
+            ),
+          )
+          .check(z.describe("the measured points the costs were fitted to")),
+      }),
+    )
+    .check(
+      z.describe(
+        "CPU costs of reads from the page cache on the machine that holds the device (scanlab calibrate)",
+      ),
     ),
 };
 
@@ -133,92 +148,100 @@ const blockDeviceFields = {
   // queue whose largest request is below one page.
   maxIoBytes: z
     .number()
-    .int()
-    .min(4096)
-    .max(MAX_IO_BYTES)
-    .describe(
-      "largest read the device accepts in bytes (at least 4096, one page); the OS splits larger reads",
+    .check(
+      z.int(),
+      z.minimum(4096),
+      z.maximum(MAX_IO_BYTES),
+      z.describe(
+        "largest read the device accepts in bytes (at least 4096, one page); the OS splits larger reads",
+      ),
     ),
   optimalIoBytes: z
-    .number()
-    .int()
-    .nonnegative()
-    .max(MAX_IO_BYTES)
-    .default(0)
-    .describe(
-      "io_opt the device reports in bytes (0 = none); Linux sets read_ahead_kb = max(2 x io_opt, 128 KiB)",
+    ._default(z.number().check(z.int(), z.nonnegative(), z.maximum(MAX_IO_BYTES)), 0)
+    .check(
+      z.describe(
+        "io_opt the device reports in bytes (0 = none); Linux sets read_ahead_kb = max(2 x io_opt, 128 KiB)",
+      ),
     ),
-  capacityBytes: positiveInt("capacity in bytes").optional(),
+  capacityBytes: z.optional(positiveInt("capacity in bytes")),
 };
 
 /** @internal A measured point kept in a measured profile (fio or Node calibration), for reporting gaps. */
 export const readMeasurementSchema = z.strictObject({
-  pattern: z.enum(["sequential", "random"]).describe("access pattern"),
+  pattern: z.enum(["sequential", "random"]).check(z.describe("access pattern")),
   blockBytes: ioBytes("bytes per read"),
   queueDepth: queueDepth("reads in flight"),
-  iops: nonNegative("reads per second").max(MAX_IOPS),
-  bytesPerSecond: nonNegative("bytes per second").max(MAX_BYTES_PER_SECOND),
-  meanLatencyUs: nonNegative("mean completion latency in microseconds").max(MAX_LATENCY_US),
+  iops: nonNegative("reads per second", MAX_IOPS),
+  bytesPerSecond: nonNegative("bytes per second", MAX_BYTES_PER_SECOND),
+  meanLatencyUs: nonNegative("mean completion latency in microseconds", MAX_LATENCY_US),
 });
 
 /** @internal Schema of a flash device profile (`sata-ssd`, `nvme`, `ssd`). */
 export const flashProfileSchema = z.strictObject({
-  kind: z.enum(flashKinds).describe("flash kind: sata-ssd, nvme or ssd"),
+  kind: z.enum(flashKinds).check(z.describe("flash kind: sata-ssd, nvme or ssd")),
   ...commonFields,
   ...blockDeviceFields,
   readLatencyQd1Us: latencyUs(
     "latency in microseconds of one small read (latencyReadBytes) at queue depth 1",
   ),
-  latencyReadBytes: ioBytes("bytes of the read readLatencyQd1Us was quoted for").default(4 * KiB),
+  latencyReadBytes: z._default(ioBytes("bytes of the read readLatencyQd1Us was quoted for"), 4 * KiB),
   sequentialReadBytesPerSecond: bytesPerSecond(
     "sustained sequential read bandwidth at a deep queue, bytes per second",
   ),
-  sequentialReadBlockBytes: ioBytes("read size of the sequential figure in bytes").default(128 * KiB),
+  sequentialReadBlockBytes: z._default(ioBytes("read size of the sequential figure in bytes"), 128 * KiB),
   randomReadIops: iops("maximum random reads per second of randomReadBlockBytes"),
-  randomReadBlockBytes: ioBytes("read size of the IOPS figure in bytes").default(4 * KiB),
+  randomReadBlockBytes: z._default(ioBytes("read size of the IOPS figure in bytes"), 4 * KiB),
   randomReadQueueDepth: queueDepth(
     "reads in flight at which randomReadIops is reached (all queues together)",
   ),
-  linkBytesPerSecond: bytesPerSecond(
-    "interface payload ceiling in bytes per second (informative)",
-  ).optional(),
+  linkBytesPerSecond: z.optional(
+    bytesPerSecond("interface payload ceiling in bytes per second (informative)"),
+  ),
   internalReadAhead: z
-    .strictObject({
-      triggerSequentialReads: positiveInt("consecutive sequential reads before the drive reads ahead"),
-      hitLatencyUs: nonNegative(
-        "latency in microseconds of a read served from the drive's read-ahead buffer",
-      ).max(MAX_LATENCY_US),
-    })
-    .optional()
-    .describe("in-drive read-ahead for sequential streams; off unless a source supports it"),
-  measurements: z.array(readMeasurementSchema).optional().describe("measured points (measured profiles)"),
+    .optional(
+      z.strictObject({
+        triggerSequentialReads: positiveInt("consecutive sequential reads before the drive reads ahead"),
+        hitLatencyUs: nonNegative(
+          "latency in microseconds of a read served from the drive's read-ahead buffer",
+          MAX_LATENCY_US,
+        ),
+      }),
+    )
+    .check(z.describe("in-drive read-ahead for sequential streams; off unless a source supports it")),
+  measurements: z
+    .optional(z.array(readMeasurementSchema))
+    .check(z.describe("measured points (measured profiles)")),
   queueModel: z
-    .strictObject({
-      units: positiveInt("internal parallel units").max(MAX_QUEUE_DEPTH),
-      unitBusyUs: nonNegative("time a read holds its unit, microseconds").max(MAX_LATENCY_US),
-      fixedLatencyUs: nonNegative("command-path delay holding no resource, microseconds").max(MAX_LATENCY_US),
-      transferBytesPerSecond: bytesPerSecond("data-path rate, bytes per second"),
-      commandUs: nonNegative("time each read holds the data path besides its transfer, microseconds").max(
-        MAX_LATENCY_US,
+    .optional(
+      z.strictObject({
+        units: positiveInt("internal parallel units", MAX_QUEUE_DEPTH),
+        unitBusyUs: nonNegative("time a read holds its unit, microseconds", MAX_LATENCY_US),
+        fixedLatencyUs: nonNegative("command-path delay holding no resource, microseconds", MAX_LATENCY_US),
+        transferBytesPerSecond: bytesPerSecond("data-path rate, bytes per second"),
+        commandUs: nonNegative(
+          "time each read holds the data path besides its transfer, microseconds",
+          MAX_LATENCY_US,
+        ),
+        stripeBytes: ioBytes("bytes of one mapped page; the unit of a read is a hash of its first page"),
+      }),
+    )
+    .check(
+      z.describe(
+        "flash queue parameters fitted to the measurements (flash-queue.ts); absent = derived from the figures",
       ),
-      stripeBytes: ioBytes("bytes of one mapped page; the unit of a read is a hash of its first page"),
-    })
-    .optional()
-    .describe(
-      "flash queue parameters fitted to the measurements (flash-queue.ts); absent = derived from the figures",
     ),
 });
 
 /** @internal Schema of a rotating disk profile (`hdd`). */
 export const hddProfileSchema = z.strictObject({
-  kind: z.literal("hdd").describe("hdd"),
+  kind: z.literal("hdd").check(z.describe("hdd")),
   ...commonFields,
   ...blockDeviceFields,
   capacityBytes: positiveInt("capacity in bytes (seek distance is a fraction of it)"),
-  rpm: positive("spindle speed in revolutions per minute").max(MAX_RPM),
+  rpm: positive("spindle speed in revolutions per minute", MAX_RPM),
   averageSeekUs: seekUs("average read seek in microseconds (datasheet 'average seek', no command overhead)"),
   trackToTrackSeekUs: seekUs("single-track read seek in microseconds"),
-  fullStrokeSeekUs: seekUs("full-stroke seek in microseconds (optional; derived when absent)").optional(),
+  fullStrokeSeekUs: z.optional(seekUs("full-stroke seek in microseconds (optional; derived when absent)")),
   outerZoneReadBytesPerSecond: bytesPerSecond(
     "sustained transfer at the outer diameter (LBA 0), bytes per second",
   ),
@@ -227,13 +250,16 @@ export const hddProfileSchema = z.strictObject({
   ),
   lookAheadBytes: z
     .number()
-    .int()
-    .nonnegative()
-    .describe("bytes the drive reads ahead into its cache after a read (0 = look-ahead off)"),
+    .check(
+      z.int(),
+      z.nonnegative(),
+      z.describe("bytes the drive reads ahead into its cache after a read (0 = look-ahead off)"),
+    ),
   linkBytesPerSecond: bytesPerSecond("interface payload rate in bytes per second (cache hits)"),
-  commandOverheadUs: nonNegative("per-command controller overhead in microseconds")
-    .max(MAX_LATENCY_US)
-    .default(0),
+  commandOverheadUs: z._default(
+    nonNegative("per-command controller overhead in microseconds", MAX_LATENCY_US),
+    0,
+  ),
 });
 
 /** @internal Members a RAID0 array can be built of. */
@@ -241,19 +267,28 @@ export const raidMemberSchema = z.discriminatedUnion("kind", [flashProfileSchema
 
 /** @internal Schema of a Linux md RAID0 profile (`raid0`) of identical members. */
 export const raid0ProfileSchema = z.strictObject({
-  kind: z.literal("raid0").describe("raid0"),
+  kind: z.literal("raid0").check(z.describe("raid0")),
   ...commonFields,
-  memberCount: z.number().int().min(2).max(MAX_RAID0_MEMBERS).describe("number of member disks (2 to 1920)"),
-  chunkBytes: positiveInt("md chunk size in bytes (mdadm default 512 KiB)")
-    .max(MAX_CHUNK_BYTES)
-    .refine((v) => v % (4 * KiB) === 0, { message: "must be a multiple of 4096 bytes" })
-    .default(512 * KiB),
-  member: raidMemberSchema.describe("profile of each member disk"),
+  memberCount: z
+    .number()
+    .check(
+      z.int(),
+      z.minimum(2),
+      z.maximum(MAX_RAID0_MEMBERS),
+      z.describe("number of member disks (2 to 1920)"),
+    ),
+  chunkBytes: z._default(
+    positiveInt("md chunk size in bytes (mdadm default 512 KiB)", MAX_CHUNK_BYTES).check(
+      z.refine((v) => v % (4 * KiB) === 0, { message: "must be a multiple of 4096 bytes" }),
+    ),
+    512 * KiB,
+  ),
+  member: raidMemberSchema.check(z.describe("profile of each member disk")),
 });
 
 /** @internal Schema of a cloud block volume profile (`cloud-volume`). */
 export const cloudVolumeProfileSchema = z.strictObject({
-  kind: z.literal("cloud-volume").describe("cloud-volume"),
+  kind: z.literal("cloud-volume").check(z.describe("cloud-volume")),
   ...commonFields,
   ...blockDeviceFields,
   readLatencyUs: latencyUs("latency in microseconds of one read once the volume's budgets admit it"),
@@ -262,16 +297,21 @@ export const cloudVolumeProfileSchema = z.strictObject({
   ioCountingUnitBytes: ioBytes("largest I/O counted as one operation; larger I/Os count once per unit"),
   mergeSequentialIos: z
     .boolean()
-    .describe("whether physically sequential small I/Os are merged into one counted I/O up to the unit"),
+    .check(
+      z.describe("whether physically sequential small I/Os are merged into one counted I/O up to the unit"),
+    ),
   burst: z
-    .strictObject({
-      iopsLimit: iops("I/O operations per second while burst credits last").optional(),
-      ioCredits: nonNegative("I/O credits the burst bucket holds when full").optional(),
-      throughputLimitBytesPerSecond: bytesPerSecond("bytes per second while burst credits last").optional(),
-      byteCredits: nonNegative("byte credits the burst bucket holds when full").optional(),
-    })
-    .optional()
-    .describe("burst bucket (refilled at the baseline rate); absent = no bursting"),
+    .optional(
+      z.strictObject({
+        iopsLimit: z.optional(iops("I/O operations per second while burst credits last")),
+        ioCredits: z.optional(nonNegative("I/O credits the burst bucket holds when full")),
+        throughputLimitBytesPerSecond: z.optional(
+          bytesPerSecond("bytes per second while burst credits last"),
+        ),
+        byteCredits: z.optional(nonNegative("byte credits the burst bucket holds when full")),
+      }),
+    )
+    .check(z.describe("burst bucket (refilled at the baseline rate); absent = no bursting")),
 });
 
 /** @internal The union of the four kinds (the exported, typed view is {@link deviceProfileSchema}). */
@@ -500,7 +540,7 @@ export type DeviceProfileInput =
  * its errors are one sentence naming the field and the file, and it also checks
  * that the figures are consistent.
  */
-export const deviceProfileSchema: z.ZodType<DeviceProfile, DeviceProfileInput> = profileUnionSchema;
+export const deviceProfileSchema: z.ZodMiniType<DeviceProfile, DeviceProfileInput> = profileUnionSchema;
 
 // The documented interfaces above and the schema's inferred output must stay the same shape.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

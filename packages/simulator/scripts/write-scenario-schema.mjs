@@ -7,7 +7,7 @@
  * MaxBlockNumber) and units inside strings are checked by the simulator only.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { z } from "zod";
+import { z } from "zod/mini";
 import { scenarioSchema } from "../dist/index.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));

@@ -15,7 +15,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import { z } from "zod/mini";
 import type { SimulationProgress } from "../engine/loop/simulate.js";
 import { estimateWork, overBudget, WORK_BUDGET_STEPS } from "../engine/loop/work-estimate.js";
 import { simulateJson } from "../index.js";

@@ -6,7 +6,7 @@
  * the fields are sound, every problem between fields (shared_buffers within
  * RAM, names defined twice, a query on a missing table).
  */
-import type { z } from "zod";
+import type * as z from "zod/mini";
 import { pgbenchAccountsBlocks } from "../engine/seam/bitmap-adapters.js";
 import { ScenarioError, type ScenarioProblem } from "../errors.js";
 import { BLOCK_BYTES, parseBytes, parseDurationUs } from "../units.js";

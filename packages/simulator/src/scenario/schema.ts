@@ -12,7 +12,7 @@
  * (`effectiveIoConcurrency`, `ioCombineLimit`, `synchronizeSeqscans`,
  * `parallelLeaderParticipation`).
  */
-import { z } from "zod";
+import * as z from "zod/mini";
 import { parseBytes, parseDurationUs } from "../units.js";
 import { limitProblem, SCENARIO_LIMITS, type ScenarioLimitName } from "./limits.js";
 import { acceptedOsNames, isOsName } from "./os-model.js";
@@ -32,15 +32,13 @@ import type { Machine, OsName, PgVersion, Query, Scenario, ScenarioInput, Table 
 /** A number within a named bound of limits.ts. */
 const bounded = (name: ScenarioLimitName) => {
   const limit = SCENARIO_LIMITS[name];
-  return (
-    z
-      .number()
-      .superRefine((v, ctx) => {
-        const problem = limitProblem(limit, v);
-        if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
-      })
-      // The same range in the JSON Schema (z.toJSONSchema), so editors and generators see it.
-      .meta({ minimum: limit.min, maximum: limit.max, ...(limit.integer ? { type: "integer" } : {}) })
+  return z.number().check(
+    z.superRefine((v, ctx) => {
+      const problem = limitProblem(limit, v);
+      if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
+    }),
+    // The same range in the JSON Schema (z.toJSONSchema), so editors and generators see it.
+    z.meta({ minimum: limit.min, maximum: limit.max, ...(limit.integer ? { type: "integer" } : {}) }),
   );
 };
 
@@ -51,39 +49,43 @@ function unitProblem(e: unknown): string {
 
 /** A size (bytes, or a string with a unit) within a named bound, in bytes. */
 const size = (name: ScenarioLimitName) =>
-  z.union([z.number(), z.string()]).superRefine((v, ctx) => {
-    let bytes: number;
-    try {
-      bytes = parseBytes(v, "size");
-    } catch (e) {
-      ctx.addIssue({ code: "custom", message: unitProblem(e), params: { code: "SCENARIO_BAD_SIZE" } });
-      return;
-    }
-    const { min, max, source } = SCENARIO_LIMITS[name];
-    if (bytes < min || bytes > max) {
-      ctx.addIssue({
-        code: "custom",
-        message: `must be from ${min} to ${max} bytes (${source}), got ${bytes} bytes`,
-        params: { code: "SCENARIO_BAD_SIZE" },
-      });
-    }
-  });
+  z.union([z.number(), z.string()]).check(
+    z.superRefine((v, ctx) => {
+      let bytes: number;
+      try {
+        bytes = parseBytes(v, "size");
+      } catch (e) {
+        ctx.addIssue({ code: "custom", message: unitProblem(e), params: { code: "SCENARIO_BAD_SIZE" } });
+        return;
+      }
+      const { min, max, source } = SCENARIO_LIMITS[name];
+      if (bytes < min || bytes > max) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must be from ${min} to ${max} bytes (${source}), got ${bytes} bytes`,
+          params: { code: "SCENARIO_BAD_SIZE" },
+        });
+      }
+    }),
+  );
 
 /** A duration (seconds, or a string with a unit) within the engine's clock; `zero` says why 0 is refused. */
 const duration = (zero?: string) =>
-  z.union([z.number(), z.string()]).superRefine((v, ctx) => {
-    let us: number;
-    try {
-      us = parseDurationUs(v, "duration");
-    } catch (e) {
-      ctx.addIssue({ code: "custom", message: unitProblem(e), params: { code: "SCENARIO_BAD_DURATION" } });
-      return;
-    }
-    if (zero !== undefined && us === 0) ctx.addIssue({ code: "custom", message: zero });
-  });
+  z.union([z.number(), z.string()]).check(
+    z.superRefine((v, ctx) => {
+      let us: number;
+      try {
+        us = parseDurationUs(v, "duration");
+      } catch (e) {
+        ctx.addIssue({ code: "custom", message: unitProblem(e), params: { code: "SCENARIO_BAD_DURATION" } });
+        return;
+      }
+      if (zero !== undefined && us === 0) ctx.addIssue({ code: "custom", message: zero });
+    }),
+  );
 
 /** A string that is not empty. */
-const text = () => z.string().min(1, "must not be empty");
+const text = () => z.string().check(z.minLength(1, "must not be empty"));
 
 /** The problem with an OS name that is not accepted. */
 function osProblem(input: unknown): string {
@@ -91,15 +93,12 @@ function osProblem(input: unknown): string {
 }
 
 /** An OS name os-model.ts accepts (a pattern in the JSON Schema, the full check here). */
-const osName = z
-  .string()
-  .superRefine((v, ctx) => {
+const osName = z.string().check(
+  z.superRefine((v, ctx) => {
     if (!isOsName(v)) ctx.addIssue({ code: "custom", message: osProblem(v) });
-  })
-  .meta({ pattern: "^(linux-\\d+\\.\\d+|freebsd-\\d+|windows|none)$" }) as unknown as z.ZodType<
-  OsName,
-  OsName
->;
+  }),
+  z.meta({ pattern: "^(linux-\\d+\\.\\d+|freebsd-\\d+|windows|none)$" }),
+) as unknown as z.ZodMiniType<OsName, OsName>;
 
 /** The OS names offered in help and menus, one per readahead model (os-model.ts accepts other versions too). */
 export const OS_NAMES: readonly OsName[] = [
@@ -115,53 +114,55 @@ const allocatorSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("pg96") }),
   z.strictObject({ kind: z.literal("pg11") }),
   z.strictObject({ kind: z.literal("batch"), blocksPerClaim: bounded("claimBlocks") }),
-  z.strictObject({ kind: z.literal("munro2020"), maxChunkBlocks: bounded("claimBlocks").optional() }),
+  z.strictObject({ kind: z.literal("munro2020"), maxChunkBlocks: z.optional(bounded("claimBlocks")) }),
   z.strictObject({
     kind: z.literal("pg14"),
-    nchunks: bounded("chunkCount").optional(),
-    rampdownChunks: bounded("chunkCount").optional(),
+    nchunks: z.optional(bounded("chunkCount")),
+    rampdownChunks: z.optional(bounded("chunkCount")),
     /** null: uncapped, as the allocator's policy has it (`--chunk-cap none`). */
-    maxChunkBlocks: bounded("claimBlocks").nullable().optional(),
+    maxChunkBlocks: z.optional(z.nullable(bounded("claimBlocks"))),
   }),
 ]);
 
 /** CPU costs of the modelled machine; every one is documented where it is used (engine/pg/cpu-costs.ts). */
 const cpuSchema = z.strictObject({
-  perPageUs: bounded("cpuUs").optional(),
-  perTupleUs: bounded("cpuUs").optional(),
-  readSyscallUs: bounded("cpuUs").optional(),
-  copyBytesPerUs: bounded("copyBytesPerUs").optional(),
-  fadviseUs: bounded("cpuUs").optional(),
-  spinlockHoldUs: bounded("cpuUs").optional(),
-  atomicOpUs: bounded("cpuUs").optional(),
-  sharedBufferHitUs: bounded("cpuUs").optional(),
-  jitter: bounded("cpuJitter").optional(),
-  workerForkUs: bounded("cpuUs").optional(),
-  workerInitUs: bounded("cpuUs").optional(),
+  perPageUs: z.optional(bounded("cpuUs")),
+  perTupleUs: z.optional(bounded("cpuUs")),
+  readSyscallUs: z.optional(bounded("cpuUs")),
+  copyBytesPerUs: z.optional(bounded("copyBytesPerUs")),
+  fadviseUs: z.optional(bounded("cpuUs")),
+  spinlockHoldUs: z.optional(bounded("cpuUs")),
+  atomicOpUs: z.optional(bounded("cpuUs")),
+  sharedBufferHitUs: z.optional(bounded("cpuUs")),
+  jitter: z.optional(bounded("cpuJitter")),
+  workerForkUs: z.optional(bounded("cpuUs")),
+  workerInitUs: z.optional(bounded("cpuUs")),
 });
 
 const osOptionsSchema = z.strictObject({
-  readAheadKb: bounded("readAheadKb").optional(),
-  maxSectorsKb: bounded("maxSectorsKb").optional(),
+  readAheadKb: z.optional(bounded("readAheadKb")),
+  maxSectorsKb: z.optional(bounded("maxSectorsKb")),
   /** posix_fadvise PostgreSQL never issues on relation files, for what-if runs. */
-  fadvise: z.enum(["normal", "sequential", "random"]).optional(),
-  freebsd: z
-    .strictObject({
-      bsizeBytes: bounded("freebsdBsizeBytes")
-        .refine((v) => (v & (v - 1)) === 0, "must be a power of two (a UFS block size)")
-        .optional(),
-      maxphysBytes: bounded("freebsdMaxphysBytes").optional(),
-      readMax: bounded("freebsdReadMax").optional(),
-    })
-    .optional(),
-  windows: z
-    .strictObject({
-      granularityBytes: bounded("windowsBytes").optional(),
-      demandClusterBytes: bounded("windowsBytes").optional(),
-      viewBytes: bounded("windowsBytes").optional(),
-      sequentialScan: z.boolean().optional(),
-    })
-    .optional(),
+  fadvise: z.optional(z.enum(["normal", "sequential", "random"])),
+  freebsd: z.optional(
+    z.strictObject({
+      bsizeBytes: z.optional(
+        bounded("freebsdBsizeBytes").check(
+          z.refine((v) => (v & (v - 1)) === 0, "must be a power of two (a UFS block size)"),
+        ),
+      ),
+      maxphysBytes: z.optional(bounded("freebsdMaxphysBytes")),
+      readMax: z.optional(bounded("freebsdReadMax")),
+    }),
+  ),
+  windows: z.optional(
+    z.strictObject({
+      granularityBytes: z.optional(bounded("windowsBytes")),
+      demandClusterBytes: z.optional(bounded("windowsBytes")),
+      viewBytes: z.optional(bounded("windowsBytes")),
+      sequentialScan: z.optional(z.boolean()),
+    }),
+  ),
 });
 
 /** An inline device profile: an object passed through as written (own keys and all) to the profile schema. */
@@ -171,48 +172,56 @@ const inlineProfile = z
     "must be a built-in profile name or a profile object",
   )
   // What the scenario's JSON Schema says of it; the profile's own fields are checked by @scanlab/device-profiles.
-  .meta({
-    type: "object",
-    description: "A device profile (@scanlab/device-profiles), as `scanlab calibrate` writes one.",
-  });
+  .check(
+    z.meta({
+      type: "object",
+      description: "A device profile (@scanlab/device-profiles), as `scanlab calibrate` writes one.",
+    }),
+  );
 
 const machineSchema = z.strictObject({
   cores: bounded("cores"),
   ram: size("ramBytes"),
-  sharedBuffers: size("sharedBuffersBytes").default("128MB"),
-  maxConnections: bounded("maxConnections").default(100),
+  sharedBuffers: z._default(size("sharedBuffersBytes"), "128MB"),
+  maxConnections: z._default(bounded("maxConnections"), 100),
   os: osName,
-  osOptions: osOptionsSchema.default({}),
+  osOptions: z._default(osOptionsSchema, {}),
   /** A built-in device profile name, or an inline profile (see @scanlab/device-profiles). */
   device: z.union([text(), inlineProfile]),
-  cpu: cpuSchema.default({}),
+  cpu: z._default(cpuSchema, {}),
 });
 
 const tableSchema = z
   .strictObject({
-    name: text().refine(
-      (v) => new TextEncoder().encode(v).length <= SCENARIO_LIMITS.tableNameBytes.max,
-      `must be at most ${SCENARIO_LIMITS.tableNameBytes.max} bytes (${SCENARIO_LIMITS.tableNameBytes.source})`,
+    name: text().check(
+      z.refine(
+        (v) => new TextEncoder().encode(v).length <= SCENARIO_LIMITS.tableNameBytes.max,
+        `must be at most ${SCENARIO_LIMITS.tableNameBytes.max} bytes (${SCENARIO_LIMITS.tableNameBytes.source})`,
+      ),
     ),
     /** Size as bytes or with a unit ("100GB"); or give `blocks`. */
-    size: size("sizeBytes").optional(),
-    blocks: bounded("tableBlocks").optional(),
+    size: z.optional(size("sizeBytes")),
+    blocks: z.optional(bounded("tableBlocks")),
     tuplesPerPage: bounded("tuplesPerPage"),
     /** RELSEG_SIZE: blocks per segment file, 131072 (1 GB) by default. */
-    segmentBlocks: bounded("segmentBlocks").default(131072),
-    temp: z.boolean().default(false),
+    segmentBlocks: z._default(bounded("segmentBlocks"), 131072),
+    temp: z._default(z.boolean(), false),
     /** Where the table is at the start: nowhere (cold, after dropping caches) or in the OS page cache. */
-    cached: z.enum(["none", "os"]).default("none"),
+    cached: z._default(z.enum(["none", "os"]), "none"),
   })
-  .refine((t) => (t.size === undefined) !== (t.blocks === undefined), {
-    message: "give exactly one of size and blocks",
-  });
+  .check(
+    z.refine((t) => (t.size === undefined) !== (t.blocks === undefined), {
+      message: "give exactly one of size and blocks",
+    }),
+  );
 
 const bitmapSchema = z.union([
   z.strictObject({
     dataset: z.enum(["random", "random-8", "random-32", "sequential"]),
-    selectivity: z.number().positive("must be above 0").max(1, "must be at most 1 (all of the table)"),
-    seed: bounded("seed").optional(),
+    selectivity: z
+      .number()
+      .check(z.positive("must be above 0"), z.maximum(1, "must be at most 1 (all of the table)")),
+    seed: z.optional(bounded("seed")),
   }),
   // "seed004" is the deprecated name of "bitmap-2022", still accepted so no scenario file breaks.
   z.strictObject({ pgbench: z.enum(["bitmap-2022", "seed004"]) }),
@@ -221,46 +230,48 @@ const bitmapSchema = z.union([
 const querySchema = z.strictObject({
   name: text(),
   table: text(),
-  kind: z.enum(["seqscan", "bitmap"]).default("seqscan"),
+  kind: z._default(z.enum(["seqscan", "bitmap"]), "seqscan"),
   /** When the first run starts. */
-  start: duration().default(0),
+  start: z._default(duration(), 0),
   /** Identical concurrent clients running this query (pgbench -c). */
-  clients: bounded("clients").default(1),
+  clients: z._default(bounded("clients"), 1),
   /** Runs per client, back to back (pgbench -t); or give `duration` (pgbench -T). */
-  runs: bounded("runs").default(1),
-  duration: duration(
-    "a duration of 0 runs nothing; give a positive duration (pgbench -T) or leave it out and use runs",
-  ).optional(),
+  runs: z._default(bounded("runs"), 1),
+  duration: z.optional(
+    duration(
+      "a duration of 0 runs nothing; give a positive duration (pgbench -T) or leave it out and use runs",
+    ),
+  ),
   /** Stagger between client start times. */
-  clientStagger: duration().default(0),
-  pg: z.enum(PG_VERSIONS as [PgVersion, ...PgVersion[]]).default("14"),
-  workers: bounded("workers").default(0),
-  parallelLeaderParticipation: z.boolean().default(true),
-  allocator: allocatorSchema.optional(),
-  synchronizeSeqscans: z.boolean().default(true),
-  effectiveIoConcurrency: bounded("effectiveIoConcurrency").optional(),
-  ioCombineLimit: bounded("ioCombineLimit").optional(),
-  ioMethod: z.enum(["sync", "worker", "io_uring"]).optional(),
-  prefetch: z.enum(["pg13", "read-stream", "adaptive", "pg84"]).optional(),
-  bitmap: bitmapSchema.optional(),
+  clientStagger: z._default(duration(), 0),
+  pg: z._default(z.enum(PG_VERSIONS as [PgVersion, ...PgVersion[]]), "14"),
+  workers: z._default(bounded("workers"), 0),
+  parallelLeaderParticipation: z._default(z.boolean(), true),
+  allocator: z.optional(allocatorSchema),
+  synchronizeSeqscans: z._default(z.boolean(), true),
+  effectiveIoConcurrency: z.optional(bounded("effectiveIoConcurrency")),
+  ioCombineLimit: z.optional(bounded("ioCombineLimit")),
+  ioMethod: z.optional(z.enum(["sync", "worker", "io_uring"])),
+  prefetch: z.optional(z.enum(["pg13", "read-stream", "adaptive", "pg84"])),
+  bitmap: z.optional(bitmapSchema),
   /** Fraction of tuples that reach the query's output (work per tuple beyond the scan); informational. */
-  note: z.string().optional(),
+  note: z.optional(z.string()),
 });
 
 const scenarioSchemaImpl = z.strictObject({
-  $schema: z.string().optional(),
+  $schema: z.optional(z.string()),
   name: text(),
-  description: z.string().optional(),
+  description: z.optional(z.string()),
   // The seeded generators take 32 bits (engine/pg/cpu-jitter.ts); 0 to 2^31 - 1 keeps every seed distinct and
   // matches the CLI's --seed.
-  seed: bounded("seed").default(1),
+  seed: z._default(bounded("seed"), 1),
   machine: machineSchema,
-  tables: z.array(tableSchema).min(1, "must list at least one table"),
-  queries: z.array(querySchema).min(1, "must list at least one query"),
+  tables: z.array(tableSchema).check(z.minLength(1, "must list at least one table")),
+  queries: z.array(querySchema).check(z.minLength(1, "must list at least one query")),
   /** Stop the simulation at this simulated time (e.g. pgbench -T); runs still in progress are reported unfinished. */
-  until: duration("a stop at time 0 runs nothing; give a positive time or leave it out").optional(),
+  until: z.optional(duration("a stop at time 0 runs nothing; give a positive time or leave it out")),
   /** Sample interval for the time series in the result. */
-  sampleEvery: duration("a sample interval of 0 never advances; give a positive interval").optional(),
+  sampleEvery: z.optional(duration("a sample interval of 0 never advances; give a positive interval")),
 });
 
 /**
@@ -268,7 +279,7 @@ const scenarioSchemaImpl = z.strictObject({
  * a {@link ScenarioInput} and fills in defaults, giving a {@link Scenario}
  * (resolveScenario does that and turns units into numbers).
  */
-export const scenarioSchema: z.ZodType<Scenario, ScenarioInput> = scenarioSchemaImpl;
+export const scenarioSchema: z.ZodMiniType<Scenario, ScenarioInput> = scenarioSchemaImpl;
 
 /** A scenario as written (see scenario/types.ts for the documented shape). */
 export type { Scenario, ScenarioInput } from "./types.js";
