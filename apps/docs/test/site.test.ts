@@ -41,6 +41,7 @@ describe("the built site", () => {
       "index.html",
       "playground.html",
       "guides/index.html",
+      "guides/getting-started.html",
       ...GUIDES.map((g) => `guides/${g}.html`),
     ]) {
       expect(existsSync(join(dist, page)), page).toBe(true);

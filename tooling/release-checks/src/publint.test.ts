@@ -50,6 +50,15 @@ describe("the tarballs hold the build, not the sources", () => {
   }
 });
 
+describe("a release is tested first", () => {
+  it("the root release script runs the whole test suite before changesets publishes", () => {
+    const root = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
+    expect(root.scripts.release).toMatch(/^npm test && changeset publish$/);
+  });
+});
+
 describe("every published manifest says where the project lives and under which licence", () => {
   for (const pkg of publishedPackages()) {
     const m = pkg.manifest;
@@ -59,6 +68,8 @@ describe("every published manifest says where the project lives and under which 
       expect(m.repository?.directory).toBe(pkg.dir.slice(repoRoot.length + 1));
       expect(m.homepage).toMatch(/^https:\/\//);
       expect(m.bugs?.url).toMatch(/^https:\/\/.*\/issues$/);
+      // Published from CI only, with a signed statement of the commit and workflow that built it.
+      expect(m.publishConfig).toEqual({ access: "public", provenance: true });
       expect(readFileSync(join(pkg.dir, "LICENSE"), "utf8")).toBe(
         readFileSync(join(repoRoot, "LICENSE"), "utf8"),
       );

@@ -24,6 +24,7 @@ export interface Manifest {
   bugs?: { url?: string };
   repository?: { type?: string; url?: string; directory?: string };
   private?: boolean;
+  publishConfig?: { access?: string; provenance?: boolean };
   type?: string;
   files?: string[];
   bin?: string | Record<string, string>;

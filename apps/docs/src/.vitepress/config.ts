@@ -23,6 +23,7 @@ export default defineConfig({
   ignoreDeadLinks: [/^\/api\//, /^\.\.?\/api\//],
   themeConfig: {
     nav: [
+      { text: "Get started", link: "/guides/getting-started" },
       { text: "Guides", link: "/guides/" },
       { text: "Reference", link: "/reference/" },
       { text: "Playground", link: "/playground" },
@@ -34,6 +35,7 @@ export default defineConfig({
           text: "Guides",
           items: [
             { text: "Overview", link: "/guides/" },
+            { text: "Getting started", link: "/guides/getting-started" },
             { text: "Why parallel scans fight readahead", link: "/guides/parallel-scans-readahead" },
             { text: "Synchronized scans", link: "/guides/synchronized-scans" },
             { text: "Should I change effective_io_concurrency?", link: "/guides/effective-io-concurrency" },
