@@ -27,19 +27,17 @@ interface Read {
 function run(
   claims: readonly Claim[],
   o: { ioCombineLimit: number; effectiveIoConcurrency: number; advice: boolean; segmentBlocks?: number },
+  perBlock = o.advice,
 ): { events: Event[]; reads: Read[]; handed: number[] } {
   const events: Event[] = [];
   let c = 0;
-  let next = 0;
-  let end = 0;
-  const source = (): number => {
-    if (next < end) return next++;
-    if (c === claims.length) return -1;
+  const source = (out: { start: number; blocks: number }): boolean => {
+    if (c === claims.length) return false;
     const claim = claims[c++]!;
     events.push({ kind: "claim", start: claim.start });
-    next = claim.start;
-    end = claim.start + claim.blocks;
-    return next++;
+    out.start = claim.start;
+    out.blocks = claim.blocks;
+    return true;
   };
   const plan = new ReadStreamPlan({ segmentBlocks: 131072, ...o }, source, (start, blocks) =>
     events.push({ kind: "advise", start, blocks }),
@@ -51,10 +49,11 @@ function run(
     events.push(read);
     reads.push(read);
     for (let k = 0; k < read.blocks; k++) {
-      plan.handOut();
+      if (perBlock) plan.release(1);
       handed.push(read.start + k);
       events.push({ kind: "hand", block: read.start + k });
     }
+    if (!perBlock) plan.release(read.blocks);
   }
   return { events, reads, handed };
 }
@@ -81,6 +80,26 @@ describe("PG17 read stream over a worker's claims", () => {
           });
           expect(handed).toEqual(blocksOf(EVERY_OTHER_CHUNK));
           expect(Math.max(...reads.map((r) => r.blocks))).toBeLessThanOrEqual(ioCombineLimit);
+        }
+      }
+    }
+  });
+
+  it("looking ahead once per read forms exactly the reads, and the advice, of looking ahead after every block", () => {
+    const random = mulberry32(11);
+    const claims: Claim[] = [];
+    let at = 0;
+    for (let i = 0; i < 200; i++) {
+      at += random.below(2) === 0 ? 0 : random.below(50);
+      const blocks = 1 + random.below(70);
+      claims.push({ start: at, blocks });
+      at += blocks;
+    }
+    for (const ioCombineLimit of [1, 4, 16, 32]) {
+      for (const effectiveIoConcurrency of [0, 1, 4, 16]) {
+        for (const advice of [false, true]) {
+          const o = { ioCombineLimit, effectiveIoConcurrency, advice, segmentBlocks: 300 };
+          expect(run(claims, o, false).reads).toEqual(run(claims, o, true).reads);
         }
       }
     }

@@ -22,7 +22,13 @@
  *
  * Design choices (PG17's read_stream.c; the reference page cited above).
  * - Look-ahead runs once at the start with advice suppressed (the first read
- *   is waited for at once), then after every block handed to the consumer:
+ *   is waited for at once), then after blocks are handed to the consumer:
+ *   after every block, as PostgreSQL does, when the stream advises (that
+ *   timing decides how far ahead advice goes); once per read otherwise,
+ *   which forms exactly the same reads (their boundaries depend only on the
+ *   block sequence, io_combine_limit and the distance, which changes only
+ *   when a read is reached) and keeps the worker's per-block cost at that
+ *   of one-block reads; claims are then taken up to one read later:
  *   while fewer than max_ios reads are in progress and the pinned blocks
  *   plus the pending read are fewer than the distance, take the next block;
  *   a block that directly follows the pending read joins it, any other block
@@ -51,11 +57,22 @@
  *
  * Interface: {@link ReadStreamPlan}. The worker calls `waitHead()` when it
  * needs the next read (then performs it: `ioStart`, `ioBlocks`) and
- * `handOut()` before it processes each block of that read.
+ * `release(n)` for the blocks handed out: `release(1)` per block with
+ * advice, `release(ioBlocks)` per read without. Blocks come
+ * from a {@link RunSource}, one allocator claim at a time; runs of
+ * consecutive blocks are added to the pending read in one step.
  */
 
-/** The next block of the worker's scan, or -1 when there is none. */
-export type BlockSource = () => number;
+/** A span of blocks the source hands out (one allocator claim). */
+export interface SourceRun {
+  /** First block. */
+  start: number;
+  /** Blocks, at least 1. */
+  blocks: number;
+}
+
+/** Fills `run` with the worker's next claim and returns true, or returns false when there is none. */
+export type RunSource = (run: SourceRun) => boolean;
 
 /** Called when the stream advises a read: posix_fadvise(WILLNEED) of these blocks. */
 export type AdviseFn = (firstBlock: number, blocks: number) => void;
@@ -93,7 +110,10 @@ export class ReadStreamPlan {
   private readonly maxPinned: number;
   private readonly adviceOn: boolean;
   private readonly segmentBlocks: number;
-  private readonly source: BlockSource;
+  private readonly source: RunSource;
+  private readonly run: SourceRun = { start: 0, blocks: 0 };
+  private claimNext = 0;
+  private claimEnd = 0;
   private readonly advise: AdviseFn;
 
   // Started reads not yet reached by the consumer (FIFO ring of maxIos entries).
@@ -108,10 +128,9 @@ export class ReadStreamPlan {
   private pendingBlocks = 0;
   private pendingSegmentEnd = 0;
   private seqBlock = -1;
-  private pushedBack = -1;
   private started = false;
 
-  constructor(options: ReadStreamPlanOptions, source: BlockSource, advise: AdviseFn) {
+  constructor(options: ReadStreamPlanOptions, source: RunSource, advise: AdviseFn) {
     const { ioCombineLimit, effectiveIoConcurrency, advice, segmentBlocks } = options;
     this.combine = ioCombineLimit;
     this.maxIos = Math.max(1, effectiveIoConcurrency);
@@ -152,9 +171,9 @@ export class ReadStreamPlan {
     return true;
   }
 
-  /** The consumer takes the next block of the current read: one pin fewer, then look ahead. */
-  handOut(): void {
-    this.pinned--;
+  /** The consumer has taken `blocks` more blocks of the current read: that many pins fewer, then look ahead. */
+  release(blocks: number): void {
+    this.pinned -= blocks;
     this.lookAhead(false);
   }
 
@@ -166,36 +185,41 @@ export class ReadStreamPlan {
         suppress = false;
         continue;
       }
-      let b: number;
-      if (this.pushedBack >= 0) {
-        b = this.pushedBack;
-        this.pushedBack = -1;
-      } else {
-        b = this.source();
+      if (this.claimNext === this.claimEnd) {
+        if (!this.source(this.run)) {
+          this.distance = 0;
+          break;
+        }
+        this.claimNext = this.run.start;
+        this.claimEnd = this.run.start + this.run.blocks;
       }
-      if (b < 0) {
-        this.distance = 0;
-        break;
-      }
+      const b = this.claimNext;
       if (
         this.pendingBlocks > 0 &&
         b === this.pendingStart + this.pendingBlocks &&
         b < this.pendingSegmentEnd
       ) {
-        this.pendingBlocks++;
+        // As many following blocks as the one-at-a-time loop would add before any of its conditions changes.
+        const take = Math.min(
+          this.claimEnd - b,
+          this.combine - this.pendingBlocks,
+          this.distance - this.pinned - this.pendingBlocks,
+          this.pendingSegmentEnd - b,
+        );
+        this.pendingBlocks += take;
+        this.claimNext += take;
         continue;
       }
       if (this.pendingBlocks > 0) {
         this.startPending(suppress);
         suppress = false;
-        if (this.qLen === this.maxIos) {
-          this.pushedBack = b;
-          return;
-        }
+        // At max_ios the block stays with the source (PostgreSQL "ungets" it) until a read is waited for.
+        if (this.qLen === this.maxIos) return;
       }
       this.pendingStart = b;
       this.pendingBlocks = 1;
       this.pendingSegmentEnd = (Math.floor(b / this.segmentBlocks) + 1) * this.segmentBlocks;
+      this.claimNext++;
     }
     if (
       this.pendingBlocks > 0 &&

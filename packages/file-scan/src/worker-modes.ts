@@ -25,7 +25,7 @@ import type { Participant } from "@scanlab/block-allocator";
 import { mulberry32 } from "@scanlab/core";
 import { blockChecksumWords, countNonZeroBytesWords } from "./block-work.js";
 import { loadFadvise } from "./fadvise.js";
-import { patternOrder, ReadStreamPlan } from "./read-plan.js";
+import { patternOrder, ReadStreamPlan, type SourceRun } from "./read-plan.js";
 import { ReadRecorder, RunRecorder } from "./run-recorder.js";
 import type { ReadMode } from "./scan-options.js";
 import { CONTROL_ABORT, WORK_CHECKSUM, WORK_COUNT_BYTES } from "./worker-protocol.js";
@@ -207,19 +207,16 @@ export function readStreamLoop(
   for (let len = 1; len <= N; len++) iovecs.push(slots.slice(0, len));
 
   let claims = 0;
-  let claimNext = 0;
-  let claimEnd = 0;
-  const source = (): number => {
-    if (claimNext < claimEnd) return claimNext++;
-    if (Atomics.load(flags, CONTROL_ABORT) !== 0) return -1;
+  const source = (out: SourceRun): boolean => {
+    if (Atomics.load(flags, CONTROL_ABORT) !== 0) return false;
     const run = participant.nextRun();
-    if (run === null) return -1;
+    if (run === null) return false;
     claims++;
     claimList?.push(run.startBlock, run.blocks);
     onClaim?.(run.startBlock, run.blocks);
-    claimNext = run.startBlock;
-    claimEnd = claimNext + run.blocks;
-    return claimNext++;
+    out.start = run.startBlock;
+    out.blocks = run.blocks;
+    return true;
   };
   const plan = new ReadStreamPlan(
     {
@@ -232,6 +229,7 @@ export function readStreamLoop(
     (first, blocks) => advisor.advise(first, blocks),
   );
 
+  const perBlock = advisor.on;
   const lastBlock = nblocks - 1;
   const partialTail = blockBytes - lastBlockBytes;
   let aborted = false;
@@ -258,12 +256,14 @@ export function readStreamLoop(
     }
     runEnd = start + len;
     for (let k = 0; k < len; k++) {
-      plan.handOut();
+      // With advice, look ahead after each block as PostgreSQL does: it decides how far ahead advice goes.
+      if (perBlock) plan.release(1);
       const b = start + k;
       const blockWant = b === lastBlock ? lastBlockBytes : blockBytes;
       const left = got - k * blockBytes;
       sink.take(slots[k]!, slotWords[k]!, left <= 0 ? 0 : Math.min(left, blockWant), blockWant, b);
     }
+    if (!perBlock) plan.release(len);
   }
   if (runEnd > runStart) runs.push(runStart, runEnd - runStart);
   return {
