@@ -277,9 +277,9 @@ export async function buildProgram(
       "after",
       examples([
         "scanlab scan /data/big.file --workers 4 --cold",
-        "# PG17's reads: 128 kB preadv per worker, then with advice at the jumps between chunks",
+        "# PG17's reads: 128 kB preadv per worker; then advice at the jumps",
         "scanlab scan /data/big.file --workers 2 --cold --pg 17",
-        "scanlab scan /data/big.file --workers 2 --cold --pg 17 --effective-io-concurrency 16",
+        "scanlab scan /data/big.file --cold --pg 17 --effective-io-concurrency 16",
         "# the classic prefetch experiment: advise the next block, beside no advice",
         "scanlab scan /data/big.file --cold --pattern forward --advise-distance 1",
         "# the 2020 FreeBSD experiment (T1) here: striding, 64-block ranges, PG14",
