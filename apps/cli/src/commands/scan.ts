@@ -486,7 +486,8 @@ export function printScanRuns(ctx: Ctx, runs: ScanRun[], device: DeviceArg | nul
   const warnings = new Set(runs.flatMap((r) => r.result.warnings));
   if (!first.device.available) warnings.add(`device counters: ${first.device.reason}`);
   for (const w of warnings) ctx.out(ctx.c.yellow(`note: ${w}`));
-  if (device === null && runs.length > 1) {
+  // (The simulator has no prefetch reader: no hint for a pattern's two runs.)
+  if (device === null && runs.length > 1 && first.mode.kind !== "pattern") {
     ctx.out(
       ctx.c.dim(
         wrap(
