@@ -251,12 +251,37 @@ export async function buildProgram(
       "--work-module <FILE>",
       "per-block work of your own: an ES module whose default export gets (bytes, block)",
     )
+    .option(
+      "--pg <VERSION>",
+      "read as this PostgreSQL version does (default 14): 17 and later read through read streams",
+    )
+    .option(
+      "--io-combine-limit <N|SIZE>",
+      "PG17+: blocks per combined preadv, or a size such as 128kB (default 16; 1 reads one block per pread)",
+    )
+    .option(
+      "--effective-io-concurrency <N>",
+      "PG17+: advise (posix_fadvise WILLNEED) reads that do not continue the previous one, this many in flight",
+    )
+    .option(
+      "--pattern <ORDER>",
+      "prefetch reader instead of a scan: forward, backward or random, one block per read",
+    )
+    .option(
+      "--advise-distance <D>",
+      "with --pattern: advise the block D reads ahead; printed beside the same reader without advice",
+    )
     .addOption(seed())
     .addOption(json())
     .addHelpText(
       "after",
       examples([
         "scanlab scan /data/big.file --workers 4 --cold",
+        "# PG17's reads: 128 kB preadv per worker; then advice at the jumps",
+        "scanlab scan /data/big.file --workers 2 --cold --pg 17",
+        "scanlab scan /data/big.file --cold --pg 17 --effective-io-concurrency 16",
+        "# the classic prefetch experiment: advise the next block, beside no advice",
+        "scanlab scan /data/big.file --cold --pattern forward --advise-distance 1",
         "# the 2020 FreeBSD experiment (T1) here: striding, 64-block ranges, PG14",
         "scanlab scan /data/big.file --workers 2 --cold --compare pg11,munro2020,pg14 --device my-disk.json",
         "scanlab scan /var/lib/postgresql/15/main/base/5/16384 --workers 3 --json",

@@ -36,6 +36,7 @@ export {
   type Residency,
   WARM_MIN_RESIDENT_FRACTION,
 } from "./page-cache.js";
+export type { ReadPattern } from "./read-plan.js";
 export {
   classifyByDeviceReads,
   type ResidencyVisibility,
@@ -46,7 +47,10 @@ export {
   DEFAULT_BLOCK_BYTES,
   DEFAULT_PROGRESS_INTERVAL_MS,
   MAX_BLOCK_BYTES,
+  MAX_IO_COMBINE_LIMIT,
   MAX_WORKERS,
+  READ_PATTERNS,
+  type ReadMode,
   type ScanOptions,
   type ScanProgress,
   type SyncScanOption,
@@ -59,7 +63,15 @@ export {
   type ScanTarget,
   type Segment,
 } from "./target.js";
-export type { RunSummary, ScanResult, WorkerResult, WorkResult } from "./verdict.js";
+export type {
+  AdviceReport,
+  ClaimList,
+  ReadSummary,
+  RunSummary,
+  ScanResult,
+  WorkerResult,
+  WorkResult,
+} from "./verdict.js";
 export {
   checkWorkerCount,
   maxScanWorkers,

@@ -29,12 +29,13 @@
 import { isAbsolute, resolve as resolvePath } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type AllocatorPolicy, type ResolvedPolicy, resolvePolicy } from "@scanlab/block-allocator";
-import { BLCKSZ } from "@scanlab/core";
+import { BLCKSZ, MAX_IO_CONCURRENCY } from "@scanlab/core";
 import { checkInputFile, InputFileError, type KernelPaths } from "@scanlab/host";
 import { SharedSyncScanTracker } from "@scanlab/syncscan";
 import type { BlockWork } from "./block-work.js";
 import type { CoverMethod } from "./cover-check.js";
 import { badOption, FileScanError } from "./errors.js";
+import type { ReadPattern } from "./read-plan.js";
 import { RELSEG_BLOCKS } from "./target.js";
 import { checkWorkerCount } from "./worker-limit.js";
 import { WORK_CHECKSUM, WORK_COUNT_BYTES, WORK_MODULE, WORK_NONE } from "./worker-protocol.js";
@@ -47,6 +48,12 @@ export const MAX_BLOCK_BYTES = 64 * 1024 * 1024;
 export const MAX_WORKERS = 1024;
 /** Default progress sampling interval: 100 ms, ten updates a second for a progress bar (scanlab's choice). */
 export const DEFAULT_PROGRESS_INTERVAL_MS = 100;
+
+/** Largest io_combine_limit accepted: 128 blocks, MAX_IO_COMBINE_LIMIT of PG18's src/include/storage/bufmgr.h (PG17's is 32). */
+export const MAX_IO_COMBINE_LIMIT = 128;
+
+/** The orders a prefetch experiment ({@link ScanOptions.pattern}) reads a file in. */
+export const READ_PATTERNS: readonly ReadPattern[] = ["forward", "backward", "random"];
 
 /** The syncscan tracker to share a start location through. */
 export interface SyncScanOption {
@@ -98,6 +105,31 @@ export interface ScanOptions {
   recordRuns?: boolean;
   /** How to verify the cover (default "counter" up to 2^28 blocks, then "runs"). */
   cover?: CoverMethod;
+  /**
+   * io_combine_limit in blocks, 1 to 128 (default 1: one block per read, as PostgreSQL 16 and older read).
+   * Above 1 each worker reads through a PG17 read stream: consecutive blocks it was handed are combined
+   * into one `preadv` of up to this many blocks (README, "Read-stream mode").
+   */
+  ioCombineLimit?: number;
+  /** effective_io_concurrency, 0 to 1000 (default 1): the read stream's max_ios, and so how far ahead it advises. */
+  effectiveIoConcurrency?: number;
+  /**
+   * Advise reads that do not continue the previous one with posix_fadvise(WILLNEED), as a read stream
+   * without READ_STREAM_SEQUENTIAL does (default false: PostgreSQL's sequential scans never advise).
+   * Needs effectiveIoConcurrency above 0.
+   */
+  advice?: boolean;
+  /**
+   * A prefetch experiment instead of a scan: one worker reads every block once in this order, one block
+   * per read, advising the block `adviseDistance` reads ahead (README, "Prefetch reader").
+   */
+  pattern?: ReadPattern;
+  /** With `pattern`: advise the block this many reads ahead, 0 (no advice, the default) to nblocks - 1. */
+  adviseDistance?: number;
+  /** With pattern "random": the seed of the permutation (default 1). */
+  patternSeed?: number;
+  /** Keep every read (first block, blocks, advised) and every claim of each worker in the result (default false). */
+  recordReads?: boolean;
   /** @internal Kernel interface paths, for tests. */
   kernel?: KernelPaths;
 }
@@ -107,6 +139,33 @@ export interface ResolvedWork {
   readonly code: number;
   readonly module: string | null;
 }
+
+/** How the workers read: one block per read, through a PG17 read stream, or a prefetch pattern. */
+export type ReadMode =
+  | {
+      /** One positioned read per block, as PostgreSQL 16 and older. */
+      readonly kind: "blocks";
+    }
+  | {
+      /** A PG17 read stream per worker. */
+      readonly kind: "read-stream";
+      /** Most blocks per read. */
+      readonly ioCombineLimit: number;
+      /** max_ios of the stream. */
+      readonly effectiveIoConcurrency: number;
+      /** Whether reads that do not continue the previous one are advised. */
+      readonly advice: boolean;
+    }
+  | {
+      /** A prefetch experiment: one reader, one block per read, in a fixed order. */
+      readonly kind: "pattern";
+      /** The order. */
+      readonly pattern: ReadPattern;
+      /** Advise the block this many reads ahead (0: no advice). */
+      readonly adviseDistance: number;
+      /** Seed of the random order. */
+      readonly seed: number;
+    };
 
 /** A scan as asked: the options checked, defaults filled in (fields without a comment are the {@link ScanOptions} of the same name). */
 export interface ScanRequest {
@@ -134,6 +193,9 @@ export interface ScanRequest {
   readonly onProgress: ((progress: ScanProgress) => void) | undefined;
   readonly progressIntervalMs: number;
   readonly kernel: KernelPaths | undefined;
+  /** How the workers read (adviseDistance is checked against the size in scan-target.ts). */
+  readonly mode: ReadMode;
+  readonly recordReads: boolean;
 }
 
 /**
@@ -196,6 +258,14 @@ export function checkScanOptions(target: string, options: ScanOptions): ScanRequ
     tracker = buffer;
   }
 
+  const mode = resolveMode(options, workers, blockBytes);
+  if (mode.kind === "pattern" && options.syncscan !== undefined) {
+    throw badOption("a prefetch pattern reads the file in its own order: it cannot take part in syncscan.");
+  }
+  if (mode.kind === "pattern" && options.startBlock !== undefined) {
+    throw badOption("a prefetch pattern reads the file in its own order: startBlock does not apply to it.");
+  }
+
   return {
     path: target,
     workers,
@@ -215,7 +285,57 @@ export function checkScanOptions(target: string, options: ScanOptions): ScanRequ
     onProgress: options.onProgress,
     progressIntervalMs,
     kernel: options.kernel,
+    mode,
+    recordReads: options.recordReads === true,
   };
+}
+
+/** The read mode the options ask for (the advise distance is checked against the size later). */
+function resolveMode(options: ScanOptions, workers: number, blockBytes: number): ReadMode {
+  const ioCombineLimit = intOption("ioCombineLimit", options.ioCombineLimit ?? 1, 1, MAX_IO_COMBINE_LIMIT);
+  // Each worker holds one read's buffers: never more than the largest single block accepted.
+  if (ioCombineLimit * blockBytes > MAX_BLOCK_BYTES) {
+    throw badOption(
+      `ioCombineLimit ${ioCombineLimit} of ${blockBytes}-byte blocks makes reads of ${ioCombineLimit * blockBytes} bytes: at most ${MAX_BLOCK_BYTES} (64 MiB) per read.`,
+    );
+  }
+  const eic = intOption("effectiveIoConcurrency", options.effectiveIoConcurrency ?? 1, 0, MAX_IO_CONCURRENCY);
+  if (options.advice !== undefined && typeof options.advice !== "boolean") {
+    throw badOption(`advice must be true or false (got ${String(options.advice)}).`);
+  }
+  const advice = options.advice === true;
+  if (advice && eic === 0) {
+    throw badOption(
+      "advice needs effectiveIoConcurrency of at least 1: with 0 a read stream gives no advice (read_stream.c).",
+    );
+  }
+  if (options.pattern === undefined) {
+    if (options.adviseDistance !== undefined || options.patternSeed !== undefined) {
+      throw badOption("adviseDistance and patternSeed belong to a prefetch pattern: give pattern too.");
+    }
+    if (ioCombineLimit === 1 && !advice) return { kind: "blocks" };
+    return { kind: "read-stream", ioCombineLimit, effectiveIoConcurrency: eic, advice };
+  }
+  const pattern = options.pattern;
+  if (!READ_PATTERNS.includes(pattern)) {
+    throw badOption(`pattern must be "forward", "backward" or "random" (got ${JSON.stringify(pattern)}).`);
+  }
+  if (workers !== 1) {
+    throw badOption(`a prefetch pattern is read by one worker (got workers ${workers}).`);
+  }
+  if (ioCombineLimit !== 1 || advice) {
+    throw badOption(
+      "a prefetch pattern reads one block per read and advises by adviseDistance: ioCombineLimit and advice do not apply to it.",
+    );
+  }
+  const adviseDistance = options.adviseDistance ?? 0;
+  if (typeof adviseDistance !== "number" || !Number.isInteger(adviseDistance) || adviseDistance < 0) {
+    throw badOption(
+      `adviseDistance must be a whole number of blocks, 0 or more (got ${String(adviseDistance)}).`,
+    );
+  }
+  const seed = intOption("patternSeed", options.patternSeed ?? 1, 0, 0xffffffff);
+  return { kind: "pattern", pattern, adviseDistance, seed };
 }
 
 function intOption(name: string, value: unknown, min: number, max: number): number {

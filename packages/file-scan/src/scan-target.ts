@@ -20,7 +20,8 @@
  *   touched or a thread starts: the cover method (cover-check.ts), the
  *   syncscan key (default `fileIdentityKey` of the first file's device and
  *   inode, @scanlab/syncscan), and the policy's options against the size
- *   (createSharedParallelScan throws AllocatorError). A scan that cannot run
+ *   (createSharedParallelScan throws AllocatorError), and a prefetch
+ *   pattern's advise distance against the block count. A scan that cannot run
  *   fails before it has evicted anything.
  *
  * Interface: {@link settleTarget}.
@@ -60,6 +61,12 @@ export function settleTarget(request: ScanRequest): SettledTarget {
     request.syncKey ?? (tracker === null ? 0 : fileIdentityKey({ dev: target.dev, ino: target.ino }));
   if (!Number.isSafeInteger(syncKey) || syncKey < 0) {
     throw badOption(`syncscan.key must be a non-negative safe integer (got ${String(syncKey)}).`);
+  }
+  const { mode } = request;
+  if (mode.kind === "pattern" && mode.adviseDistance >= nblocks) {
+    throw badOption(
+      `the advise distance ${mode.adviseDistance} is beyond the file: it has ${nblocks} blocks, so the distance must be less than ${nblocks}.`,
+    );
   }
   const allocator = createSharedParallelScan(request.policyOption, {
     nblocks,

@@ -83,6 +83,8 @@ export function startWorkers(
         workModule: request.work.module,
         recordRuns: request.recordRuns,
         pg96: request.policy.kind === "pg96",
+        mode: request.mode,
+        recordReads: request.recordReads,
       }),
     );
   }

@@ -33,7 +33,7 @@ import type { DeviceReport } from "@scanlab/host";
 import { formatChecksum } from "./block-work.js";
 import { type CacheReport, type PreparedCache, reportCache } from "./cache-report.js";
 import { type CoverCheck, checkCover } from "./cover-check.js";
-import type { ResolvedWork, ScanRequest } from "./scan-options.js";
+import type { ReadMode, ResolvedWork, ScanRequest } from "./scan-options.js";
 import type { SettledTarget } from "./scan-target.js";
 import type { SharedMemory } from "./shared-memory.js";
 import type { ScanTarget } from "./target.js";
@@ -54,6 +54,46 @@ export interface RunSummary {
   readonly starts: Uint32Array | null;
   /** Each run's length in blocks (when `recordRuns`). */
   readonly lengths: Uint32Array | null;
+}
+
+/** The read system calls one worker made (pread, or preadv of combined blocks). */
+export interface ReadSummary {
+  /** Reads made. */
+  readonly count: number;
+  /** Mean blocks per read (0 when none). */
+  readonly meanBlocks: number;
+  /** Most blocks in one read. */
+  readonly maxBlocks: number;
+  /** posix_fadvise(WILLNEED) calls made. */
+  readonly adviceCalls: number;
+  /** Each read's first block, in order (with `recordReads`). */
+  readonly starts: Uint32Array | null;
+  /** Each read's length in blocks (with `recordReads`). */
+  readonly lengths: Uint32Array | null;
+  /** 1 where the read was advised before it was made (with `recordReads`). */
+  readonly advised: Uint8Array | null;
+}
+
+/** The claims one worker took from the allocator, in order (with `recordReads`; a prefetch pattern takes none). */
+export interface ClaimList {
+  /** Each claim's first block. */
+  readonly starts: Uint32Array;
+  /** Each claim's length in blocks. */
+  readonly lengths: Uint32Array;
+}
+
+/** Whether advice was asked for, given, and how often. */
+export interface AdviceReport {
+  /** The mode asked for advice (a read stream with advice, or a pattern with a distance above 0). */
+  readonly requested: boolean;
+  /** posix_fadvise was bound and used (false when not asked, or asked and not available here: `reason` says why). */
+  readonly available: boolean;
+  /** posix_fadvise(WILLNEED) calls made, all workers. */
+  readonly calls: number;
+  /** Of those, calls that returned an error. */
+  readonly failed: number;
+  /** Why advice was not given, or what the failed calls returned. */
+  readonly reason?: string;
 }
 
 /** What one worker did. */
@@ -83,6 +123,10 @@ export interface WorkerResult {
   readonly shortReads: number;
   /** What the user's work module's finish() returned (module work only). */
   readonly finish?: unknown;
+  /** Its read system calls. */
+  readonly reads: ReadSummary;
+  /** Its claims, in order (with `recordReads`), else null. */
+  readonly claimList: ClaimList | null;
 }
 
 /** The result of the per-block work. */
@@ -152,7 +196,20 @@ export interface ScanResult {
   readonly shortReads: number;
   /** The target's size after the scan, in bytes (compare with target.bytes). */
   readonly bytesAfter: number;
-  /** Sentences about anything unusual (shrunk file, eviction that did not run, residency unknown). */
+  /** How the workers read: one block per read, a PG17 read stream, or a prefetch pattern. */
+  readonly mode: ReadMode;
+  /** Read system calls, all workers: count, and mean size in blocks and bytes. */
+  readonly reads: {
+    /** Reads made. */
+    readonly count: number;
+    /** Mean blocks per read. */
+    readonly meanBlocks: number;
+    /** Mean bytes per read. */
+    readonly meanBytes: number;
+  };
+  /** Advice asked for and given. */
+  readonly advice: AdviceReport;
+  /** Sentences about anything unusual (shrunk file, eviction that did not run, residency unknown, advice not available). */
   readonly warnings: readonly string[];
 }
 
@@ -189,6 +246,10 @@ export function verdict(
   if (cacheReport.methodReason !== undefined) warnings.push(cacheReport.methodReason);
   const sizeChange = sizeChangeWarning(target.bytes, bytesAfter, shortReads);
   if (sizeChange !== null) warnings.push(sizeChange);
+  const advice = adviceReport(request.mode, totals);
+  if (advice.reason !== undefined) warnings.push(advice.reason);
+  let readCount = 0;
+  for (const t of totals) readCount += t.readCalls;
 
   return {
     target,
@@ -211,8 +272,42 @@ export function verdict(
     syncscanKey: request.tracker === null ? null : settled.syncKey,
     shortReads,
     bytesAfter,
+    mode: request.mode,
+    reads: {
+      count: readCount,
+      meanBlocks: readCount === 0 ? 0 : blocks / readCount,
+      meanBytes: readCount === 0 ? 0 : bytes / readCount,
+    },
+    advice,
     warnings,
   };
+}
+
+/** Advice as asked for by the mode and reported by the workers. */
+function adviceReport(mode: ReadMode, totals: readonly WorkerTotals[]): AdviceReport {
+  const requested =
+    (mode.kind === "read-stream" && mode.advice) || (mode.kind === "pattern" && mode.adviseDistance > 0);
+  let calls = 0;
+  let failed = 0;
+  let errno = 0;
+  let unavailable: string | null = null;
+  for (const t of totals) {
+    calls += t.adviceCalls;
+    failed += t.adviceFailed;
+    if (errno === 0) errno = t.adviceErrno;
+    unavailable ??= t.adviceUnavailable;
+  }
+  if (unavailable !== null) return { requested, available: false, calls, failed, reason: unavailable };
+  if (failed > 0) {
+    return {
+      requested,
+      available: true,
+      calls,
+      failed,
+      reason: `${failed} of ${calls} posix_fadvise calls failed (the first returned error number ${errno}).`,
+    };
+  }
+  return { requested, available: requested, calls, failed };
 }
 
 /** One worker's totals as reported, times from `windowStart`. */
@@ -239,6 +334,19 @@ function workerResult(
     startUs: t.startedAtUs - windowStart,
     endUs: t.endedAtUs - windowStart,
     shortReads: t.shortReads,
+    reads: {
+      count: t.readCalls,
+      meanBlocks: t.readCalls === 0 ? 0 : t.blocks / t.readCalls,
+      maxBlocks: t.maxReadBlocks,
+      adviceCalls: t.adviceCalls,
+      starts: t.readStarts === null ? null : t.readStarts.subarray(0, t.readCalls),
+      lengths: t.readLengths === null ? null : t.readLengths.subarray(0, t.readCalls),
+      advised: t.readAdvised === null ? null : t.readAdvised.subarray(0, t.readCalls),
+    },
+    claimList:
+      t.claimStarts === null || t.claimLengths === null
+        ? null
+        : { starts: t.claimStarts.subarray(0, t.claims), lengths: t.claimLengths.subarray(0, t.claims) },
   };
   return work.code === WORK_MODULE ? { ...result, finish: t.moduleFinish } : result;
 }

@@ -26,6 +26,7 @@
  * with a code and one sentence.
  */
 import type { FileScanErrorCode } from "./errors.js";
+import type { ReadMode } from "./scan-options.js";
 
 /** Int32 index of the start flag in the control block: 0 = wait, 1 = go. */
 export const CONTROL_START = 0;
@@ -95,6 +96,10 @@ export interface WorkerData {
   recordRuns: boolean;
   /** Whether the policy is pg96 (whose end-of-scan call does not report its block to syncscan). */
   pg96: boolean;
+  /** How to read: one block per read, a read stream, or a prefetch pattern. */
+  mode: ReadMode;
+  /** Whether to keep every read and claim. */
+  recordReads: boolean;
 }
 
 /** A worker's totals, sent once at the end. */
@@ -137,6 +142,28 @@ export interface WorkerTotals {
   moduleTotal: number;
   /** What the user's finish() returned. */
   moduleFinish: unknown;
+  /** Read system calls made (pread or preadv; re-requests after a short read not counted). */
+  readCalls: number;
+  /** Most blocks in one read. */
+  maxReadBlocks: number;
+  /** posix_fadvise(WILLNEED) calls made. */
+  adviceCalls: number;
+  /** Of those, calls that returned an error number. */
+  adviceFailed: number;
+  /** The first error number a failed advice call returned, or 0. */
+  adviceErrno: number;
+  /** Why advice was asked for but could not be given (no binding here), or null. */
+  adviceUnavailable: string | null;
+  /** Each read's first block, when recording reads (`readCalls` entries). */
+  readStarts: Uint32Array | null;
+  /** Each read's length in blocks. */
+  readLengths: Uint32Array | null;
+  /** 1 for each read that was advised, else 0. */
+  readAdvised: Uint8Array | null;
+  /** Each claim's first block, when recording reads (`claims` entries). */
+  claimStarts: Uint32Array | null;
+  /** Each claim's length in blocks. */
+  claimLengths: Uint32Array | null;
 }
 
 /** Messages from a worker. */

@@ -25,6 +25,11 @@
  *   ordering), the per-block work; before each read, the abort flag
  *   (Atomics.load, a plain load on x86 and ARM64).
  *
+ * That is the one-block-per-read loop of PostgreSQL 16 and older. With
+ * io_combine_limit above 1 or advice (a PG17 read stream), or for a prefetch
+ * pattern, the worker reads through worker-modes.ts instead, with the same
+ * descriptors, allocator, counters and per-block work.
+ *
  * A read that returns fewer bytes than the block held when the scan started
  * means the file shrank under us: the rest is re-requested until the kernel
  * returns 0 (end of file), then the block counts as a short read (PostgreSQL
@@ -38,6 +43,8 @@ import { errorClause } from "@scanlab/core";
 import { parallelSyncScanHooks, SharedSyncScanTracker } from "@scanlab/syncscan";
 import { blockChecksumWords, countNonZeroBytesWords } from "./block-work.js";
 import { errnoCode, type FileScanErrorCode } from "./errors.js";
+import { ReadRecorder, RunRecorder } from "./run-recorder.js";
+import { BlockSink, type LoopOutcome, patternLoop, readStreamLoop } from "./worker-modes.js";
 import {
   CONTROL_ABORT,
   CONTROL_PROGRESS_BYTE_OFFSET,
@@ -51,42 +58,8 @@ import {
   type WorkerTotals,
 } from "./worker-protocol.js";
 
-/** Initial capacity of the run list (doubles as needed). */
-const INITIAL_RUN_CAPACITY = 1024;
 /** 2^32, for the carry of the 64-bit checksum sum. */
 const TWO_POW_32 = 4294967296;
-
-/** The runs of consecutive blocks one worker read: count and sizes always, starts and lengths when recording. */
-class RunRecorder {
-  count = 0;
-  minBlocks = 0;
-  maxBlocks = 0;
-  starts: Uint32Array | null;
-  lengths: Uint32Array | null;
-
-  constructor(record: boolean) {
-    this.starts = record ? new Uint32Array(INITIAL_RUN_CAPACITY) : null;
-    this.lengths = record ? new Uint32Array(INITIAL_RUN_CAPACITY) : null;
-  }
-
-  push(start: number, blocks: number): void {
-    if (this.count === 0 || blocks < this.minBlocks) this.minBlocks = blocks;
-    if (blocks > this.maxBlocks) this.maxBlocks = blocks;
-    if (this.starts !== null && this.lengths !== null) {
-      if (this.count === this.starts.length) {
-        const s = new Uint32Array(this.count * 2);
-        s.set(this.starts);
-        this.starts = s;
-        const l = new Uint32Array(this.count * 2);
-        l.set(this.lengths);
-        this.lengths = l;
-      }
-      this.starts[this.count] = start;
-      this.lengths[this.count] = blocks;
-    }
-    this.count++;
-  }
-}
 
 function post(message: WorkerMessage, transfer: ArrayBuffer[] = []): void {
   parentPort!.postMessage(message, transfer);
@@ -161,6 +134,95 @@ async function main(): Promise<void> {
     onRun = h.onRun;
   }
   const me = attachSharedParallelScan(data.allocator, { hooks }).join();
+
+  if (data.mode.kind !== "blocks") {
+    const flags = new Int32Array(data.control, 0, 2);
+    const sink = new BlockSink(
+      work,
+      moduleFn,
+      data.cover === null ? null : new Uint8Array(data.cover),
+      new Uint32Array(data.control, CONTROL_PROGRESS_BYTE_OFFSET + 4 * index, 1),
+    );
+    const ctx = {
+      fds,
+      segmentBlocks,
+      blockBytes,
+      nblocks,
+      lastBlockBytes,
+      flags,
+      recordRuns,
+      recordReads: data.recordReads,
+      sink,
+    };
+    const mode = data.mode;
+    const report = onRun;
+    // pg96: the call that made the end-of-scan report does not report its own block (as in the loop below).
+    const onClaim =
+      report === null
+        ? null
+        : (first: number, blocks: number): void => {
+            if (!(data.pg96 && me.endedScan)) report(first, blocks);
+          };
+    post({ type: "ready" });
+    Atomics.wait(flags, CONTROL_START, 0);
+    const startedAtUs = nowUs();
+    let outcome: LoopOutcome;
+    try {
+      outcome = mode.kind === "read-stream" ? readStreamLoop(ctx, me, onClaim, mode) : patternLoop(ctx, mode);
+    } catch (error) {
+      for (const fd of fds) closeSync(fd);
+      Atomics.store(flags, CONTROL_ABORT, 1); // the others stop too
+      if (sink.inModule) {
+        fail(
+          "FILESCAN_WORK_FAILED",
+          `the per-block work module threw on block ${sink.block} (${errorClause(error)}).`,
+        );
+      } else {
+        fail("FILESCAN_READ_FAILED", `reading block ${sink.block} failed (${errorClause(error)}).`);
+      }
+      return;
+    }
+    const endedAtUs = nowUs();
+    for (const fd of fds) closeSync(fd);
+    const { runs, reads, claimList } = outcome;
+    finishWorker(
+      {
+        blocks: sink.blocksRead,
+        bytes: sink.bytesRead,
+        claims: outcome.claims,
+        runCount: runs.count,
+        minRunBlocks: runs.minBlocks,
+        maxRunBlocks: runs.maxBlocks,
+        runStarts: runs.starts,
+        runLengths: runs.lengths,
+        shortReads: sink.shortReads,
+        firstShortBlock: sink.firstShortBlock,
+        startedAtUs,
+        endedAtUs,
+        ops: me.opsPerformed,
+        aborted: outcome.aborted,
+        nonZeroBytes: sink.nonZero,
+        checksumLo: sink.sumLo,
+        checksumHi: sink.sumHi,
+        moduleTotal: sink.moduleTotal,
+        moduleFinish: undefined,
+        readCalls: reads.count,
+        maxReadBlocks: reads.maxBlocks,
+        adviceCalls: outcome.adviceCalls,
+        adviceFailed: outcome.adviceFailed,
+        adviceErrno: outcome.adviceErrno,
+        adviceUnavailable: outcome.adviceUnavailable,
+        readStarts: reads.starts,
+        readLengths: reads.lengths,
+        readAdvised: reads.advised,
+        claimStarts: claimList?.starts ?? null,
+        claimLengths: claimList?.lengths ?? null,
+      },
+      moduleFinish,
+      [...runs.buffers(), ...reads.buffers(), ...(claimList?.buffers() ?? [])],
+    );
+    return;
+  }
 
   // The one buffer: 4-byte aligned so the checksum and byte counting can read words.
   const storage = new ArrayBuffer(Math.ceil(blockBytes / 4) * 4);
@@ -280,40 +342,65 @@ async function main(): Promise<void> {
   if (block > curStart) runs.push(curStart, block - curStart);
   for (const fd of fds) closeSync(fd);
 
-  let finishValue: unknown;
+  // One read per block: the reads are the blocks, in the order of the runs.
+  const reads = data.recordReads ? new ReadRecorder(true) : null;
+  if (reads !== null && runs.starts !== null && runs.lengths !== null) {
+    for (let i = 0; i < runs.count; i++) {
+      for (let b = runs.starts[i]!, e = b + runs.lengths[i]!; b < e; b++) reads.pushRead(b, 1, false);
+    }
+  }
+  finishWorker(
+    {
+      blocks: blocksRead,
+      bytes: bytesRead,
+      claims,
+      runCount: runs.count,
+      minRunBlocks: runs.minBlocks,
+      maxRunBlocks: runs.maxBlocks,
+      runStarts: runs.starts,
+      runLengths: runs.lengths,
+      shortReads,
+      firstShortBlock,
+      startedAtUs,
+      endedAtUs,
+      ops: me.opsPerformed,
+      aborted,
+      nonZeroBytes: nonZero,
+      checksumLo: sumLo,
+      checksumHi: sumHi,
+      moduleTotal,
+      moduleFinish: undefined,
+      readCalls: blocksRead,
+      maxReadBlocks: blocksRead > 0 ? 1 : 0,
+      adviceCalls: 0,
+      adviceFailed: 0,
+      adviceErrno: 0,
+      adviceUnavailable: null,
+      readStarts: reads?.starts ?? null,
+      readLengths: reads?.lengths ?? null,
+      readAdvised: reads?.advised ?? null,
+      claimStarts: null,
+      claimLengths: null,
+    },
+    moduleFinish,
+    [...runs.buffers(), ...(reads?.buffers() ?? [])],
+  );
+}
+
+/** Calls the module's finish(), then sends the totals (their lists transferred, not copied). */
+function finishWorker(
+  totals: WorkerTotals,
+  moduleFinish: (() => unknown) | null,
+  transfer: ArrayBuffer[],
+): void {
   if (moduleFinish !== null) {
     try {
-      finishValue = moduleFinish();
+      totals.moduleFinish = moduleFinish();
     } catch (error) {
       fail("FILESCAN_WORK_FAILED", `the per-block work module's finish() threw (${errorClause(error)}).`);
       return;
     }
   }
-
-  const totals: WorkerTotals = {
-    blocks: blocksRead,
-    bytes: bytesRead,
-    claims,
-    runCount: runs.count,
-    minRunBlocks: runs.minBlocks,
-    maxRunBlocks: runs.maxBlocks,
-    runStarts: runs.starts,
-    runLengths: runs.lengths,
-    shortReads,
-    firstShortBlock,
-    startedAtUs,
-    endedAtUs,
-    ops: me.opsPerformed,
-    aborted,
-    nonZeroBytes: nonZero,
-    checksumLo: sumLo,
-    checksumHi: sumHi,
-    moduleTotal,
-    moduleFinish: finishValue,
-  };
-  const transfer: ArrayBuffer[] = [];
-  if (runs.starts !== null) transfer.push(runs.starts.buffer as ArrayBuffer);
-  if (runs.lengths !== null) transfer.push(runs.lengths.buffer as ArrayBuffer);
   try {
     post({ type: "done", totals }, transfer);
   } catch (error) {

@@ -18,11 +18,14 @@ import {
   type BlockWork,
   checkWorkerCount,
   MAX_BLOCK_BYTES,
+  READ_PATTERNS,
+  type ReadPattern,
+  type ScanOptions,
   type ScanResult,
   scanFile,
 } from "@scanlab/file-scan";
 import { blockQueueLimits, deviceNumbers } from "@scanlab/host";
-import type { RowMetrics, ScenarioInput } from "@scanlab/simulator";
+import { defaultAllocator, type PgVersion, type RowMetrics, type ScenarioInput } from "@scanlab/simulator";
 import { formatAllocator, parseAllocator } from "../allocator-arg.js";
 import type { Ctx } from "../context.js";
 import { toJson } from "../context.js";
@@ -33,6 +36,7 @@ import { fixed, grouped, seconds } from "../output/format.js";
 import { Bars } from "../output/progress.js";
 import { renderTable } from "../output/table.js";
 import { wrap } from "../output/wrap.js";
+import { scenarioFlag } from "../scenario-flags.js";
 import { runPool } from "../workers/pool.js";
 import type { SimulateAnswer } from "../workers/protocol.js";
 import { parseSeed, validateScenario } from "./scenario-input.js";
@@ -49,13 +53,119 @@ export interface ScanFlags {
   workModule?: string;
   seed?: string;
   json?: boolean;
+  pg?: string;
+  ioCombineLimit?: string;
+  effectiveIoConcurrency?: string;
+  pattern?: string;
+  adviseDistance?: string;
 }
 
-/** A measured run and, when a device was given, the simulator's prediction. */
+/** A measured run and, when a device was given, the simulator's prediction (or why there is none). */
 export interface ScanRun {
   policy: string;
   result: ScanResult;
   prediction: RowMetrics | null;
+  /** Why the simulator cannot predict this run, when it cannot. */
+  predictionNote?: string;
+}
+
+/** How `scan` reads, from --pg, --io-combine-limit, --effective-io-concurrency, --pattern and --advise-distance. */
+export interface ScanReadMode {
+  /** The PostgreSQL version whose reads are reproduced. */
+  pg: PgVersion;
+  /** Read-mode options for scanFile, one set per run (a pattern runs without advice, then with). */
+  runs: { label: string | null; options: ScanOptions }[];
+}
+
+/** Whether `pg` reads through read streams (PostgreSQL 17 and later). */
+function hasReadStreams(pg: PgVersion): boolean {
+  return Number(pg) >= 17;
+}
+
+/** The read mode the flags ask for; a refusal is one sentence (exit 2). */
+export function scanReadMode(flags: ScanFlags): ScanReadMode {
+  const pg = (flags.pg === undefined ? "14" : scenarioFlag("pg")!.parse(flags.pg)) as PgVersion;
+  const streams = hasReadStreams(pg);
+  for (const [given, flag] of [
+    [flags.ioCombineLimit, "io-combine-limit"],
+    [flags.effectiveIoConcurrency, "effective-io-concurrency"],
+  ] as const) {
+    if (given !== undefined && !streams) {
+      throw new CliError(
+        "CLI_CONFLICT",
+        `--${flag} sets a read stream, which sequential scans use from PostgreSQL 17, but --pg is ${pg}: use --pg 17 or later.`,
+      );
+    }
+  }
+  if (flags.pattern !== undefined) {
+    for (const [given, flag] of [
+      [flags.ioCombineLimit, "io-combine-limit"],
+      [flags.effectiveIoConcurrency, "effective-io-concurrency"],
+      [flags.allocator, "allocator"],
+      [flags.compare, "compare"],
+    ] as const) {
+      if (given !== undefined) {
+        throw new CliError(
+          "CLI_CONFLICT",
+          `--pattern reads one block at a time in its own order: --${flag} does not apply to it.`,
+        );
+      }
+    }
+    const pattern = parseChoice(flags.pattern, "pattern", READ_PATTERNS) as ReadPattern;
+    // Up to 2^32 - 2, the largest block number; scanFile checks it against the file's own size.
+    const d =
+      flags.adviseDistance === undefined
+        ? 0
+        : parseIntFlag(flags.adviseDistance, "advise-distance", 0, 0xfffffffe);
+    const patternSeed = parseSeed(flags.seed) ?? 1;
+    const plain = { label: `${pattern}, no advice`, options: { pattern, adviseDistance: 0, patternSeed } };
+    if (d === 0) return { pg, runs: [plain] };
+    return {
+      pg,
+      runs: [
+        plain,
+        { label: `${pattern}, advise ${d} ahead`, options: { pattern, adviseDistance: d, patternSeed } },
+      ],
+    };
+  }
+  if (flags.adviseDistance !== undefined) {
+    throw new CliError(
+      "CLI_CONFLICT",
+      "--advise-distance belongs to the prefetch reader: give --pattern forward|backward|random too.",
+    );
+  }
+  if (!streams) return { pg, runs: [{ label: null, options: {} }] };
+  const ioCombineLimit =
+    flags.ioCombineLimit === undefined
+      ? 16
+      : (scenarioFlag("io-combine-limit")!.parse(flags.ioCombineLimit) as number);
+  if (pg === "17" && ioCombineLimit > 32) {
+    throw new CliError(
+      "CLI_BAD_SIZE",
+      `--io-combine-limit "${flags.ioCombineLimit}" comes to ${ioCombineLimit} blocks, but PostgreSQL 17 allows at most 32 (PG_IOV_MAX): use --pg 18 or later for more.`,
+    );
+  }
+  const eic =
+    flags.effectiveIoConcurrency === undefined
+      ? null
+      : (scenarioFlag("effective-io-concurrency")!.parse(flags.effectiveIoConcurrency) as number);
+  const options: ScanOptions =
+    eic === null || eic === 0
+      ? { ioCombineLimit, ...(eic === 0 ? { effectiveIoConcurrency: 0 } : {}) }
+      : { ioCombineLimit, effectiveIoConcurrency: eic, advice: true };
+  return { pg, runs: [{ label: null, options }] };
+}
+
+/** Why the simulator cannot predict a run in this mode, or null when it can. */
+export function predictionGap(result: ScanResult): string | null {
+  const m = result.mode;
+  if (m.kind === "pattern") {
+    return `the simulator has no user-level prefetch reader: it cannot predict a ${m.pattern} read${m.adviseDistance > 0 ? " with advice" : ""}.`;
+  }
+  if (m.kind === "read-stream" && m.advice) {
+    return "the simulator's sequential scan never advises (PostgreSQL's streams for sequential scans do not): it cannot predict a read stream with advice.";
+  }
+  return null;
 }
 
 /** The Linux readahead rule set the simulator should use for this kernel (apps/docs/src/reference/linux-readahead-window.md#version-table: <= 6.9 / >= 6.10). */
@@ -74,6 +184,7 @@ export function predictionScenario(
   device: DeviceArg,
   cold: boolean,
   seed: number | undefined,
+  pg: PgVersion = "14",
 ): ScenarioInput {
   let osOptions: Record<string, number> = {};
   try {
@@ -105,7 +216,10 @@ export function predictionScenario(
       {
         name: "scan",
         table: "file",
-        pg: "14",
+        pg,
+        ...(result.mode.kind === "read-stream" ? { ioCombineLimit: result.mode.ioCombineLimit } : {}),
+        // The scan reads synchronously in each worker, as io_method=sync does (PG18's default is worker).
+        ...(Number(pg) >= 18 ? { ioMethod: "sync" as const } : {}),
         workers: result.workers - 1,
         parallelLeaderParticipation: true,
         allocator: policy as NonNullable<ScenarioInput["queries"][number]["allocator"]>,
@@ -126,12 +240,14 @@ export async function scanCommand(ctx: Ctx, path: string, flags: ScanFlags): Pro
       "--compare and --allocator cannot be given together: list every policy in --compare.",
     );
   }
+  const readMode = scanReadMode(flags);
+  // Without --allocator, the version's own allocator (pg14 for the default --pg 14).
   const policies =
     flags.compare !== undefined
       ? splitList(flags.compare, "compare").map((p) => parseAllocator(p, "compare"))
       : [
           flags.allocator === undefined
-            ? ({ kind: "pg14" } as AllocatorPolicy)
+            ? (defaultAllocator(readMode.pg) as AllocatorPolicy)
             : parseAllocator(flags.allocator),
         ];
   const blockBytes = flags.blockSize === undefined ? 8192 : parseSizeFlag(flags.blockSize, "block-size", 512);
@@ -157,17 +273,27 @@ export async function scanCommand(ctx: Ctx, path: string, flags: ScanFlags): Pro
   const seed = parseSeed(flags.seed);
   const cold = flags.cold === true;
 
+  // One run per policy; a prefetch pattern instead runs without advice, then with it.
+  const plan =
+    readMode.runs[0]!.label === null
+      ? policies.map((policy) => ({
+          policy,
+          label: formatAllocator(policy),
+          options: readMode.runs[0]!.options,
+        }))
+      : readMode.runs.map((r) => ({ policy: policies[0]!, label: r.label!, options: r.options }));
   const runs: ScanRun[] = [];
+  const runPolicies: AllocatorPolicy[] = [];
   ctx.interrupt.catch();
   try {
-    for (const policy of policies) {
+    for (const { policy, label, options } of plan) {
       if (ctx.interrupt.stopped) break;
-      const label = formatAllocator(policy);
       const bars = Bars.start(ctx, "{name} {bar} {value}/{total} blocks {mbps}");
       let updaters: ((v: number, p?: Record<string, string | number>) => void)[] | null = null;
       let result: ScanResult;
       try {
         result = await scanFile(path, {
+          ...options,
           workers,
           policy,
           blockBytes,
@@ -195,6 +321,7 @@ export async function scanCommand(ctx: Ctx, path: string, flags: ScanFlags): Pro
         bars.stop();
       }
       runs.push({ policy: label, result, prediction: null });
+      runPolicies.push(policy);
       if (result.aborted) break;
     }
   } finally {
@@ -203,26 +330,39 @@ export async function scanCommand(ctx: Ctx, path: string, flags: ScanFlags): Pro
   const interrupted = ctx.interrupt.stopped || runs.some((r) => r.result.aborted);
 
   if (device !== null && !interrupted && runs.length > 0) {
-    const tasks = runs.map((r, i) => {
+    const predictable: number[] = [];
+    runs.forEach((r, i) => {
+      const gap = predictionGap(r.result);
+      if (gap === null) predictable.push(i);
+      else r.predictionNote = gap;
+    });
+    const tasks = predictable.map((i) => {
+      const r = runs[i]!;
       const scenario = predictionScenario(
         path,
         r.result,
-        policies[i]!,
+        runPolicies[i]!,
         device,
         r.result.cache.state !== "warm",
         seed,
+        readMode.pg,
       );
       validateScenario(scenario, "prediction");
       return { kind: "simulate" as const, scenario, full: false };
     });
-    ctx.interrupt.catch();
-    try {
-      const answers = (await runPool(tasks, { flag: ctx.interrupt.flag })) as (SimulateAnswer | undefined)[];
-      answers.forEach((a, i) => {
-        if (a !== undefined && !a.interrupted) runs[i]!.prediction = a.metrics;
-      });
-    } finally {
-      ctx.interrupt.release();
+    if (tasks.length > 0) {
+      ctx.interrupt.catch();
+      try {
+        const answers = (await runPool(tasks, { flag: ctx.interrupt.flag })) as (
+          | SimulateAnswer
+          | undefined
+        )[];
+        answers.forEach((a, k) => {
+          if (a !== undefined && !a.interrupted) runs[predictable[k]!]!.prediction = a.metrics;
+        });
+      } finally {
+        ctx.interrupt.release();
+      }
     }
   }
 
@@ -233,8 +373,14 @@ export async function scanCommand(ctx: Ctx, path: string, flags: ScanFlags): Pro
         workers,
         cold,
         device: device?.label ?? null,
+        pg: readMode.pg,
         interrupted,
-        runs: runs.map((r) => ({ policy: r.policy, prediction: r.prediction, result: r.result })),
+        runs: runs.map((r) => ({
+          policy: r.policy,
+          prediction: r.prediction,
+          ...(r.predictionNote === undefined ? {} : { predictionNote: r.predictionNote }),
+          result: r.result,
+        })),
       }),
     );
     return interrupted ? ctx.interrupt.exitCode : EXIT.ok;
@@ -247,6 +393,16 @@ export async function scanCommand(ctx: Ctx, path: string, flags: ScanFlags): Pro
       ),
     );
   return interrupted ? ctx.interrupt.exitCode : EXIT.ok;
+}
+
+/** The read mode in words, for the header line. */
+function describeMode(r: ScanResult): string {
+  const m = r.mode;
+  if (m.kind === "blocks") return "one read per block";
+  if (m.kind === "read-stream") {
+    return `read stream: up to ${m.ioCombineLimit} blocks per preadv, ${m.advice ? `advice at effective_io_concurrency ${m.effectiveIoConcurrency}` : "no advice"}`;
+  }
+  return `prefetch reader: ${m.pattern}, one block per read`;
 }
 
 function deviceCells(r: ScanResult): string[] {
@@ -263,14 +419,16 @@ export function printScanRuns(ctx: Ctx, runs: ScanRun[], device: DeviceArg | nul
   const first = runs[0]!.result;
   ctx.out(
     ctx.c.bold(
-      `${first.target.kind === "relation" ? "Relation" : "File"} ${first.target.path}: ${(first.target.bytes / 1e6).toFixed(1)} MB, ${grouped(first.target.nblocks)} blocks of ${first.blockBytes} B, ${first.workers} worker(s)`,
+      `${first.target.kind === "relation" ? "Relation" : "File"} ${first.target.path}: ${(first.target.bytes / 1e6).toFixed(1)} MB, ${grouped(first.target.nblocks)} blocks of ${first.blockBytes} B, ${first.workers} worker(s), ${describeMode(first)}`,
     ),
   );
   const head = [
-    "policy",
+    first.mode.kind === "pattern" ? "reader" : "policy",
     "cache",
     "time",
     "MB/s",
+    "read kB",
+    "advice calls",
     "device reads",
     "avg request kB",
     "runs per worker",
@@ -286,6 +444,8 @@ export function printScanRuns(ctx: Ctx, runs: ScanRun[], device: DeviceArg | nul
       r.cache.method === "device-reads" ? `${r.cache.state} (device reads)` : r.cache.state,
       seconds(r.wallUs / 1e6),
       fixed(r.mbPerSec, 0),
+      fixed(r.reads.meanBytes / 1024, 0),
+      r.advice.requested ? (r.advice.available ? grouped(r.advice.calls) : "unavailable") : "-",
       ...deviceCells(r),
       fixed(runsPerWorker, 0),
       r.aborted ? "-" : r.cover.exact ? "yes" : ctx.c.red("no"),
@@ -317,10 +477,17 @@ export function printScanRuns(ctx: Ctx, runs: ScanRun[], device: DeviceArg | nul
       ),
     );
   }
+  if (runs.length === 2 && first.mode.kind === "pattern" && runs[1]!.result.mode.kind === "pattern") {
+    const ratio = runs[1]!.result.mbPerSec / first.mbPerSec;
+    ctx.out(`${runs[1]!.policy} / ${runs[0]!.policy}: ${fixed(ratio, 2)}x the throughput.`);
+  }
+  const notes = new Set(runs.flatMap((r) => (r.predictionNote === undefined ? [] : [r.predictionNote])));
+  for (const n of notes) ctx.out(ctx.c.yellow(`note: no prediction: ${n}`));
   const warnings = new Set(runs.flatMap((r) => r.result.warnings));
   if (!first.device.available) warnings.add(`device counters: ${first.device.reason}`);
   for (const w of warnings) ctx.out(ctx.c.yellow(`note: ${w}`));
-  if (device === null && runs.length > 1) {
+  // (The simulator has no prefetch reader: no hint for a pattern's two runs.)
+  if (device === null && runs.length > 1 && first.mode.kind !== "pattern") {
     ctx.out(
       ctx.c.dim(
         wrap(

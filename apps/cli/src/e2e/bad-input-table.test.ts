@@ -246,6 +246,15 @@ const specialFiles: Row[] = [
   row("/dev/zero as the file to scan", ["scan", "/dev/zero"], 2, "is a character device; only regular files can be scanned"),
   row("a FIFO as the file to scan", ["scan", fifo], 2, "is a FIFO; only regular files"),
   row("a FIFO as the file to calibrate", ["calibrate", fifo], 2, "it is not a regular file"),
+  // Read modes of scan (dataFile is 256 KiB: 32 blocks of 8 kB).
+  row("scan --io-combine-limit 0", ["scan", dataFile, "--pg", "17", "--io-combine-limit", "0"], 2, '--io-combine-limit "0" comes to 0 blocks of 8 kB: it must be from 1 to 128'),
+  row("scan --io-combine-limit 512kB on PG17", ["scan", dataFile, "--pg", "17", "--io-combine-limit", "512kB"], 2, "PostgreSQL 17 allows at most 32"),
+  row("scan --io-combine-limit before PG17", ["scan", dataFile, "--pg", "16", "--io-combine-limit", "16"], 2, "--io-combine-limit sets a read stream, which sequential scans use from PostgreSQL 17"),
+  row("scan --effective-io-concurrency 1001", ["scan", dataFile, "--pg", "18", "--effective-io-concurrency", "1001"], 2, "--effective-io-concurrency"),
+  row("scan --pattern unknown", ["scan", dataFile, "--pattern", "sideways"], 2, '--pattern "sideways" is not known: use one of forward, backward, random'),
+  row("scan --advise-distance beyond the file", ["scan", dataFile, "--pattern", "forward", "--advise-distance", "32"], 2, "the advise distance 32 is beyond the file: it has 32 blocks"),
+  row("scan --advise-distance without --pattern", ["scan", dataFile, "--advise-distance", "4"], 2, "--advise-distance belongs to the prefetch reader"),
+  row("scan --pattern with 2 workers", ["scan", dataFile, "--pattern", "random", "--workers", "2"], 2, "a prefetch pattern is read by one worker"),
 ];
 
 function dataFileAsTraceScenario(): string {

@@ -93,4 +93,85 @@ export default function () {
     expect(scan.blocks).toBeLessThan(NBLOCKS);
     expect(r.stderr).toContain("interrupted");
   });
+
+  it("--pg 17 reads through a read stream: combined reads of up to 16 blocks, every block once", async () => {
+    const r = await runBin(["scan", file, "--workers", "2", "--pg", "17", "--json"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.stdout);
+    expect(json.pg).toBe("17");
+    const result = json.runs[0].result;
+    expect(result.mode).toEqual({
+      kind: "read-stream",
+      ioCombineLimit: 16,
+      effectiveIoConcurrency: 1,
+      advice: false,
+    });
+    expect(result.cover.exact).toBe(true);
+    expect(result.blocks).toBe(NBLOCKS);
+    expect(result.reads.meanBlocks).toBeGreaterThan(4);
+    expect(result.advice.calls).toBe(0);
+  });
+
+  it("--io-combine-limit takes a size as SHOW prints it, and --effective-io-concurrency turns advice on", async () => {
+    const r = await runBin([
+      "scan",
+      file,
+      "--workers",
+      "2",
+      "--pg",
+      "18",
+      "--io-combine-limit",
+      "256kB",
+      "--effective-io-concurrency",
+      "8",
+      "--json",
+    ]);
+    expect(r.code).toBe(0);
+    const result = JSON.parse(r.stdout).runs[0].result;
+    expect(result.mode).toEqual({
+      kind: "read-stream",
+      ioCombineLimit: 32,
+      effectiveIoConcurrency: 8,
+      advice: true,
+    });
+    expect(result.cover.exact).toBe(true);
+    expect(result.advice.requested).toBe(true);
+    if (result.advice.available) expect(result.advice.calls).toBeGreaterThan(0);
+    else expect(result.warnings.join(" ")).toContain("posix_fadvise");
+  });
+
+  it("--pattern runs the reader without advice, then with it, and prints the ratio; --device says it cannot predict it", async () => {
+    const r = await runBin([
+      "scan",
+      file,
+      "--pattern",
+      "backward",
+      "--advise-distance",
+      "4",
+      "--device",
+      "samsung-990-pro-1tb",
+    ]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("backward, no advice");
+    expect(r.stdout).toContain("backward, advise 4 ahead");
+    expect(r.stdout).toMatch(/backward, advise 4 ahead \/ backward, no advice: [\d.]+x the throughput/);
+    expect(r.stdout).toContain("no prediction: the simulator has no user-level prefetch reader");
+    const j = await runBin(["scan", file, "--pattern", "random", "--advise-distance", "2", "--json"]);
+    const runs = JSON.parse(j.stdout).runs;
+    expect(
+      runs.map((x: { result: { mode: { adviseDistance: number } } }) => x.result.mode.adviseDistance),
+    ).toEqual([0, 2]);
+    for (const x of runs) expect(x.result.cover.exact).toBe(true);
+  });
+
+  it("--pg 17 with --device sets the simulator's prediction of the same PG17 scan beside the measurement", async () => {
+    const r = await runBin(["scan", file, "--pg", "17", "--device", "samsung-990-pro-1tb", "--json"]);
+    expect(r.code).toBe(0);
+    const run = JSON.parse(r.stdout).runs[0];
+    expect(run.prediction).not.toBeNull();
+    expect(run.prediction.timeS).toBeGreaterThan(0);
+    expect(run.predictionNote).toBeUndefined();
+  });
 });

@@ -1,0 +1,336 @@
+/**
+ * The read loops of a scan worker besides one block per read (worker.ts):
+ * a PG17 read stream, and the prefetch experiment's fixed order.
+ *
+ * - **Read stream.** The worker's blocks come from the shared allocator as
+ *   before, but through {@link ReadStreamPlan} (read-plan.ts), which decides
+ *   which consecutive blocks form one read, which reads are advised and how
+ *   far ahead. Each read is one `fs.readvSync` (preadv(2)) with one 8 kB
+ *   buffer per block, as PostgreSQL's md.c passes one iovec per buffer. The
+ *   buffers are slots of one allocation made before the scan, each starting
+ *   on a 4-byte boundary so the per-block work can read words.
+ * - **Prefetch pattern.** One worker reads every block once, one block per
+ *   `pread`, forward, backward, or in a seeded random permutation, and before
+ *   reading the i-th block advises the (i + d)-th (the first d are advised
+ *   before the first read): the plain user-level prefetcher whose benefit,
+ *   or loss, against the kernel's own readahead it measures.
+ *
+ * Advice is posix_fadvise(WILLNEED) of the read's byte range on the segment
+ * file that holds it (fadvise.ts). Each loop accounts its blocks through a
+ * {@link BlockSink}: cover counter, progress word, per-block work, as the
+ * one-block loop does inline.
+ */
+import { readSync, readvSync } from "node:fs";
+import type { Participant } from "@scanlab/block-allocator";
+import { mulberry32 } from "@scanlab/core";
+import { blockChecksumWords, countNonZeroBytesWords } from "./block-work.js";
+import { loadFadvise } from "./fadvise.js";
+import { patternOrder, ReadStreamPlan, type SourceRun } from "./read-plan.js";
+import { ReadRecorder, RunRecorder } from "./run-recorder.js";
+import type { ReadMode } from "./scan-options.js";
+import { CONTROL_ABORT, WORK_CHECKSUM, WORK_COUNT_BYTES } from "./worker-protocol.js";
+
+/** 2^32, for the carry of the 64-bit checksum sum. */
+const TWO_POW_32 = 4294967296;
+
+/** What a read loop works with. */
+export interface LoopContext {
+  readonly fds: readonly number[];
+  readonly segmentBlocks: number;
+  readonly blockBytes: number;
+  readonly nblocks: number;
+  readonly lastBlockBytes: number;
+  readonly flags: Int32Array;
+  readonly recordRuns: boolean;
+  readonly recordReads: boolean;
+  readonly sink: BlockSink;
+}
+
+/** What happens to each block read: cover counter, progress, per-block work, totals. */
+export class BlockSink {
+  blocksRead = 0;
+  bytesRead = 0;
+  shortReads = 0;
+  firstShortBlock = -1;
+  nonZero = 0;
+  sumLo = 0;
+  sumHi = 0;
+  moduleTotal = 0;
+  /** The block being read or worked on (for error messages). */
+  block = -1;
+  /** True while the user's module runs (an exception then is the module's). */
+  inModule = false;
+
+  constructor(
+    private readonly work: number,
+    private readonly moduleFn: ((bytes: Uint8Array, block: number) => unknown) | null,
+    private readonly cover: Uint8Array | null,
+    private readonly progress: Uint32Array,
+  ) {}
+
+  /** Accounts block `block`, of which `got` of `want` bytes were read into `bytes` (`words` views the same memory). */
+  take(bytes: Uint8Array, words: Uint32Array, got: number, want: number, block: number): void {
+    this.block = block;
+    if (got < want) {
+      this.shortReads++;
+      if (this.firstShortBlock < 0) this.firstShortBlock = block;
+    }
+    this.bytesRead += got;
+    this.blocksRead++;
+    if (this.cover !== null) Atomics.add(this.cover, block, 1);
+    this.progress[0] = this.blocksRead;
+    const work = this.work;
+    if (work === 0) return;
+    if (work === WORK_CHECKSUM) {
+      this.sumLo += blockChecksumWords(bytes, words, got, block);
+      if (this.sumLo >= TWO_POW_32) {
+        this.sumLo -= TWO_POW_32;
+        this.sumHi++;
+      }
+    } else if (work === WORK_COUNT_BYTES) {
+      this.nonZero += countNonZeroBytesWords(bytes, words, got);
+    } else if (this.moduleFn !== null) {
+      this.inModule = true;
+      const r = this.moduleFn(got === bytes.length ? bytes : bytes.subarray(0, got), block);
+      this.inModule = false;
+      if (typeof r === "number") this.moduleTotal += r;
+    }
+  }
+}
+
+/** What a read loop did, beyond its sink. */
+export interface LoopOutcome {
+  readonly aborted: boolean;
+  readonly claims: number;
+  readonly runs: RunRecorder;
+  readonly reads: ReadRecorder;
+  readonly claimList: RunRecorder | null;
+  readonly adviceCalls: number;
+  readonly adviceFailed: number;
+  readonly adviceErrno: number;
+  readonly adviceUnavailable: string | null;
+}
+
+/** posix_fadvise(WILLNEED) of blocks of the target, counted; or the reason it cannot be given. */
+class Advisor {
+  calls = 0;
+  failed = 0;
+  errno = 0;
+  readonly unavailable: string | null;
+  private readonly willNeed: ((fd: number, offset: number, len: number) => number) | null;
+
+  constructor(
+    wanted: boolean,
+    private readonly ctx: LoopContext,
+  ) {
+    if (!wanted) {
+      this.willNeed = null;
+      this.unavailable = null;
+      return;
+    }
+    const f = loadFadvise();
+    this.willNeed = f.ok ? f.willNeed : null;
+    this.unavailable = f.ok ? null : f.reason;
+  }
+
+  /** Whether advice is asked for and can be given. */
+  get on(): boolean {
+    return this.willNeed !== null;
+  }
+
+  /** Advises `blocks` blocks from `first` (all in one segment file). */
+  advise(first: number, blocks: number): void {
+    if (this.willNeed === null) return;
+    const { segmentBlocks, blockBytes, fds } = this.ctx;
+    const seg = Math.floor(first / segmentBlocks);
+    const rc = this.willNeed(fds[seg]!, (first - seg * segmentBlocks) * blockBytes, blocks * blockBytes);
+    this.calls++;
+    if (rc !== 0) {
+      this.failed++;
+      if (this.errno === 0) this.errno = rc;
+    }
+  }
+}
+
+/**
+ * Reads the rest of a short read, block slot by block slot, until end of
+ * file; returns the bytes now read in total.
+ */
+function refill(
+  fd: number,
+  slots: readonly Uint8Array[],
+  blockBytes: number,
+  got: number,
+  want: number,
+  pos: number,
+): number {
+  while (got < want) {
+    const k = Math.floor(got / blockBytes);
+    const off = got - k * blockBytes;
+    const slot = slots[k]!;
+    const n = readSync(fd, slot, off, Math.min(slot.length - off, want - got), pos + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got;
+}
+
+/**
+ * The worker's blocks through a PG17 read stream: claims from the allocator
+ * (`participant.nextRun`), combined reads of up to io_combine_limit blocks,
+ * advice per the stream's rule.
+ */
+export function readStreamLoop(
+  ctx: LoopContext,
+  participant: Participant,
+  onClaim: ((firstBlock: number, blocks: number) => void) | null,
+  mode: Extract<ReadMode, { kind: "read-stream" }>,
+): LoopOutcome {
+  const { fds, segmentBlocks, blockBytes, nblocks, lastBlockBytes, flags, sink } = ctx;
+  const N = mode.ioCombineLimit;
+  const advisor = new Advisor(mode.advice, ctx);
+  const claimList = ctx.recordReads ? new RunRecorder(true) : null;
+  const reads = new ReadRecorder(ctx.recordReads);
+  const runs = new RunRecorder(ctx.recordRuns);
+
+  // One slot per block of the largest read, each on a 4-byte boundary.
+  const stride = Math.ceil(blockBytes / 4) * 4;
+  const storage = new ArrayBuffer(stride * N);
+  const slots: Uint8Array[] = [];
+  const slotWords: Uint32Array[] = [];
+  for (let k = 0; k < N; k++) {
+    slots.push(new Uint8Array(storage, k * stride, blockBytes));
+    slotWords.push(new Uint32Array(storage, k * stride, stride / 4));
+  }
+  // The iovec array of a read of `len` blocks: the first len slots.
+  const iovecs: Uint8Array[][] = [[]];
+  for (let len = 1; len <= N; len++) iovecs.push(slots.slice(0, len));
+
+  let claims = 0;
+  const source = (out: SourceRun): boolean => {
+    if (Atomics.load(flags, CONTROL_ABORT) !== 0) return false;
+    const run = participant.nextRun();
+    if (run === null) return false;
+    claims++;
+    claimList?.push(run.startBlock, run.blocks);
+    onClaim?.(run.startBlock, run.blocks);
+    out.start = run.startBlock;
+    out.blocks = run.blocks;
+    return true;
+  };
+  const plan = new ReadStreamPlan(
+    {
+      ioCombineLimit: N,
+      effectiveIoConcurrency: mode.effectiveIoConcurrency,
+      advice: advisor.on,
+      segmentBlocks,
+    },
+    source,
+    (first, blocks) => advisor.advise(first, blocks),
+  );
+
+  const perBlock = advisor.on;
+  const lastBlock = nblocks - 1;
+  const partialTail = blockBytes - lastBlockBytes;
+  let aborted = false;
+  let runStart = -1;
+  let runEnd = -1;
+  while (plan.waitHead()) {
+    if (Atomics.load(flags, CONTROL_ABORT) !== 0) {
+      aborted = true;
+      break;
+    }
+    const start = plan.ioStart;
+    const len = plan.ioBlocks;
+    const seg = Math.floor(start / segmentBlocks);
+    const fd = fds[seg]!;
+    const pos = (start - seg * segmentBlocks) * blockBytes;
+    const want = len * blockBytes - (start + len - 1 === lastBlock ? partialTail : 0);
+    sink.block = start;
+    let got = readvSync(fd, iovecs[len]!, pos);
+    if (got < want) got = refill(fd, slots, blockBytes, got, want, pos);
+    reads.pushRead(start, len, plan.ioAdvised);
+    if (start !== runEnd) {
+      if (runEnd > runStart) runs.push(runStart, runEnd - runStart);
+      runStart = start;
+    }
+    runEnd = start + len;
+    for (let k = 0; k < len; k++) {
+      // With advice, look ahead after each block as PostgreSQL does: it decides how far ahead advice goes.
+      if (perBlock) plan.release(1);
+      const b = start + k;
+      const blockWant = b === lastBlock ? lastBlockBytes : blockBytes;
+      const left = got - k * blockBytes;
+      sink.take(slots[k]!, slotWords[k]!, left <= 0 ? 0 : Math.min(left, blockWant), blockWant, b);
+    }
+    if (!perBlock) plan.release(len);
+  }
+  if (runEnd > runStart) runs.push(runStart, runEnd - runStart);
+  return {
+    aborted,
+    claims,
+    runs,
+    reads,
+    claimList,
+    adviceCalls: advisor.calls,
+    adviceFailed: advisor.failed,
+    adviceErrno: advisor.errno,
+    adviceUnavailable: advisor.unavailable,
+  };
+}
+
+/** The prefetch experiment: every block once in `mode.pattern` order, advising `mode.adviseDistance` reads ahead. */
+export function patternLoop(ctx: LoopContext, mode: Extract<ReadMode, { kind: "pattern" }>): LoopOutcome {
+  const { fds, segmentBlocks, blockBytes, nblocks, lastBlockBytes, flags, sink } = ctx;
+  const d = mode.adviseDistance;
+  const advisor = new Advisor(d > 0, ctx);
+  const reads = new ReadRecorder(ctx.recordReads);
+  const runs = new RunRecorder(ctx.recordRuns);
+  const order = patternOrder(mode.pattern, nblocks, mulberry32(mode.seed).below);
+
+  const storage = new ArrayBuffer(Math.ceil(blockBytes / 4) * 4);
+  const bytes = new Uint8Array(storage, 0, blockBytes);
+  const words = new Uint32Array(storage);
+  const slots = [bytes];
+  const lastBlock = nblocks - 1;
+  const advised = advisor.on;
+  if (advised) for (let i = 0; i < d; i++) advisor.advise(order[i]!, 1);
+
+  let aborted = false;
+  let runStart = -1;
+  let runEnd = -1;
+  for (let i = 0; i < nblocks; i++) {
+    if (Atomics.load(flags, CONTROL_ABORT) !== 0) {
+      aborted = true;
+      break;
+    }
+    if (advised && i + d < nblocks) advisor.advise(order[i + d]!, 1);
+    const b = order[i]!;
+    const seg = Math.floor(b / segmentBlocks);
+    const fd = fds[seg]!;
+    const pos = (b - seg * segmentBlocks) * blockBytes;
+    const want = b === lastBlock ? lastBlockBytes : blockBytes;
+    sink.block = b;
+    let got = readSync(fd, bytes, 0, want, pos);
+    if (got < want) got = refill(fd, slots, blockBytes, got, want, pos);
+    reads.pushRead(b, 1, advised);
+    if (b !== runEnd) {
+      if (runEnd > runStart) runs.push(runStart, runEnd - runStart);
+      runStart = b;
+    }
+    runEnd = b + 1;
+    sink.take(bytes, words, got, want, b);
+  }
+  if (runEnd > runStart) runs.push(runStart, runEnd - runStart);
+  return {
+    aborted,
+    claims: 0,
+    runs,
+    reads,
+    claimList: null,
+    adviceCalls: advisor.calls,
+    adviceFailed: advisor.failed,
+    adviceErrno: advisor.errno,
+    adviceUnavailable: advisor.unavailable,
+  };
+}
