@@ -1,7 +1,7 @@
 /**
  * Sweeps on the job queue against local threads, side by side in one run:
  * the same 48-cell sweep (`--vary workers=0..7 --vary read-ahead-kb=128..4096`
- * on a table sized for cells of about a second each) run
+ * with four concurrent clients on a table sized for cells of a second or more) run
  *
  * - on local worker threads (`--jobs` = the machine's cores), and
  * - on a real redis-server (started on a free loopback port for the bench)
@@ -13,7 +13,9 @@
  * byte. Bar: with as many queue workers as local threads (the same cores),
  * the queue's overhead is under 10% for cells of a second or more.
  *
- * SCANLAB_BENCH_TABLE sets the table size (default 320MB), SCANLAB_BENCH_ROUNDS
+ * SCANLAB_BENCH_TABLE sets the table size (default 4GB, scanned by four
+ * concurrent clients: about a second and a half of one core per cell, where
+ * the simulator's warp cannot skip the steady middle), SCANLAB_BENCH_ROUNDS
  * the rounds (default 1; each configuration once per round, interleaved, the
  * median kept).
  */
@@ -24,7 +26,7 @@ import { fileURLToPath } from "node:url";
 import { redisAvailable, startRedis } from "@scanlab/queue/testing";
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "bin.js");
-const TABLE = process.env.SCANLAB_BENCH_TABLE ?? "320MB";
+const TABLE = process.env.SCANLAB_BENCH_TABLE ?? "4GB";
 const ROUNDS = Number(process.env.SCANLAB_BENCH_ROUNDS ?? 1);
 const CORES = availableParallelism();
 const BAR = 0.1;
@@ -38,6 +40,8 @@ const args = [
   "4",
   "--ram",
   "2GB",
+  "--clients",
+  "4",
   "--vary",
   "workers=0,1,2,3,4,5,6,7",
   "--vary",
@@ -130,7 +134,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const localS = median(times.get(configs[0].name));
 const oneS = median(times.get(configs[1].name));
 console.log(
-  `Queue sweeps vs local threads: ${CELLS} cells (table ${TABLE}), ${CORES} cores, median of ${ROUNDS} round${ROUNDS === 1 ? "" : "s"}:`,
+  `Queue sweeps vs local threads: ${CELLS} cells (table ${TABLE}, 4 clients), ${CORES} cores, median of ${ROUNDS} round${ROUNDS === 1 ? "" : "s"}:`,
 );
 console.log(
   `  ${"configuration".padEnd(26)} ${"wall s".padStart(8)} ${"cells/s".padStart(8)} ${"vs 1 worker".padStart(12)} ${"vs local".padStart(9)}`,
