@@ -215,7 +215,7 @@ export async function buildProgram(
     .option("--png", "with --report, also write the chart as PNG (needs @resvg/resvg-js)")
     .option(
       "--queue <URL>",
-      "run the cells on a job queue (redis://[user:password@]host:port/db, or rediss://) served by `scanlab worker` processes, instead of local threads",
+      "run the cells on a job queue served by `scanlab worker` processes instead of local threads: a URL redis://HOST:PORT/DB, or rediss:// for TLS, with USER:PASSWORD@ before the host when it needs them",
     )
     .option(
       "--sweep-id <ID>",
@@ -387,7 +387,7 @@ export async function buildProgram(
     .option("--sim-size <SIZE>", "simulate tables larger than this scaled down (default 1GB)")
     .option(
       "--queue <URL>",
-      "run the simulations on a job queue (redis://[user:password@]host:port/db) served by `scanlab worker` processes, instead of local threads",
+      "run the simulations on a job queue served by `scanlab worker` processes instead of local threads: a URL redis://HOST:PORT/DB, or rediss:// for TLS",
     )
     .addOption(jobs())
     .addOption(overBudget())
