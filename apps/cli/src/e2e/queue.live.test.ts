@@ -173,6 +173,25 @@ describe.runIf(available)("sweep --queue and worker on a real Redis", () => {
     }
   }, 900_000 /* 24 small simulations, plus the lapse of the killed worker's lock (15 s) and two stall checks */);
 
+  it("advise --queue prints the local advice's --json byte for byte", async () => {
+    const advise = ["advise", "--device", "intel-ssd-320-120gb", "--os", "freebsd-13", "--table-size", "4GB"];
+    const small = [...advise, "--sim-size", "128MB", "--cores", "2", "--ram", "8GB", "--json"];
+    const localAdvice = await runBin(small);
+    expect(localAdvice.code, localAdvice.stderr).toBe(0);
+    const workers = await Promise.all([0, 1].map(() => startWorker(redis.url)));
+    try {
+      const r = await runBin([...small, "--queue", redis.url]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(localAdvice.stdout);
+      // One line per stage, each a sweep of its own on the queue.
+      expect(r.stderr).toMatch(
+        /^(scanlab advise: queue sweep \w+: (\d+) of \2 cells done \(0 reused\), 0 failed, 0 retried\.\n)+$/,
+      );
+    } finally {
+      await stopWorkers(workers);
+    }
+  }, 900_000 /* the advice's simulations twice, locally and over two worker processes, on a loaded machine */);
+
   it("bad queue URLs: one sentence, a non-zero exit, no password", async () => {
     const small = ["sweep", ...base, "--vary", "workers=0,1"];
     const malformed = await runBin([...small, "--queue", "redis://u:hunter2@queue.example:notaport/0"]);
