@@ -96,6 +96,19 @@ const POLL_MS = 250;
  *
  * @throws QueueError for a bad URL or sweep id, an unreachable queue, refused
  * credentials, a queue lost for longer than it waits, or a cell that failed
+ * @example
+ * ```ts
+ * import { runSweepOnQueue } from "@scanlab/queue";
+ * const cells = [1, 2, 4].map((workers) => ({
+ *   name: `workers=${workers}`,
+ *   seed: 1,
+ *   machine: { cores: 4, ram: "2GB", os: "linux-5.4", device: "intel-ssd-320-120gb" },
+ *   tables: [{ name: "t", size: "64MB", tuplesPerPage: 226 }],
+ *   queries: [{ name: "q", table: "t", pg: "14", workers }],
+ * }));
+ * const run = await runSweepOnQueue(cells, { url: "redis://127.0.0.1:6379/0", sweepId: "workers-1" });
+ * console.log(run.metrics.map((m) => m?.timeS), run.progress.retried);
+ * ```
  */
 export async function runSweepOnQueue(
   scenarios: readonly unknown[],

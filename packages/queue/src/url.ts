@@ -19,8 +19,11 @@ export interface RedisTarget {
   username?: string;
   /** Password, when the URL has one. */
   password?: string;
-  /** TLS (a `rediss://` URL), checked against this server name. */
-  tls?: { servername: string };
+  /** TLS (a `rediss://` URL). */
+  tls?: {
+    /** The name the server's certificate is checked against: the URL's host. */
+    servername: string;
+  };
 }
 
 /** A parsed queue URL. */
@@ -61,6 +64,12 @@ export function redactUrls(text: string, secrets: readonly string[] = []): strin
  * number (0).
  *
  * @throws QueueError (`QUEUE_BAD_URL`) naming what is wrong, with the password redacted
+ * @example
+ * ```ts
+ * import { parseQueueUrl } from "@scanlab/queue";
+ * const q = parseQueueUrl("rediss://ci:s3cret@queue.example:6380/2");
+ * console.log(q.display, q.redis.port, q.redis.db); // rediss://ci:***@queue.example:6380/2 6380 2
+ * ```
  */
 export function parseQueueUrl(raw: string): QueueConnection {
   const shown = redactUrls(raw);

@@ -98,6 +98,14 @@ export function checkCell(data: unknown, jobId: string | undefined, now = Date.n
  * did once it has closed.
  *
  * @throws QueueError when the queue cannot be reached or refuses the credentials
+ * @example
+ * ```ts
+ * import { runWorker } from "@scanlab/queue";
+ * const stop = new AbortController();
+ * process.once("SIGTERM", () => stop.abort()); // finish the running cells, then close
+ * const done = await runWorker({ url: "redis://127.0.0.1:6379/0", signal: stop.signal, log: console.error });
+ * console.log(done); // { done: 48, failed: 0 }
+ * ```
  */
 export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> {
   const conn = parseQueueUrl(options.url);
