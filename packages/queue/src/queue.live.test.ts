@@ -2,7 +2,8 @@
  * The queue against a real redis-server (started on a free loopback port in
  * a temporary directory, stopped afterwards): cells run by in-process
  * workers give the very metrics of a local simulation, a sweep started again
- * reuses them, an invalid scenario fails once and is not retried, and the
+ * reuses them, connections cut by Redis are re-established without loss, an
+ * invalid scenario fails once and is not retried, and the
  * ways of not reaching the queue are told apart, without the password.
  *
  * Without redis-server the file is skipped, except under
@@ -12,6 +13,7 @@
 import { cellHash, cellJobId, INVALID_CELL, QueueError, runSweepOnQueue, runWorker } from "@scanlab/queue";
 import { cellsQueue, freePort, redisAvailable, startRedis, type TestRedis } from "@scanlab/queue/testing";
 import { rowMetrics, type ScenarioInput, simulate } from "@scanlab/simulator";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const available = redisAvailable();
@@ -75,6 +77,37 @@ describe.runIf(available)("the queue on a real Redis", () => {
     expect(again.progress).toMatchObject({ total: 4, done: 4, reused: 4 });
     expect(again.metrics).toEqual(first.metrics);
   }, 300_000 /* six small simulations on two threads of a loaded 2-core machine, and Redis round trips */);
+
+  it("rides out dropped connections: every client of the sweep and its workers cut twice mid-sweep", async () => {
+    const cells = [0, 1, 2, 3, 4, 5].map((w) => cell(w, 9));
+    const admin = new Redis(redis.url);
+    try {
+      let cuts = 0;
+      const killed: Promise<unknown>[] = [];
+      const run = await withWorkers(redis.url, 2, () =>
+        runSweepOnQueue(cells, {
+          url: redis.url,
+          sweepId: "blip",
+          onProgress: (p) => {
+            // After the first and the third finished cell, Redis drops every other client (as a restart or a network blip would).
+            if ((p.done >= 1 && cuts === 0) || (p.done >= 3 && cuts === 1)) {
+              cuts++;
+              killed.push(admin.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"));
+            }
+          },
+        }),
+      );
+      expect(cuts).toBe(2);
+      // Each cut closed connections of the sweep and the workers (CLIENT KILL answers how many).
+      for (const n of await Promise.all(killed)) expect(Number(n)).toBeGreaterThan(0);
+      expect(run.progress).toMatchObject({ total: 6, done: 6, failed: 0 });
+      cells.forEach((c, i) => {
+        expect(run.metrics[i]).toEqual(rowMetrics(simulate(c), c));
+      });
+    } finally {
+      admin.disconnect();
+    }
+  }, 300_000 /* six small simulations and the clients' reconnections on a loaded machine */);
 
   it("fails an invalid scenario once, with its reason, and leaves the queue consistent", async () => {
     // A producer that does not validate (scanlab's CLI does) puts a bad cell on the queue.
