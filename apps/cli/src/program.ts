@@ -213,6 +213,14 @@ export async function buildProgram(
     .option("--baseline <VALUE>", "the column the percentages are of (default: the first value)")
     .option("--report <DIR>", "write the chart (SVG), sweep.html and sweep.json into DIR")
     .option("--png", "with --report, also write the chart as PNG (needs @resvg/resvg-js)")
+    .option(
+      "--queue <URL>",
+      "run the cells on a job queue served by `scanlab worker` processes instead of local threads: a URL redis://HOST:PORT/DB, or rediss:// for TLS, with USER:PASSWORD@ before the host when it needs them",
+    )
+    .option(
+      "--sweep-id <ID>",
+      "with --queue, the sweep's id (default: derived from its cells); the same id again reuses the finished cells",
+    )
     .addOption(jobs())
     .addOption(overBudget())
     .addOption(seed())
@@ -224,10 +232,31 @@ export async function buildProgram(
         "scanlab sweep --workload bitmap --dataset sequential --selectivity 17% --table-size 4GB --ram 1GB --vary effective-io-concurrency=0,1,2,4,8,16,32,64 --vary device=intel-ssd-320-120gb,raid0-6x-intel-s3600-100gb",
         "scanlab sweep --table-size 20GB --vary workers=0,1,2,4,8 --vary allocator=pg11,pg14 --report out/",
         "scanlab sweep t.json --vary read-ahead-kb=128,512,2048 --json",
+        "# on a job queue, with `scanlab worker --queue URL` running on other machines",
+        "scanlab sweep t.json --vary workers=0,1,2,4 --vary read-ahead-kb=128,512,2048 --queue redis://queue.example:6379/0 --sweep-id ra-1",
       ]),
     )
     .action(async (file: string | undefined, opts) =>
       done(await (await import("./commands/sweep.js")).sweepCommand(ctxFor(!!opts.json), file, opts)),
+    );
+
+  program
+    .command("worker")
+    .summary("run sweep cells from a job queue until stopped (SIGINT or SIGTERM)")
+    .description(
+      "Serve a job queue (BullMQ on Redis) that `scanlab sweep --queue` puts cells on: run each cell, a scenario checked like a scenario file, on a thread, and store its result on the queue. Start any number of workers on any number of machines, all with the same scanlab version. Stops on SIGINT or SIGTERM after finishing its running cells (exit 0); a second signal quits at once, and the queue hands those cells to another worker.",
+    )
+    .requiredOption("--queue <URL>", "the queue: redis://[user:password@]host:port/db, or rediss:// for TLS")
+    .addOption(jobs())
+    .addHelpText(
+      "after",
+      examples([
+        "scanlab worker --queue redis://queue.example:6379/0",
+        "scanlab worker --queue rediss://scanlab:$QUEUE_PASSWORD@queue.example:6380/0 --jobs 2",
+      ]),
+    )
+    .action(async (opts) =>
+      done(await (await import("./commands/worker.js")).workerCommand(ctxFor(false), opts)),
     );
 
   program
@@ -381,6 +410,10 @@ export async function buildProgram(
     .option("--selectivity <FRACTION>", "bitmap: share of pages read (default 5%)")
     .option("--clients <N>", "concurrent identical queries (default 1)")
     .option("--sim-size <SIZE>", "simulate tables larger than this scaled down (default 1GB)")
+    .option(
+      "--queue <URL>",
+      "run the simulations on a job queue served by `scanlab worker` processes instead of local threads: a URL redis://HOST:PORT/DB, or rediss:// for TLS",
+    )
     .addOption(jobs())
     .addOption(overBudget())
     .addOption(seed())

@@ -30,7 +30,18 @@ function isAbort(e: unknown): boolean {
 
 /** The command name as commander reports it in an error (for the "see --help" hint). */
 function commandPath(argv: readonly string[]): string {
-  const names = ["reproduce", "simulate", "sweep", "scan", "calibrate", "lab", "advise", "profiles", "trace"];
+  const names = [
+    "reproduce",
+    "simulate",
+    "sweep",
+    "worker",
+    "scan",
+    "calibrate",
+    "lab",
+    "advise",
+    "profiles",
+    "trace",
+  ];
   const first = invokedCommand(argv);
   if (first === null || !names.includes(first)) return "scanlab";
   if (first === "trace" && argv.includes("import")) return "scanlab trace import";

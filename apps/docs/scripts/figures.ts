@@ -367,6 +367,7 @@ function main(): void {
   writeFragment("cli-scan-help", help("scan"));
   writeFragment("cli-calibrate-help", help("calibrate"));
   writeFragment("cli-advise-help", help("advise"));
+  writeFragment("cli-worker-help", help("worker"));
   const adviseArgs = [
     "advise",
     "--device",

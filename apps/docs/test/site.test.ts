@@ -67,6 +67,16 @@ describe("the built site", () => {
     });
   }
 
+  it("sweeps-across-machines: the page is built with the worker's generated help and the commands", () => {
+    const html = readFileSync(join(dist, "guides", "sweeps-across-machines.html"), "utf8");
+    expect(html).not.toContain("@include");
+    // Code is highlighted token by token: read the text without its tags.
+    const text = html.replace(/<[^>]+>/g, "");
+    expect(text).toContain("$ scanlab worker --help");
+    expect(text).toMatch(/scanlab sweep --table-size[^$]*--queue/);
+    expect(text).toMatch(/scanlab worker --queue/);
+  });
+
   it("faithful: the conformance matrix has a column for every version with a server, the mapping a row for every version --pg takes", () => {
     const html = readFileSync(join(dist, "guides", "faithful.html"), "utf8");
     const matrix = html.slice(html.indexOf('id="the-postgresql-conformance-matrix"'));

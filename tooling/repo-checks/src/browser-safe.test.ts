@@ -12,7 +12,14 @@ import { publishedPackages } from "@scanlab/release-checks/workspace";
 import { describe, expect, it } from "vitest";
 
 // @scanlab/lab runs PostgreSQL servers and reads the device: Node-only like file-scan.
-const NODE_ONLY = new Set(["@scanlab/file-scan", "@scanlab/host", "@scanlab/lab", "scanlab"]);
+// @scanlab/queue talks to Redis over TCP and runs cells on worker threads.
+const NODE_ONLY = new Set([
+  "@scanlab/file-scan",
+  "@scanlab/host",
+  "@scanlab/lab",
+  "@scanlab/queue",
+  "scanlab",
+]);
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 
 /** All files reachable from an entry through relative imports (tsup splits chunks). */

@@ -5,7 +5,8 @@
  * The advice itself (the stages, the tolerances, scaling a large table down,
  * the one gain convention of every row) is `advise` of @scanlab/advisor;
  * this command builds the scenario from its flags, runs the advice's
- * simulations on worker threads with a progress bar and the work budget,
+ * simulations on worker threads (or, with `--queue URL`, on a job queue's
+ * workers, each stage a sweep of its own) with a progress bar and the work budget,
  * and prints the rows, each with the `scanlab sweep` command that shows it
  * at full size.
  */
@@ -20,7 +21,7 @@ import {
 import type { RowMetrics, ScenarioInput } from "@scanlab/simulator";
 import type { Ctx } from "../context.js";
 import { toJson } from "../context.js";
-import { EXIT } from "../errors.js";
+import { CliError, EXIT } from "../errors.js";
 import { parseChoice, parseSizeFlag } from "../options.js";
 import { gapPct, seconds } from "../output/format.js";
 import { Bars } from "../output/progress.js";
@@ -36,6 +37,7 @@ import {
 import { checkBudget, estimateScenario, fractionDone, isLong } from "../work-budget.js";
 import { parseJobs, runPool } from "../workers/pool.js";
 import type { SimulateAnswer, SimulateTask } from "../workers/protocol.js";
+import { runOnQueue } from "./queue-run.js";
 import { parseSeed, validateScenario } from "./scenario-input.js";
 
 /** Options of `advise`. */
@@ -50,6 +52,8 @@ export interface AdviseFlags extends Record<string, unknown> {
   seed?: string;
   json?: boolean;
   overBudget?: boolean;
+  /** `--queue URL`: run the simulations on a job queue instead of local threads. */
+  queue?: string;
 }
 
 /**
@@ -126,7 +130,23 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
   const fullCommand = `scanlab sweep ${formatFlags(userFlags)}`;
 
   let long = false;
+  if (flags.queue !== undefined && flags.jobs !== undefined)
+    throw new CliError(
+      "CLI_CONFLICT",
+      "--jobs sets local threads, and --queue runs the simulations on queue workers instead: give the workers --jobs.",
+    );
+  const queue = flags.queue;
   const run: AdviceRunner = async (scenarios, stage) => {
+    if (queue !== undefined) {
+      // Each stage is a sweep of its own on the queue, its id derived from its cells: the same advice resumes.
+      const onQueue = await runOnQueue(ctx, scenarios, {
+        command: "advise",
+        url: queue,
+        overBudget: flags.overBudget === true,
+        label: (i) => `advise ${stage.name} ${stage.points[i] ?? `simulation ${i + 1}`}`,
+      });
+      return onQueue.metrics.map((m) => m ?? null);
+    }
     const tasks: SimulateTask[] = scenarios.map((scenario) => ({ kind: "simulate", scenario, full: false }));
     const estimates = long ? tasks.map((t) => estimateScenario(t.scenario)) : [];
     const bars = Bars.start(ctx, `advise: ${stage.name.padEnd(24)} {bar} {value}/{total}`, { long });

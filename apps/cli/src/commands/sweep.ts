@@ -1,7 +1,9 @@
 /**
  * `scanlab sweep --vary NAME=V1,V2,... [--vary NAME2=...]`: one scenario
  * (file and/or flags) simulated at every combination of one or two varied
- * settings, spread over the machine's cores with worker threads, printed as
+ * settings, spread over the machine's cores with worker threads (or, with
+ * `--queue URL`, over `scanlab worker` processes on any machines: see
+ * queue-run.ts; the output is the same, byte for byte), printed as
  * the table of Vondra's 2022 benchmark (pgsql-hackers, “Re: effective_io_concurrency and NVMe devices”): a time per cell and the percentage of a baseline column
  * (the first value of the first varied setting, or `--baseline`), green when
  * faster and red when slower on a terminal. `--report DIR` adds a chart.
@@ -35,6 +37,7 @@ import {
 import { checkBudget, estimateScenario, fractionDone, isLong } from "../work-budget.js";
 import { parseJobs, runPool } from "../workers/pool.js";
 import type { SimulateAnswer, SimulateTask } from "../workers/protocol.js";
+import { runOnQueue } from "./queue-run.js";
 import { buildScenario, validateScenario } from "./scenario-input.js";
 
 /** One varied setting: a sweep axis of scenario flag values, with the text each was given as. */
@@ -92,6 +95,10 @@ export interface SweepFlags extends Record<string, unknown> {
   json?: boolean;
   seed?: string;
   overBudget?: boolean;
+  /** `--queue URL`: run the cells on a job queue instead of local threads. */
+  queue?: string;
+  /** `--sweep-id ID` (with --queue). */
+  sweepId?: string;
 }
 
 /** Colours a percentage of the baseline: faster green, slower red. */
@@ -130,6 +137,13 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
     }
   }
   const jobs = parseJobs(flags.jobs);
+  if (flags.sweepId !== undefined && flags.queue === undefined)
+    throw new CliError("CLI_CONFLICT", "--sweep-id names a sweep on a job queue: give --queue URL with it.");
+  if (flags.queue !== undefined && flags.jobs !== undefined)
+    throw new CliError(
+      "CLI_CONFLICT",
+      "--jobs sets local threads, and --queue runs the cells on queue workers instead: give the workers --jobs.",
+    );
   const { base, flags: fixedFlags, seed } = buildScenario(file, flags);
   const cols = varies[0]!;
   const rowsVary = varies[1] ?? null;
@@ -175,44 +189,26 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
   const png = await pngRenderer(flags);
   // After the budget: a refused sweep leaves no report directory behind.
   const reportDir = flags.report === undefined ? null : prepareReportDir(flags.report);
-  const bars = Bars.start(ctx, "sweep {bar} {percentage}% {step}", { long: isLong(estimates) });
-  const scale = 1000;
-  const update = bars.add(tasks.length * scale, { step: `0/${tasks.length} points` });
-  let done = 0;
-  const finished = new Set<number>();
-  let slotsSeen: readonly Float64Array[] = [];
-  const redraw = () => {
-    let value = 0;
-    estimates.forEach((e, i) => {
-      value += finished.has(i)
-        ? scale
-        : slotsSeen[i]
-          ? Math.floor(scale * fractionDone(e, slotsSeen[i]!))
-          : 0;
-    });
-    update(value, { step: `${done}/${tasks.length} points` });
-  };
-  ctx.interrupt.catch();
   let answers: (SimulateAnswer | undefined)[];
-  try {
-    answers = (await runPool(tasks, {
-      jobs,
-      flag: ctx.interrupt.flag,
-      onDone: (i) => {
-        done++;
-        finished.add(i);
-        redraw();
+  if (flags.queue === undefined) answers = await runLocal(ctx, tasks, estimates, jobs);
+  else {
+    const run = await runOnQueue(
+      ctx,
+      tasks.map((t) => t.scenario),
+      {
+        command: "sweep",
+        url: flags.queue,
+        sweepId: flags.sweepId,
+        overBudget: flags.overBudget === true,
+        label: (i) => `sweep point ${plan.cells[i]!.label}`,
       },
-      onProgress: bars.drawn
-        ? (slots) => {
-            slotsSeen = slots;
-            redraw();
-          }
-        : undefined,
-    })) as (SimulateAnswer | undefined)[];
-  } finally {
-    bars.stop();
-    ctx.interrupt.release();
+    );
+    // The same answers a local thread gives: the metrics, bit for bit.
+    answers = run.metrics.map((metrics): SimulateAnswer | undefined =>
+      metrics === undefined
+        ? undefined
+        : { kind: "simulate", metrics, result: null, interrupted: false, wallMs: 0 },
+    );
   }
   answers.forEach((a, i) => {
     if (a !== undefined && !a.interrupted) points[i]!.metrics = a.metrics;
@@ -312,4 +308,51 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
       ctx.out(`Chart: ${reportDir}/sweep.svg${png === null ? "" : ", sweep.png"}, sweep.html`);
   }
   return interrupted ? ctx.interrupt.exitCode : EXIT.ok;
+}
+
+/** Runs the sweep's cells on local worker threads, with a progress bar. */
+async function runLocal(
+  ctx: Ctx,
+  tasks: SimulateTask[],
+  estimates: ReturnType<typeof estimateScenario>[],
+  jobs: number | undefined,
+): Promise<(SimulateAnswer | undefined)[]> {
+  const bars = Bars.start(ctx, "sweep {bar} {percentage}% {step}", { long: isLong(estimates) });
+  const scale = 1000;
+  const update = bars.add(tasks.length * scale, { step: `0/${tasks.length} points` });
+  let done = 0;
+  const finished = new Set<number>();
+  let slotsSeen: readonly Float64Array[] = [];
+  const redraw = () => {
+    let value = 0;
+    estimates.forEach((e, i) => {
+      value += finished.has(i)
+        ? scale
+        : slotsSeen[i]
+          ? Math.floor(scale * fractionDone(e, slotsSeen[i]!))
+          : 0;
+    });
+    update(value, { step: `${done}/${tasks.length} points` });
+  };
+  ctx.interrupt.catch();
+  try {
+    return (await runPool(tasks, {
+      jobs,
+      flag: ctx.interrupt.flag,
+      onDone: (i) => {
+        done++;
+        finished.add(i);
+        redraw();
+      },
+      onProgress: bars.drawn
+        ? (slots) => {
+            slotsSeen = slots;
+            redraw();
+          }
+        : undefined,
+    })) as (SimulateAnswer | undefined)[];
+  } finally {
+    bars.stop();
+    ctx.interrupt.release();
+  }
 }

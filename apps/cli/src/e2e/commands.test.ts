@@ -18,6 +18,7 @@ describe("help and version", () => {
     ["reproduce"],
     ["simulate"],
     ["sweep"],
+    ["worker"],
     ["scan"],
     ["calibrate"],
     ["lab"],

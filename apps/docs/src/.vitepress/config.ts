@@ -40,6 +40,7 @@ export default defineConfig({
             { text: "Synchronized scans", link: "/guides/synchronized-scans" },
             { text: "Should I change effective_io_concurrency?", link: "/guides/effective-io-concurrency" },
             { text: "Measure your own disk", link: "/guides/measure-your-disk" },
+            { text: "Sweeps across machines", link: "/guides/sweeps-across-machines" },
             { text: "How faithful is scanlab?", link: "/guides/faithful" },
           ],
         },

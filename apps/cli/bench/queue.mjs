@@ -1,0 +1,158 @@
+/**
+ * Sweeps on the job queue against local threads, side by side in one run:
+ * the same 48-cell sweep (`--vary workers=0..7 --vary read-ahead-kb=128..4096`
+ * with four concurrent clients on a table sized for cells of a second or more) run
+ *
+ * - on local worker threads (`--jobs` = the machine's cores), and
+ * - on a real redis-server (started on a free loopback port for the bench)
+ *   served by 1, 2 and 4 `scanlab worker --jobs 1` processes,
+ *
+ * each with a fresh sweep id (nothing reused). Printed: wall time, cells per
+ * second, the speed-up over one queue worker, and the ratio to local
+ * threads; every queue run's `--json` must equal the local run's, byte for
+ * byte. Bar: with as many queue workers as local threads (the same cores),
+ * the queue's overhead is under 10% for cells of a second or more.
+ *
+ * SCANLAB_BENCH_TABLE sets the table size (default 4GB, scanned by four
+ * concurrent clients: about a second and a half of one core per cell, where
+ * the simulator's warp cannot skip the steady middle), SCANLAB_BENCH_ROUNDS
+ * the rounds (default 1; each configuration once per round, interleaved, the
+ * median kept).
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { availableParallelism } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { redisAvailable, startRedis } from "@scanlab/queue/testing";
+
+const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "bin.js");
+const TABLE = process.env.SCANLAB_BENCH_TABLE ?? "4GB";
+const ROUNDS = Number(process.env.SCANLAB_BENCH_ROUNDS ?? 1);
+const CORES = availableParallelism();
+const BAR = 0.1;
+const args = [
+  "sweep",
+  "--table-size",
+  TABLE,
+  "--device",
+  "intel-ssd-320-120gb",
+  "--cores",
+  "4",
+  "--ram",
+  "2GB",
+  "--clients",
+  "4",
+  "--vary",
+  "workers=0,1,2,3,4,5,6,7",
+  "--vary",
+  "read-ahead-kb=128,256,512,1024,2048,4096",
+  "--json",
+];
+const CELLS = 48;
+
+if (!redisAvailable()) {
+  console.log("queue bench: redis-server is not installed (apt-get install redis-server); skipped.");
+  process.exit(0);
+}
+
+/** Runs the CLI, returns wall seconds and stdout. */
+function timed(extra) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, [BIN, ...args, ...extra], { encoding: "utf8", maxBuffer: 64 << 20 });
+  const s = Number(process.hrtime.bigint() - t0) / 1e9;
+  if (r.status !== 0)
+    throw new Error(`scanlab ${[...args, ...extra].join(" ")} exited ${r.status}: ${r.stderr}`);
+  return { s, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Starts n workers and resolves once each serves the queue. */
+async function startWorkers(url, n) {
+  return Promise.all(
+    Array.from({ length: n }, () => {
+      const child = spawn(process.execPath, [BIN, "worker", "--queue", url, "--jobs", "1"], {
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      let err = "";
+      return new Promise((resolve, reject) => {
+        child.stderr.setEncoding("utf8").on("data", (d) => {
+          err += d;
+          if (/ as worker /.test(err)) resolve(child);
+        });
+        child.once("exit", (code) => reject(new Error(`worker exited ${code}: ${err}`)));
+      });
+    }),
+  );
+}
+
+async function stopWorkers(children) {
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise((resolve) => {
+          c.removeAllListeners("exit");
+          c.once("exit", resolve);
+          c.kill("SIGTERM");
+        }),
+    ),
+  );
+}
+
+const redis = await startRedis();
+const configs = [
+  { name: `local threads (--jobs ${CORES})`, workers: 0 },
+  ...[1, 2, 4].map((n) => ({ name: `queue, ${n} worker${n === 1 ? "" : "s"}`, workers: n })),
+];
+const times = new Map(configs.map((c) => [c.name, []]));
+let local = null;
+const mismatches = [];
+let sweep = 0;
+try {
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const c of configs) {
+      if (c.workers === 0) {
+        const r = timed(["--jobs", String(CORES)]);
+        local ??= r.stdout;
+        if (r.stdout !== local) mismatches.push(`${c.name} round ${round + 1}`);
+        times.get(c.name).push(r.s);
+        continue;
+      }
+      const workers = await startWorkers(redis.url, c.workers);
+      try {
+        const r = timed(["--queue", redis.url, "--sweep-id", `bench-${process.pid}-${++sweep}`]);
+        if (local !== null && r.stdout !== local) mismatches.push(`${c.name} round ${round + 1}`);
+        times.get(c.name).push(r.s);
+      } finally {
+        await stopWorkers(workers);
+      }
+    }
+  }
+} finally {
+  await redis.stop();
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const localS = median(times.get(configs[0].name));
+const oneS = median(times.get(configs[1].name));
+console.log(
+  `Queue sweeps vs local threads: ${CELLS} cells (table ${TABLE}, 4 clients), ${CORES} cores, median of ${ROUNDS} round${ROUNDS === 1 ? "" : "s"}:`,
+);
+console.log(
+  `  ${"configuration".padEnd(26)} ${"wall s".padStart(8)} ${"cells/s".padStart(8)} ${"vs 1 worker".padStart(12)} ${"vs local".padStart(9)}`,
+);
+for (const c of configs) {
+  const s = median(times.get(c.name));
+  console.log(
+    `  ${c.name.padEnd(26)} ${s.toFixed(1).padStart(8)} ${(CELLS / s).toFixed(2).padStart(8)} ${c.workers === 0 ? "".padStart(12) : `${(oneS / s).toFixed(2)}x`.padStart(12)} ${`${(localS / s).toFixed(2)}x`.padStart(9)}`,
+  );
+}
+console.log(
+  `  --json identical to local threads: ${mismatches.length === 0 ? "yes, every run" : `NO (${mismatches.join(", ")})`}`,
+);
+const same = configs.find((c) => c.workers === CORES);
+if (same !== undefined) {
+  const overhead = median(times.get(same.name)) / localS - 1;
+  console.log(
+    `  bar: ${CORES} queue workers vs ${CORES} local threads (same cores), overhead under ${BAR * 100}%: ${(overhead * 100).toFixed(1)}%: ${overhead < BAR ? "met" : "NOT met"}`,
+  );
+}
+if (mismatches.length > 0) process.exitCode = 1;
