@@ -97,6 +97,22 @@ describe("each published package installs alone and its README example runs", ()
           expect(stdout.length, `${bin} --help prints usage`).toBeGreaterThan(0);
         }
       }
+      if (name === "scanlab") {
+        // The queue backend is a package of its own: without it, --queue is one sentence naming it.
+        const worker = await run(
+          "npx",
+          ["--no-install", "scanlab", "worker", "--queue", "redis://127.0.0.1:1/0"],
+          {
+            cwd: dir,
+            timeout: 60_000,
+          },
+        ).then(
+          () => ({ code: 0, stderr: "" }),
+          (e: { code: number; stderr: string }) => e,
+        );
+        expect(worker.code).toBe(2);
+        expect(worker.stderr).toMatch(/^scanlab: .*npm install @scanlab\/queue.*\n$/);
+      }
       if (example === undefined) {
         // A CLI may document itself with shell examples only; a library may not.
         expect(pkg.manifest.bin, `${name}: README has no fenced \`\`\`ts example`).toBeDefined();

@@ -10,6 +10,29 @@ import type { Ctx } from "../context.js";
 import { CliError, isUserError } from "../errors.js";
 import { Bars } from "../output/progress.js";
 
+/** The queue's module. */
+export type QueueModule = typeof import("@scanlab/queue");
+
+/** The command that adds the queue backend beside scanlab. */
+export const QUEUE_INSTALL = "npm install @scanlab/queue";
+
+/**
+ * Loads @scanlab/queue, or refuses `--queue` (and `worker`) in one sentence.
+ * It is a package of its own, installed beside scanlab by those who run
+ * sweeps across machines: BullMQ and the Redis client would double the size
+ * of every other user's install.
+ */
+export async function loadQueue(): Promise<QueueModule> {
+  try {
+    return await import("@scanlab/queue");
+  } catch {
+    throw new CliError(
+      "CLI_QUEUE_UNAVAILABLE",
+      `a job queue needs the package @scanlab/queue, which is not installed: run "${QUEUE_INSTALL}" beside scanlab (the same version), or leave out --queue to run on this machine's threads.`,
+    );
+  }
+}
+
 /** Options of {@link runOnQueue}. */
 export interface QueueRunFlags {
   /** The command, for its lines on stderr ("sweep", "advise"). */
@@ -33,7 +56,7 @@ export interface QueueRunResult {
 /** Any error of a queue run as a user error whose text shows no password. */
 export async function queueFailure(e: unknown, url: string): Promise<unknown> {
   if (isUserError(e)) return e;
-  const { redactUrls, parseQueueUrl } = await import("@scanlab/queue");
+  const { redactUrls, parseQueueUrl } = await loadQueue();
   let secrets: readonly string[] = [];
   try {
     secrets = parseQueueUrl(url).secrets;
@@ -52,7 +75,7 @@ export async function runOnQueue(
   scenarios: readonly ScenarioInput[],
   flags: QueueRunFlags,
 ): Promise<QueueRunResult> {
-  const { QueueError, runSweepOnQueue } = await import("@scanlab/queue");
+  const { QueueError, runSweepOnQueue } = await loadQueue();
   const bars = Bars.start(ctx, `${flags.command} {bar} {value}/{total} cells {step}`, {});
   const update = bars.add(scenarios.length, { step: "" });
   ctx.interrupt.catch();

@@ -12,7 +12,7 @@
 import type { Ctx } from "../context.js";
 import { EXIT } from "../errors.js";
 import { parseJobs } from "../workers/pool.js";
-import { queueFailure } from "./queue-run.js";
+import { loadQueue, queueFailure } from "./queue-run.js";
 
 /** Options of `worker`. */
 export interface WorkerFlags extends Record<string, unknown> {
@@ -23,7 +23,7 @@ export interface WorkerFlags extends Record<string, unknown> {
 /** Runs `worker`. */
 export async function workerCommand(ctx: Ctx, flags: WorkerFlags): Promise<number> {
   const jobs = parseJobs(flags.jobs);
-  const { runWorker } = await import("@scanlab/queue");
+  const { runWorker } = await loadQueue();
   ctx.interrupt.catch();
   try {
     await runWorker({
