@@ -534,6 +534,8 @@ export class FlashQueueModel implements DeviceModel {
   }
 
   private serve(offsetBytes: number, bytes: number, nowUs: number): number {
+    // No read-ahead (NVMe, unknown interface, fitted, or off): no stream to follow.
+    if (this.halfBytes === 0) return this.queue.serve(offsetBytes, bytes, nowUs);
     const endByte = offsetBytes + bytes;
     if (offsetBytes === this.lastEndByte) this.sequentialRun++;
     else {
