@@ -32,7 +32,7 @@ const intelSsd320: DeviceProfileInput = {
   title: "Intel SSD 320 Series 120 GB (SATA 3 Gb/s, 25 nm MLC)",
   basis: "datasheet",
   sources: [
-    "apps/docs/src/reference/storage-device-models.md#intel-ssd-320: latency 'average sequential' read 75 us (typ) [D] Intel 325152-001US",
+    "apps/docs/src/reference/storage-device-models.md#intel-ssd-320: latency 'average sequential' read 75 us (typ) [D] Intel 325152-001US (https://pdf.datasheet.directory/ac90b190/intel.com/SSDSA2CW080G3K5.html)",
     "apps/docs/src/reference/storage-device-models.md#intel-ssd-320: sustained seq read, series max (Iometer QD32) 270 MB/s [D] Intel 325152-001US",
     "apps/docs/src/reference/storage-device-models.md#intel-ssd-320: random 4 KB read, 120 GB (QD32) 38 000 IOPS [S] AnandTech 'The Intel SSD 320 Review' 2011-03-28",
     "apps/docs/src/reference/storage-device-models.md#intel-ssd-320: link payload ceiling 300 MB/s [D] Intel support note CS-009260",
@@ -43,7 +43,10 @@ const intelSsd320: DeviceProfileInput = {
     "(the size is not stated). Sequential read is the series maximum (270 MB/s); no 120 GB-specific read figure " +
     "was retrieved. Random IOPS is the 120 GB model's 38 000 (secondary source) rather than the series maximum " +
     "39 500. By Little's law 38 000 IOPS at ~75 us needs only ~3 reads in flight: the model has 2 internal units " +
-    "(flash-queue.ts), whatever the 10 NAND channels. In-drive read-ahead is unknown (apps/docs/src/reference/storage-device-models.md#intel-ssd-320): off. " +
+    "(flash-queue.ts), whatever the 10 NAND channels. No second random-read size is quoted: the per-command time " +
+    "is the SATA class value (SATA_COMMAND_US, flash-queue.ts). In-drive read-ahead is not documented " +
+    "(apps/docs/src/reference/storage-device-models.md#intel-ssd-320): the sata-ssd class assumption " +
+    "(SATA_CONTROLLER_READ_AHEAD, flash-queue.ts). " +
     LINUX_MAX_IO,
   maxIoBytes: 512 * KiB,
   capacityBytes: 111 * 1024 * MiB,
@@ -66,13 +69,14 @@ const intelDcS3700: DeviceProfileInput = {
     "apps/docs/src/reference/storage-device-models.md#intel-dc-s3700-and-s3610: DC S3700 latency 'average sequential' read 50 us (typ) [D] S3700 product spec (docslib.org/doc/12283368)",
     "apps/docs/src/reference/storage-device-models.md#intel-dc-s3700-and-s3610: DC S3700 seq read, series max 500 MB/s [D] S3700 product spec",
     "apps/docs/src/reference/storage-device-models.md#intel-dc-s3700-and-s3610: DC S3700 random 4 KB read, QD32, full LBA span 75 000 IOPS [D] S3700 product spec",
+    "apps/docs/src/reference/storage-device-models.md#intel-dc-s3700-and-s3610: DC S3700 random 8 KB read, QD32 47 500 IOPS [D] S3700 product spec (https://docslib.org/doc/12283368)",
     "apps/docs/src/reference/storage-device-models.md#intel-dc-s3700-and-s3610: DC S3700 100 GB = SSDSC2BA100G3 [D]; link payload ceiling ~600 MB/s [I] (6 Gb/s, 8b/10b)",
   ],
   note:
     "Series-maximum read figures (no 100 GB-specific read figure was retrieved). The 50 us latency is taken as a " +
-    "4 KiB read at QD1. The datasheet's random 8 KB read (47 500 IOPS at QD32) is not a model input: the model " +
-    "gives min(75 000, 500 MB/s / 8 KiB) = 61 000 for 8 KiB reads, a known gap of +28 %. In-drive read-ahead is " +
-    "not specified: off. " +
+    "4 KiB read at QD1. The datasheet's random 8 KB read (47 500 IOPS at QD32) sets the per-command time " +
+    "(10^6 / 47 500 - 8192 / 500 = 4.67 us, flash-queue.ts). In-drive read-ahead is not specified: the sata-ssd " +
+    "class assumption (SATA_CONTROLLER_READ_AHEAD, flash-queue.ts). " +
     LINUX_MAX_IO,
   maxIoBytes: 512 * KiB,
   capacityBytes: 100_000_000_000,
@@ -80,6 +84,8 @@ const intelDcS3700: DeviceProfileInput = {
   sequentialReadBytesPerSecond: 500 * MB_PER_S,
   randomReadIops: 75_000,
   randomReadQueueDepth: 32,
+  secondRandomReadIops: 47_500,
+  secondRandomReadBlockBytes: 8 * KiB,
   linkBytesPerSecond: 600 * MB_PER_S,
 };
 
@@ -92,12 +98,14 @@ const intelDcS3610: DeviceProfileInput = {
     "apps/docs/src/reference/storage-device-models.md#intel-dc-s3700-and-s3610: DC S3610 latency 'average sequential' read 55 us (typ) [D] S3610 spec 331342-005US",
     "apps/docs/src/reference/storage-device-models.md#intel-dc-s3700-and-s3610: DC S3610 seq read, series max 550 MB/s [D] S3610 spec 331342-005US",
     "apps/docs/src/reference/storage-device-models.md#intel-dc-s3700-and-s3610: DC S3610 random 4 KB read, QD32, full LBA span 84 000 IOPS [D] S3610 spec 331342-005US",
+    "apps/docs/src/reference/storage-device-models.md#intel-dc-s3700-and-s3610: DC S3610 random 8 KB read, QD32 52 000 IOPS [D] S3610 spec 331342-005US (manualmachine.com mirror; no URL recorded)",
     "apps/docs/src/reference/storage-device-models.md#intel-dc-s3700-and-s3610: DC S3610 100 GB = SSDSC2BX100G401 [R]; link payload ceiling ~600 MB/s [I]",
   ],
   note:
     "Series-maximum read figures; the 100 GB model's existence is recalled [R], not re-read. The 55 us latency " +
-    "is taken as a 4 KiB read at QD1. Random 8 KB read (52 000 IOPS at QD32) is not a model input: the model " +
-    "gives min(84 000, 550 MB/s / 8 KiB) = 67 000. In-drive read-ahead is not specified: off. " +
+    "is taken as a 4 KiB read at QD1. The random 8 KB read (52 000 IOPS at QD32) sets the per-command time " +
+    "(10^6 / 52 000 - 8192 / 550 = 4.34 us, flash-queue.ts). In-drive read-ahead is not specified: the sata-ssd " +
+    "class assumption (SATA_CONTROLLER_READ_AHEAD, flash-queue.ts). " +
     LINUX_MAX_IO,
   maxIoBytes: 512 * KiB,
   capacityBytes: 100_000_000_000,
@@ -105,6 +113,8 @@ const intelDcS3610: DeviceProfileInput = {
   sequentialReadBytesPerSecond: 550 * MB_PER_S,
   randomReadIops: 84_000,
   randomReadQueueDepth: 32,
+  secondRandomReadIops: 52_000,
+  secondRandomReadBlockBytes: 8 * KiB,
   linkBytesPerSecond: 600 * MB_PER_S,
 };
 

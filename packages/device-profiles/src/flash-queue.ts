@@ -28,11 +28,24 @@
  *   B  sequential read bandwidth at a deep queue (the data path's rate)
  *   R  maximum random-read IOPS, reached at queue depth Q_R
  *
- * - The data path moves B bytes/s. A b-byte read holds it for b / B: that is
- *   the sequential ceiling, reached whenever enough large reads are queued.
- *   No datasheet gives a per-command time, so c = 0 for datasheet profiles.
- * - At queue depth 1 nothing waits, so L = fixed + unitBusy + b_L / B. The
- *   time a small read spends outside the data path is budget = L - b_L / B.
+ * - The data path moves B bytes/s. A b-byte read holds it for c + b / B: that
+ *   is the sequential ceiling, reached whenever enough large reads are queued,
+ *   and the reason small reads saturate at fewer bytes per second than large
+ *   ones. The per-command time c comes from a second random-read figure at the
+ *   same queue depth (`secondRandomReadIops` of `secondRandomReadBlockBytes`,
+ *   e.g. a datasheet's "random 8 KB read"): the larger reads are bound by the
+ *   data path, so 1 / R_2 = c + b_2 / B. The Intel DC S3700 (47 500 8 KB reads
+ *   per second at 500 MB/s) gives c = 4.67 us and the DC S3610 (52 000 at
+ *   550 MB/s) 4.34 us; their 4 KB figures then fit through the same data path
+ *   (c + 4096 / B is 12.9 and 11.8 us, i.e. 77 700 and 84 800 reads per
+ *   second, against 75 000 and 84 000 quoted). A SATA drive without a second
+ *   figure takes the mean of those two, {@link SATA_COMMAND_US} = 4.5 us (ONE
+ *   assumption for the class: the SATA command protocol, not the flash, is
+ *   what it measures; apps/docs/src/reference/storage-device-models.md#per-command-time-of-a-sata-drive),
+ *   at most 1 / R - b_R / B. NVMe and unknown-interface
+ *   datasheets give no second figure, so c = 0 there.
+ * - At queue depth 1 nothing waits, so L = fixed + unitBusy + c + b_L / B. The
+ *   time a small read spends outside the data path is budget = L - c - b_L / B.
  * - The unit stage caps small reads at N / unitBusy reads per second. Little's
  *   law at the knee says about R x budget reads are in the unit stage when
  *   it saturates, so N = floor(R x budget) units (at least 1, at most Q_R).
@@ -55,13 +68,16 @@
  * they are.
  *
  * Worked example, Intel SSD 320 120 GB (apps/docs/src/reference/storage-device-models.md#intel-ssd-320): L = 75 us,
- * B = 270 MB/s, R = 38 000 at QD32. b_L / B = 4096 / 270 = 15.2 us, budget =
- * 59.8 us, R x budget = 2.27, so N = 2 units; at QD32 two units are almost
+ * B = 270 MB/s, R = 38 000 at QD32, one random size quoted so c = 4.5 us (the
+ * SATA class value). b_L / B = 4096 / 270 = 15.2 us, budget = 75 - 4.5 - 15.2 =
+ * 55.3 us, R x budget = 2.10, so N = 2 units; at QD32 two units are almost
  * never both idle, so unitBusy is close to N / R = 52.6 us, and a few us of
  * the budget are the command path. An 8 KiB read at QD1 takes L + 4096 / B =
  * 90 us (apps/docs/src/reference/storage-device-models.md infers "about 100 us"), a 128 KiB read 545 us, i.e. 240 MB/s
  * ("about 250 MB/s ... the link, not the flash, is what limits large reads even
- * at QD1"), QD32 4 KiB reads reach 38 000 IOPS and QD32 128 KiB reads 270 MB/s.
+ * at QD1"), QD32 4 KiB reads reach 38 000 IOPS, QD32 8 KiB reads 28 700
+ * (10^6 / (4.5 + 8192 / 270): bound by the data path, 235 MB/s) and QD32
+ * 128 KiB reads 268 MB/s.
  *
  * The drive works on at most `depthLimit` reads at once; a read beyond them
  * waits in the host's queue until one completes. With units chosen by
@@ -73,12 +89,33 @@
  * Every unit keeps the time it is next free, and the data path is FIFO, so a
  * read costs O(1) whatever N is (O(log depthLimit) for the drive's queue).
  *
+ * Controller read-ahead. A SATA drive's controller watches for a sequential
+ * stream and reads ahead of it into its DRAM, so a stream of small reads
+ * does not wait for the flash on every read. After `triggerSequentialReads`
+ * reads that each start where the previous one ended, the drive senses the
+ * next `bufferBytes` behind the stream, in two halves: each half is one
+ * background flash read on the unit of its first page (busy unitBusy, like
+ * any read), started when the read that consumed the previous half has its
+ * data. A read that continues the stream and lies inside the buffer skips
+ * the unit stage: its data is ready when its half is (plus `hitLatencyUs`),
+ * then it takes the data path and the command path as any read. Anything
+ * else breaks the stream: a read that does not start where the last one
+ * ended (out-of-order reads, a jump, a prefetch that overtakes the reader)
+ * goes to the flash and the count starts again, and a read that continues
+ * the stream beyond the buffer (many reads queued at once) goes to the flash
+ * and restarts the buffer behind it. The background reads hold units, so a
+ * broken stream costs random reads some waiting too.
+ *
+ * No datasheet documents it (apps/docs/src/reference/storage-device-models.md#read-ahead-in-sata-controllers),
+ * so the parameters are ONE assumption shared by every `sata-ssd` profile,
+ * {@link SATA_CONTROLLER_READ_AHEAD} (trigger 2 reads, buffer 128 KiB, no
+ * added latency), which a profile can override or turn off
+ * (`internalReadAhead: false`). NVMe, unknown-interface and fitted profiles
+ * have none unless they say so: a fitted queue was fitted without it.
+ *
  * Not modelled (no source gives a figure): writes, garbage collection, thermal throttling, SLC caching (writes only,
- * apps/docs/src/reference/storage-device-models.md#samsung-990-pro). In-drive read-ahead for sequential streams is an
- * option (`internalReadAhead`): after `triggerSequentialReads` reads that each
- * start where the previous one ended, a read skips the unit stage and costs
- * `hitLatencyUs` instead. No built-in profile enables it: apps/docs/src/reference/storage-device-models.md says for
- * every drive that in-drive read-ahead is "not specified" or "unknown".
+ * apps/docs/src/reference/storage-device-models.md#samsung-990-pro), and a read's pages spread over several units:
+ * a read holds one unit whatever its size, so large reads are bound by the data path alone.
  */
 import { mulberry32 } from "@scanlab/core";
 import {
@@ -88,7 +125,7 @@ import {
   linuxReadAheadKb,
   StatsRecorder,
 } from "./device-model.js";
-import type { FlashProfile } from "./profile-schema.js";
+import { type ControllerReadAhead, type FlashProfile, SATA_CONTROLLER_READ_AHEAD } from "./profile-schema.js";
 import { GiB, US_PER_S } from "./units.js";
 
 /** The queue a flash profile turns into (see the file header for the derivation). */
@@ -101,7 +138,7 @@ export interface FlashQueueParameters {
   readonly fixedLatencyUs: number;
   /** Data-path rate in bytes per microsecond (the sequential read bandwidth). */
   readonly transferBytesPerUs: number;
-  /** Time each read holds the data path besides its transfer, in microseconds (0 from a datasheet). */
+  /** Time each read holds the data path besides its transfer, in microseconds (file header: from a second random-read figure, the SATA class value, or 0). */
   readonly commandUs: number;
   /** Bytes of one mapped page: the unit of offset o is a hash of floor(o / stripeBytes), modulo the units. */
   readonly stripeBytes: number;
@@ -111,7 +148,7 @@ export interface FlashQueueParameters {
    * further gain, as neither source shows any.
    */
   readonly depthLimit: number;
-  /** Time outside the data path of a small read at QD1: L - b_L / B, in microseconds. */
+  /** Time outside the data path of a small read at QD1: L - c - b_L / B (fixed + unitBusy), in microseconds. */
   readonly budgetUs: number;
   /** `datasheet`: derived from the four figures; `fitted`: the profile's own `queueModel`. */
   readonly basis: "datasheet" | "fitted";
@@ -128,6 +165,49 @@ export type QueueCore = Pick<
   | "stripeBytes"
   | "depthLimit"
 >;
+
+/**
+ * Per-command data-path time of a SATA drive whose datasheet quotes one random-read size, in microseconds: the
+ * mean of the two SATA datasheets of apps/docs/src/reference/storage-device-models.md#intel-dc-s3700-and-s3610
+ * that quote two, 1 / R_8K - 8192 / B: DC S3700 10^6 / 47 500 - 8192 / 500 = 4.669 us, DC S3610
+ * 10^6 / 52 000 - 8192 / 550 = 4.336 us (see the header of `flash-queue.ts`).
+ */
+export const SATA_COMMAND_US = 4.5;
+
+/**
+ * The per-command time c of a datasheet profile (file header): from its second random-read figure when it
+ * has one, else {@link SATA_COMMAND_US} for a SATA drive and 0 for the others; never more than the first
+ * random figure and the QD1 latency leave room for.
+ */
+function datasheetCommandUs(profile: FlashProfile, transferBytesPerUs: number): number {
+  const roomUs = Math.min(
+    US_PER_S / profile.randomReadIops - profile.randomReadBlockBytes / transferBytesPerUs,
+    profile.readLatencyQd1Us - profile.latencyReadBytes / transferBytesPerUs,
+  );
+  let c = 0;
+  if (profile.secondRandomReadIops !== undefined && profile.secondRandomReadBlockBytes !== undefined)
+    c = US_PER_S / profile.secondRandomReadIops - profile.secondRandomReadBlockBytes / transferBytesPerUs;
+  else if (profile.kind === "sata-ssd") c = SATA_COMMAND_US;
+  return Math.max(0, Math.min(c, roomUs));
+}
+
+/**
+ * The controller read-ahead a flash profile's model runs (file header, "Controller read-ahead"): the
+ * profile's own `internalReadAhead`, else {@link SATA_CONTROLLER_READ_AHEAD} for a `sata-ssd` profile
+ * derived from its datasheet; null when off.
+ *
+ * @example
+ * ```ts
+ * import { controllerReadAheadOf, getBuiltinProfile } from "@scanlab/device-profiles";
+ * const p = getBuiltinProfile("intel-ssd-320-120gb");
+ * if (p.kind === "sata-ssd") console.log(controllerReadAheadOf(p)?.bufferBytes); // 131072
+ * ```
+ */
+export function controllerReadAheadOf(profile: FlashProfile): ControllerReadAhead | null {
+  if (profile.internalReadAhead === false) return null;
+  if (profile.internalReadAhead !== undefined) return profile.internalReadAhead;
+  return profile.kind === "sata-ssd" && profile.queueModel === undefined ? SATA_CONTROLLER_READ_AHEAD : null;
+}
 
 /** Derivations by the figures they come from: a profile parsed again (a scenario's inline copy) is not solved again. */
 const derived = new Map<string, FlashQueueParameters>();
@@ -147,6 +227,9 @@ const derived = new Map<string, FlashQueueParameters>();
 export function flashQueueParameters(profile: FlashProfile): FlashQueueParameters {
   if (profile.queueModel !== undefined) return fittedParameters(profile);
   const key = [
+    profile.kind,
+    profile.secondRandomReadIops,
+    profile.secondRandomReadBlockBytes,
     profile.readLatencyQd1Us,
     profile.latencyReadBytes,
     profile.sequentialReadBytesPerSecond,
@@ -176,14 +259,18 @@ function fittedParameters(profile: FlashProfile): FlashQueueParameters {
       (profile.measurements ?? []).length === 0
         ? Number.POSITIVE_INFINITY
         : Math.max(...profile.measurements!.map((m) => m.queueDepth)),
-    budgetUs: q.fixedLatencyUs + q.unitBusyUs + q.commandUs,
+    budgetUs: q.fixedLatencyUs + q.unitBusyUs,
     basis: "fitted",
   };
 }
 
 function datasheetParameters(profile: FlashProfile): FlashQueueParameters {
   const transferBytesPerUs = profile.sequentialReadBytesPerSecond / US_PER_S;
-  const budgetUs = Math.max(0, profile.readLatencyQd1Us - profile.latencyReadBytes / transferBytesPerUs);
+  const commandUs = datasheetCommandUs(profile, transferBytesPerUs);
+  const budgetUs = Math.max(
+    0,
+    profile.readLatencyQd1Us - commandUs - profile.latencyReadBytes / transferBytesPerUs,
+  );
   const iopsPerUs = profile.randomReadIops / US_PER_S;
   // 1e-9: floating-point slack so a product that is a whole number in exact arithmetic does not floor one below it.
   const units = Math.min(Math.max(1, Math.floor(iopsPerUs * budgetUs + 1e-9)), profile.randomReadQueueDepth);
@@ -194,7 +281,7 @@ function datasheetParameters(profile: FlashProfile): FlashQueueParameters {
     unitBusyUs,
     fixedLatencyUs: budgetUs - unitBusyUs,
     transferBytesPerUs,
-    commandUs: 0,
+    commandUs,
     stripeBytes,
     depthLimit: profile.randomReadQueueDepth,
   });
@@ -312,6 +399,17 @@ class FlashQueue {
     this.inDriveUs = new Float64Array(Number.isFinite(depth) ? depth : 0);
   }
 
+  /** When the data of the last read {@link serve} took was off its unit. */
+  lastDataReadyUs = 0;
+
+  /** A background flash read of the page at `offsetBytes` (the controller's read-ahead), from `atUs`: when its data is in. */
+  sense(offsetBytes: number, atUs: number): number {
+    const unit = this.units === 1 ? 0 : unitOf(Math.floor(offsetBytes / this.stripeBytes), this.units);
+    const readyUs = Math.max(atUs, this.unitFreeUs[unit]!) + this.unitBusyUs;
+    this.unitFreeUs[unit] = readyUs;
+    return readyUs;
+  }
+
   /** Completion time of a read whose data comes off its unit. */
   serve(offsetBytes: number, bytes: number, nowUs: number): number {
     // The drive's queue: a read gets in at once while fewer than depthLimit reads were ever let in, else
@@ -321,6 +419,7 @@ class FlashQueue {
     const unit = this.units === 1 ? 0 : unitOf(Math.floor(offsetBytes / this.stripeBytes), this.units);
     const dataReadyUs = Math.max(startUs, this.unitFreeUs[unit]!) + this.unitBusyUs;
     this.unitFreeUs[unit] = dataReadyUs;
+    this.lastDataReadyUs = dataReadyUs;
     const doneUs = this.transfer(dataReadyUs, bytes);
     if (full) this.replaceEarliest(doneUs);
     else if (this.inDrive < this.inDriveUs.length) this.pushInDrive(doneUs);
@@ -381,11 +480,23 @@ export class FlashQueueModel implements DeviceModel {
   /** The derived (or fitted) queue. */
   readonly parameters: FlashQueueParameters;
 
+  /** The controller read-ahead the model runs (file header), or null when off. */
+  readonly readAhead: ControllerReadAhead | null;
+  /** Reads served from the controller's read-ahead buffer since the last reset. */
+  readAheadHits = 0;
+
   private readonly queue: FlashQueue;
   private readonly readAheadTrigger: number;
   private readonly readAheadHitUs: number;
+  /** Half the read-ahead buffer, in bytes. */
+  private readonly halfBytes: number;
   private lastEndByte = -1;
   private sequentialRun = 0;
+  /** Start of the buffered range [bufferStart, bufferStart + 2 x half), or -1 when nothing is buffered. */
+  private bufferStart = -1;
+  /** When the first and the second half of the buffer have their data. */
+  private firstReadyUs = 0;
+  private secondReadyUs = 0;
   private readonly recorder = new StatsRecorder();
 
   /** @param profile a parsed flash profile */
@@ -396,8 +507,10 @@ export class FlashQueueModel implements DeviceModel {
     this.readAheadKbDefault = linuxReadAheadKb(profile.optimalIoBytes);
     this.parameters = flashQueueParameters(profile);
     this.queue = new FlashQueue(this.parameters);
-    this.readAheadTrigger = profile.internalReadAhead?.triggerSequentialReads ?? Number.POSITIVE_INFINITY;
-    this.readAheadHitUs = profile.internalReadAhead?.hitLatencyUs ?? 0;
+    this.readAhead = controllerReadAheadOf(profile);
+    this.readAheadTrigger = this.readAhead?.triggerSequentialReads ?? Number.POSITIVE_INFINITY;
+    this.readAheadHitUs = this.readAhead?.hitLatencyUs ?? 0;
+    this.halfBytes = (this.readAhead?.bufferBytes ?? 0) / 2;
   }
 
   submit(offsetBytes: number, bytes: number, nowUs: number): number {
@@ -421,12 +534,44 @@ export class FlashQueueModel implements DeviceModel {
   }
 
   private serve(offsetBytes: number, bytes: number, nowUs: number): number {
+    // No read-ahead (NVMe, unknown interface, fitted, or off): no stream to follow.
+    if (this.halfBytes === 0) return this.queue.serve(offsetBytes, bytes, nowUs);
+    const endByte = offsetBytes + bytes;
     if (offsetBytes === this.lastEndByte) this.sequentialRun++;
-    else this.sequentialRun = 0;
-    this.lastEndByte = offsetBytes + bytes;
-    if (this.sequentialRun >= this.readAheadTrigger)
-      return this.queue.transfer(nowUs + this.readAheadHitUs, bytes);
-    return this.queue.serve(offsetBytes, bytes, nowUs);
+    else {
+      this.sequentialRun = 0;
+      this.bufferStart = -1;
+    }
+    this.lastEndByte = endByte;
+    // Below the trigger (every random read): the flash, as without read-ahead.
+    if (this.sequentialRun < this.readAheadTrigger) return this.queue.serve(offsetBytes, bytes, nowUs);
+    const half = this.halfBytes;
+    if (this.bufferStart >= 0 && endByte <= this.bufferStart + 2 * half) {
+      // A hit: the data is ready when its half is; then the data path and the command path.
+      this.readAheadHits++;
+      const halfReadyUs = endByte <= this.bufferStart + half ? this.firstReadyUs : this.secondReadyUs;
+      const dataReadyUs = Math.max(nowUs + this.readAheadHitUs, halfReadyUs);
+      if (endByte >= this.bufferStart + 2 * half) this.refill(endByte, dataReadyUs);
+      else if (endByte >= this.bufferStart + half) {
+        // The first half is used up: the second becomes the first, and the next half is sensed behind it.
+        this.bufferStart += half;
+        this.firstReadyUs = this.secondReadyUs;
+        this.secondReadyUs = this.queue.sense(this.bufferStart + half, dataReadyUs);
+      }
+      return this.queue.transfer(dataReadyUs, bytes);
+    }
+    // The stream was just detected, or it ran past the buffer: this read goes to the flash, and the buffer
+    // restarts behind it once its data is in.
+    const doneUs = this.queue.serve(offsetBytes, bytes, nowUs);
+    this.refill(endByte, this.queue.lastDataReadyUs);
+    return doneUs;
+  }
+
+  /** Restarts the read-ahead buffer at `fromByte`: both halves sensed from `atUs`. */
+  private refill(fromByte: number, atUs: number): void {
+    this.bufferStart = fromByte;
+    this.firstReadyUs = this.queue.sense(fromByte, atUs);
+    this.secondReadyUs = this.queue.sense(fromByte + this.halfBytes, atUs);
   }
 
   stats(): DeviceStats {
@@ -437,6 +582,8 @@ export class FlashQueueModel implements DeviceModel {
     this.queue.reset();
     this.lastEndByte = -1;
     this.sequentialRun = 0;
+    this.bufferStart = -1;
+    this.readAheadHits = 0;
     this.recorder.reset();
   }
 }

@@ -30,7 +30,13 @@ export {
 } from "./device-model.js";
 export { DeviceProfileError, type DeviceProfileErrorCode } from "./errors.js";
 export { fioReadMeasurements, importFioJson } from "./fio-import.js";
-export { FlashQueueModel, type FlashQueueParameters, flashQueueParameters } from "./flash-queue.js";
+export {
+  controllerReadAheadOf,
+  FlashQueueModel,
+  type FlashQueueParameters,
+  flashQueueParameters,
+  SATA_COMMAND_US,
+} from "./flash-queue.js";
 export { type HddMechanics, HddModel, hddMechanics, seekUs } from "./hdd-mechanics.js";
 export { type MeasuredProfileOptions, profileFromMeasurements } from "./measured-profile.js";
 export { parseDeviceProfile } from "./parse-profile.js";
@@ -39,6 +45,7 @@ export {
   type BlockDeviceFields,
   type CloudVolumeProfile,
   type CloudVolumeProfileInput,
+  type ControllerReadAhead,
   type DeviceKind,
   type DeviceProfile,
   type DeviceProfileInput,
@@ -59,6 +66,7 @@ export {
   type Raid0ProfileInput,
   type RaidMemberProfile,
   type ReadMeasurement,
+  SATA_CONTROLLER_READ_AHEAD,
 } from "./profile-schema.js";
 export {
   fitFlashQueue,

@@ -12,6 +12,8 @@
  *   queue depth the datasheet quotes must be at least that. This is what
  *   catches a multi-queue aggregate quoted "at QD32" (apps/docs/src/reference/storage-device-models.md#samsung-990-pro:
  *   "1.2 M IOPS at ~50 us needs about 60 reads in flight");
+ * - flash: a second random-read figure comes with its size, is for larger
+ *   reads than the first, and fits through the data path as the first does;
  * - flash: a link ceiling, when given, must not be below the sequential figure;
  * - hdd: track-to-track < average seek (< full stroke when given), inner zone
  *   no faster than the outer zone;
@@ -62,6 +64,29 @@ function checkFlash(p: FlashProfile, label: string, prefix: string): void {
       `${prefix}randomReadQueueDepth`,
       `is ${p.randomReadQueueDepth}, but by Little's law ${round(p.randomReadIops)} IOPS at ${round(latencyAtIopsBlockUs)} us per read needs at least ${Math.ceil(needed - 1e-9)} reads in flight`,
     );
+  }
+  if ((p.secondRandomReadIops === undefined) !== (p.secondRandomReadBlockBytes === undefined)) {
+    fail(
+      label,
+      `${prefix}${p.secondRandomReadIops === undefined ? "secondRandomReadIops" : "secondRandomReadBlockBytes"}`,
+      "is missing: secondRandomReadIops and secondRandomReadBlockBytes go together",
+    );
+  }
+  if (p.secondRandomReadIops !== undefined && p.secondRandomReadBlockBytes !== undefined) {
+    if (p.secondRandomReadBlockBytes <= p.randomReadBlockBytes) {
+      fail(
+        label,
+        `${prefix}secondRandomReadBlockBytes`,
+        `is ${p.secondRandomReadBlockBytes}, but the second random-read figure must be for reads larger than randomReadBlockBytes (${p.randomReadBlockBytes})`,
+      );
+    }
+    if (p.secondRandomReadIops * p.secondRandomReadBlockBytes > p.sequentialReadBytesPerSecond * (1 + 1e-9)) {
+      fail(
+        label,
+        `${prefix}secondRandomReadIops`,
+        `(${round(p.secondRandomReadIops)} x ${p.secondRandomReadBlockBytes} bytes) moves more bytes per second than sequentialReadBytesPerSecond (${round(p.sequentialReadBytesPerSecond)})`,
+      );
+    }
   }
   if (p.linkBytesPerSecond !== undefined && p.linkBytesPerSecond < p.sequentialReadBytesPerSecond) {
     fail(

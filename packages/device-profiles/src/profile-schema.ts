@@ -194,20 +194,39 @@ export const flashProfileSchema = z.strictObject({
   randomReadQueueDepth: queueDepth(
     "reads in flight at which randomReadIops is reached (all queues together)",
   ),
+  secondRandomReadIops: z.optional(
+    iops(
+      "maximum random reads per second of secondRandomReadBlockBytes, at the same queue depth (a datasheet's second random-read size)",
+    ),
+  ),
+  secondRandomReadBlockBytes: z.optional(
+    ioBytes("read size of secondRandomReadIops in bytes (larger than randomReadBlockBytes)"),
+  ),
   linkBytesPerSecond: z.optional(
     bytesPerSecond("interface payload ceiling in bytes per second (informative)"),
   ),
   internalReadAhead: z
     .optional(
-      z.strictObject({
-        triggerSequentialReads: positiveInt("consecutive sequential reads before the drive reads ahead"),
-        hitLatencyUs: nonNegative(
-          "latency in microseconds of a read served from the drive's read-ahead buffer",
-          MAX_LATENCY_US,
-        ),
-      }),
+      z.union([
+        z.literal(false),
+        z.strictObject({
+          triggerSequentialReads: positiveInt("consecutive sequential reads before the drive reads ahead"),
+          hitLatencyUs: nonNegative(
+            "latency in microseconds a read served from the drive's read-ahead buffer adds to the command path",
+            MAX_LATENCY_US,
+          ),
+          bufferBytes: z._default(
+            ioBytes("bytes the drive keeps read ahead of a detected stream").check(z.minimum(8192)),
+            128 * 1024,
+          ),
+        }),
+      ]),
     )
-    .check(z.describe("in-drive read-ahead for sequential streams; off unless a source supports it")),
+    .check(
+      z.describe(
+        "in-drive read-ahead for sequential streams; false = off; absent = the class default (sata-ssd: on, flash-queue.ts; others: off)",
+      ),
+    ),
   measurements: z
     .optional(z.array(readMeasurementSchema))
     .check(z.describe("measured points (measured profiles)")),
@@ -401,6 +420,30 @@ export interface ReadMeasurement {
   readonly meanLatencyUs: number;
 }
 
+/** A drive controller's read-ahead for sequential streams (`flash-queue.ts`, "Controller read-ahead"). */
+export interface ControllerReadAhead {
+  /** Consecutive sequential reads (each starting where the previous ended) before the drive reads ahead. */
+  readonly triggerSequentialReads: number;
+  /** Latency in microseconds a read served from the read-ahead buffer adds to the command path. */
+  readonly hitLatencyUs: number;
+  /** Bytes the drive keeps read ahead of a detected stream, in two halves refilled in turn (default 131072). */
+  readonly bufferBytes: number;
+}
+
+/**
+ * The read-ahead every `sata-ssd` profile gets unless it says otherwise: ONE
+ * assumption for the class, since no datasheet documents it
+ * (apps/docs/src/reference/storage-device-models.md#read-ahead-in-sata-controllers; `flash-queue.ts`,
+ * "Controller read-ahead"): a stream is detected after 2 contiguous reads, the
+ * buffer is 128 KiB (the read size of the class's sequential figures), and a
+ * hit adds nothing to the command path.
+ */
+export const SATA_CONTROLLER_READ_AHEAD: ControllerReadAhead = Object.freeze({
+  triggerSequentialReads: 2,
+  hitLatencyUs: 0,
+  bufferBytes: 128 * 1024,
+});
+
 /** A parsed flash profile (`sata-ssd`, `nvme`, `ssd`); see `flash-queue.ts` for how the figures become a queue. */
 export interface FlashProfile extends ProfileCommon, BlockDeviceFields {
   /** Flash kind. */
@@ -421,15 +464,19 @@ export interface FlashProfile extends ProfileCommon, BlockDeviceFields {
   readonly randomReadQueueDepth: number;
   /** Interface payload ceiling in bytes per second (informative; checked >= the sequential figure). */
   readonly linkBytesPerSecond?: number | undefined;
-  /** In-drive read-ahead for sequential streams; absent = off (no built-in enables it). */
-  readonly internalReadAhead?:
-    | {
-        /** Consecutive sequential reads before the drive reads ahead. */
-        readonly triggerSequentialReads: number;
-        /** Latency in microseconds of a read served from the drive's read-ahead buffer. */
-        readonly hitLatencyUs: number;
-      }
-    | undefined;
+  /**
+   * Maximum random reads per second of `secondRandomReadBlockBytes`, at `randomReadQueueDepth` (a
+   * datasheet's second random-read size, e.g. "random 8 KB read"); with it the per-command time is derived
+   * from the profile itself (`flash-queue.ts`).
+   */
+  readonly secondRandomReadIops?: number | undefined;
+  /** Read size of `secondRandomReadIops` in bytes (larger than `randomReadBlockBytes`). */
+  readonly secondRandomReadBlockBytes?: number | undefined;
+  /**
+   * In-drive read-ahead for sequential streams: `false` = off; absent = the class default
+   * (`sata-ssd`: {@link SATA_CONTROLLER_READ_AHEAD}; `nvme`, `ssd` and fitted profiles: off).
+   */
+  readonly internalReadAhead?: false | ControllerReadAhead | undefined;
   /** Measured points (measured profiles). */
   readonly measurements?: ReadMeasurement[] | undefined;
   /** Queue parameters fitted to the measurements; absent = derived from the figures (`flash-queue.ts`). */
@@ -512,10 +559,16 @@ export type DeviceProfile = FlashProfile | HddProfile | Raid0Profile | CloudVolu
 /** Makes the listed fields of a profile type optional (they have defaults). */
 export type Loosen<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
 /** A flash profile as written in a file (fields with defaults may be absent). */
-export type FlashProfileInput = Loosen<
-  FlashProfile,
-  "optimalIoBytes" | "latencyReadBytes" | "sequentialReadBlockBytes" | "randomReadBlockBytes"
->;
+export type FlashProfileInput = Omit<
+  Loosen<
+    FlashProfile,
+    "optimalIoBytes" | "latencyReadBytes" | "sequentialReadBlockBytes" | "randomReadBlockBytes"
+  >,
+  "internalReadAhead"
+> & {
+  /** In-drive read-ahead as written in a file (`bufferBytes` may be absent: 131072). */
+  readonly internalReadAhead?: false | Loosen<ControllerReadAhead, "bufferBytes"> | undefined;
+};
 /** A disk profile as written in a file (fields with defaults may be absent). */
 export type HddProfileInput = Loosen<HddProfile, "optimalIoBytes" | "commandOverheadUs">;
 /** A RAID0 profile as written in a file (fields with defaults may be absent). */

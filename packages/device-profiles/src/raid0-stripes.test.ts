@@ -5,6 +5,9 @@ import { createDeviceModel } from "./create-device-model.js";
 import type { Raid0Profile } from "./profile-schema.js";
 import { Raid0Model, raid0Location } from "./raid0-stripes.js";
 
+/** The DC S3700's per-command time from its datasheet's 8 KB random reads (flash-queue.ts): 10^6 / 47 500 - 8192 / 500. */
+const S3700_COMMAND_US = 1e6 / 47_500 - 8192 / 500;
+
 const KiB = 1024;
 const raid = getBuiltinProfile("raid0-6x-intel-s3600-100gb") as Raid0Profile;
 
@@ -63,9 +66,10 @@ describe("raid0 model", () => {
       expect(member.stats().requests).toBe(2);
       expect(member.stats().bytes).toBe(1024 * KiB);
     }
-    // Each S3700 (50 us, 500 MB/s, 75 000 IOPS -> 3 units of 40 us, 1.808 us command path) gets two 512 KiB reads:
-    // unit busy 40 us, then both transfers back to back on its data path: 40 + 2 x 524288/500 + 1.808 us.
-    expect(done).toBeCloseTo(40 + (2 * 524288) / 500 + 1.808, 6);
+    // Each S3700 (L = 50 us for 4 KiB, 500 MB/s, per-command time c = 10^6 / 47 500 - 8192 / 500 = 4.67 us,
+    // flash-queue.ts) gets two 512 KiB reads: the first takes L - 4096/500 + 524288/500 as at QD1 (its c is
+    // inside L), the second follows it on the data path, c + 524288/500 later.
+    expect(done).toBeCloseTo(50 - 4096 / 500 + S3700_COMMAND_US + (2 * 524288) / 500, 6);
   });
 
   it("splits a read that crosses a chunk boundary over two members", () => {
@@ -109,15 +113,17 @@ describe("raid0 splitting and completion, by hand (apps/docs/src/reference/stora
   });
 
   it("completes when the slowest member piece does, not the first", () => {
-    // t = 0: 512 KiB of chunk 1 keeps member 1's data path busy until 40 + 1048.576 = 1088.576 us.
+    // t = 0: 512 KiB of chunk 1 keeps member 1's data path busy until idle(512 KiB) less its fixed delay.
     // Then an 8 KiB read across the chunk 0 / chunk 1 boundary, also at t = 0: member 0's 4 KiB piece is done at
-    // idle(4096) = 50 us, but member 1's piece waits for the data path: 1088.576 + 8.192 + 1.808 = 1098.576 us.
+    // idle(4096) = 50 us, but member 1's piece waits for the data path, c + 4096/500 more:
+    // 50 - 4096/500 + 524288/500 + c + 4096/500 = 1103.245 us (c = 4.67 us, as above).
     const m = new Raid0Model(raid);
     m.submit(512 * KiB, 512 * KiB, 0);
-    expect(m.submit(512 * KiB - 4 * KiB, 8 * KiB, 0)).toBeCloseTo(1088.576 + 4096 / 500 + 1.808, 6);
+    const expected = 50 + 524288 / 500 + S3700_COMMAND_US;
+    expect(m.submit(512 * KiB - 4 * KiB, 8 * KiB, 0)).toBeCloseTo(expected, 6);
     // and the array's own counters see one read of 8 KiB that lasted that long
     expect(m.stats().requests).toBe(2);
-    expect(m.stats().lastCompletionUs).toBeCloseTo(1098.576, 6);
+    expect(m.stats().lastCompletionUs).toBeCloseTo(expected, 6);
   });
 
   it("serves pieces on different members in parallel: 6 chunks at once take one chunk's time", () => {

@@ -369,6 +369,19 @@ describe("reproduceTarget on a fake experiment", () => {
     expect(time!.withinTolerance).toBe(false);
   });
 
+  it("a miss carries the mechanism believed missing; a statement that holds or a ratio within tolerance does not", () => {
+    const { simulate } = fakeSimulate();
+    const base = fakeExperiment();
+    const exp = fakeExperiment({
+      ratios: base.ratios.map((r) => ({ ...r, missing: `what ${r.id} lacks` })),
+      statements: base.statements.map((st) => ({ ...st, missing: `what ${st.id} lacks` })),
+    });
+    const rep = reproduceTarget(exp, { simulate, noCalibration: true });
+    expect(rep.ratios.map((r) => r.missing)).toEqual([undefined, "what slow-time lacks"]);
+    expect(rep.statements.map((st) => st.missing)).toEqual([undefined, "what never lacks"]);
+    expect("missing" in rep.statements[0]!).toBe(false);
+  });
+
   it("statements: holds and detail are passed through; the check sees every row's metrics", () => {
     const { simulate } = fakeSimulate();
     const exp = fakeExperiment();

@@ -45,6 +45,8 @@ export interface RatioReport {
   tolerance: number;
   /** |gap| <= tolerance. */
   withinTolerance: boolean;
+  /** Outside the tolerance only: the mechanism the model is believed to lack. */
+  missing?: string;
 }
 
 /** A statement of a target and whether the simulation makes it true. */
@@ -57,6 +59,8 @@ export interface StatementReport {
   holds: boolean;
   /** The figures that decide it. */
   detail: string;
+  /** Only when it does not hold: the mechanism the model is believed to lack. */
+  missing?: string;
 }
 
 /** The result of a root search: see {@link solveMonotone}. */
@@ -240,6 +244,7 @@ function finishReport(
         const b = metrics.get(r.denominator)!.timeS;
         const simulated = r.kind === "speed" ? b / a : a / b;
         const gap = simulated / r.published - 1;
+        const withinTolerance = Math.abs(gap) <= r.tolerance;
         return {
           id: r.id,
           label: r.label,
@@ -247,12 +252,22 @@ function finishReport(
           simulated,
           gap,
           tolerance: r.tolerance,
-          withinTolerance: Math.abs(gap) <= r.tolerance,
+          withinTolerance,
+          ...(!withinTolerance && r.missing !== undefined ? { missing: r.missing } : {}),
         };
       })
     : [];
-  const statements = complete
-    ? exp.statements.map((st) => ({ id: st.id, text: st.text, ...st.check(metrics) }))
+  const statements: StatementReport[] = complete
+    ? exp.statements.map((st) => {
+        const c = st.check(metrics);
+        return {
+          id: st.id,
+          text: st.text,
+          holds: c.holds,
+          detail: c.detail,
+          ...(!c.holds && st.missing !== undefined ? { missing: st.missing } : {}),
+        };
+      })
     : [];
   return {
     id: exp.id,

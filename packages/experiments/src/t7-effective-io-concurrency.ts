@@ -170,6 +170,8 @@ export const T7: Experiment = {
       denominator: "raid-eic0",
       published: 74.2 / 10.7,
       tolerance: RATIO_TOLERANCE,
+      missing:
+        "a per-block cost outside the drives: the published eic=1 run took about 90 us per 8 kB block, more than one S3700 member's own QD1 read (58 us) and far more than its read-ahead hit; advice through md RAID0 and the kernel's readahead on the array's 6 MB window are the suspects, not the device model",
     },
     {
       id: "ssd-eic256",
@@ -227,6 +229,8 @@ export const T7: Experiment = {
     },
     {
       id: "random-dense-loses",
+      missing:
+        "how Linux turns advice and the reader's own readahead on dense random bitmaps into device requests: in the model advice reaches the drive in the reader's order, so nothing breaks the drive's stream or adds a request",
       text: "random data at 25 and 50%: eic=1 is slower than eic=0",
       check: forDevices((d, r) => {
         const xs = [0.25, 0.5].map(
@@ -237,6 +241,8 @@ export const T7: Experiment = {
     },
     {
       id: "random32-needs-4",
+      missing:
+        "the same interleaving of advice with Linux readahead inside 32-page runs: the model's eic 1 and 2 issue in-order 8 kB reads that the SATA controller's read-ahead serves, where the real runs lost",
       text: "random-32: every selectivity needs eic >= 4 to break even (eic 1 and 2 lose)",
       check: forDevices((d, r) => {
         const xs = T7C_SELECTIVITY.flatMap((s) =>

@@ -53,6 +53,8 @@ export interface RatioCheck {
   published: number;
   /** Relative tolerance the bar allows (0.25 = within 25%). */
   tolerance: number;
+  /** The mechanism the model is believed to lack when the ratio lands outside its tolerance (reported with the miss). */
+  missing?: string;
 }
 
 /** A "must reproduce" statement of apps/docs/src/reference/experiments.md#how-targets-are-used, checked on the simulated rows. */
@@ -63,6 +65,8 @@ export interface Statement {
   text: string;
   /** Whether the simulated rows make it true, with the figures that decide it. */
   check(rows: ReadonlyMap<string, RowMetrics>): StatementCheck;
+  /** The mechanism the model is believed to lack when the statement does not hold (reported with the miss). */
+  missing?: string;
 }
 
 /** The outcome of checking a statement. */

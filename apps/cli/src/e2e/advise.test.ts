@@ -2,9 +2,11 @@
  * Every `advise` row reads the same way: the time at PostgreSQL's default,
  * then the time at the recommended value, and gain = default / recommended
  * - 1 (positive when the recommendation is faster), in the JSON and in the
- * printed table. The scenario is one where uncapped chunks win (an 800 GB
- * table scanned by six synchronized clients), so the chunk-cap row, whose
- * default is the cap, recommends the other value.
+ * printed table. The scenario (an 800 GB table scanned by six synchronized
+ * clients) puts the chunk cap's two values within a percent of each other, so
+ * the chunk-cap row, whose default is the cap, is checked whichever way the
+ * model decides: its recommended time is the sweep's entry for what it
+ * recommends, and never slower than the default's.
  */
 import { describe, expect, it } from "vitest";
 import { seconds } from "../output/format.js";
@@ -59,9 +61,10 @@ describe("advise rows share one gain convention", () => {
       expect(r.gain!, r.setting).toBeCloseTo(r.defaultTimeS! / r.recommendedTimeS! - 1, 12);
     }
     const cap = recs.find((r) => r.setting.startsWith("chunk cap"))!;
-    expect(cap.recommended).toBe("uncapped is faster here");
-    expect(cap.recommendedTimeS).toBe(cap.sweep.find((s) => s.value.startsWith("none"))!.timeS);
-    expect(cap.gain!).toBeGreaterThan(0);
+    const capEntry = cap.recommended.startsWith("uncapped") ? "none" : cap.defaultValue;
+    expect(cap.recommendedTimeS).toBe(cap.sweep.find((s) => s.value.startsWith(capEntry))!.timeS);
+    expect(cap.gain!).toBeGreaterThanOrEqual(0);
+    expect(cap.gain! > 0).toBe(cap.recommended.startsWith("uncapped"));
 
     // The printed table: each row's "default -> recommended" times and gain are the JSON's.
     for (const r of timed) {

@@ -146,6 +146,7 @@ export function printTargetReport(
           4,
         ),
       );
+      if (x.missing !== undefined) ctx.out(wrap(ctx, `    ${c.dim(`believed missing: ${x.missing}`)}`, 6));
     }
     ctx.out("");
   }
@@ -155,6 +156,8 @@ export function printTargetReport(
       const mark = s.holds ? c.green("✓ holds         ") : c.red("✗ does not hold ");
       ctx.out(wrap(ctx, `  ${mark} ${s.text}`, 19));
       ctx.out(wrap(ctx, `  ${" ".repeat(17)} ${c.dim(s.detail)}`, 20));
+      if (s.missing !== undefined)
+        ctx.out(wrap(ctx, `  ${" ".repeat(17)} ${c.dim(`believed missing: ${s.missing}`)}`, 20));
     }
     ctx.out("");
   }

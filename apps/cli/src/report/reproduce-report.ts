@@ -75,7 +75,12 @@ export function writeReproduceReport(dir: string, data: ReproduceJson, png: PngR
             fixed(r.simulated),
             gapPct(r.gap),
             `+-${(r.tolerance * 100).toFixed(0)}%`,
-            { html: r.withinTolerance ? "within" : "outside", cls: r.withinTolerance ? "ok" : "bad" },
+            {
+              html: r.withinTolerance
+                ? "within"
+                : `outside${r.missing === undefined ? "" : `; believed missing: ${esc(r.missing)}`}`,
+              cls: r.withinTolerance ? "ok" : "bad",
+            },
           ]),
         ),
       );
@@ -90,7 +95,7 @@ export function writeReproduceReport(dir: string, data: ReproduceJson, png: PngR
           t.statements.map((s) => [
             s.text,
             { html: s.holds ? "holds" : "does not hold", cls: s.holds ? "ok" : "bad" },
-            s.detail,
+            s.missing === undefined ? s.detail : `${s.detail}; believed missing: ${s.missing}`,
           ]),
         ),
       );
