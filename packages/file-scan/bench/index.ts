@@ -22,6 +22,7 @@
 import { spawnSync } from "node:child_process";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
+import { mibPerS } from "@scanlab/core";
 import { loadDist, makeTempDir, writeBlockFile } from "../test/files.js";
 
 const MB = Number(process.env.SCANLAB_BENCH_MB ?? 512);
@@ -32,13 +33,13 @@ const { scanFile } = await loadDist();
 const tmp = makeTempDir("scanlab-file-scan-bench-");
 const file = join(tmp.dir, "bench.dat");
 
-/** One dd run: its own throughput from "N bytes (...) copied, T s, ..." on stderr. */
+/** One dd run: its own throughput from "N bytes (...) copied, T s, ..." on stderr, in MiB/s (dd prints 10^6-byte MB/s). */
 function dd(): number {
   const r = spawnSync("dd", [`if=${file}`, "of=/dev/null", "bs=8k"], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`dd failed: ${r.stderr}`);
   const m = /^(\d+) bytes.*copied, ([\d.]+) s/m.exec(r.stderr);
   if (m === null) throw new Error(`cannot parse dd output: ${r.stderr}`);
-  return Number(m[1]) / Number(m[2]) / 1e6;
+  return mibPerS(Number(m[1]), Number(m[2]));
 }
 
 /**
@@ -53,7 +54,7 @@ function rawReadSync(): number {
   for (let pos = 0; pos < size; pos += 8192) readSync(fd, buf, 0, 8192, pos);
   const ns = Number(process.hrtime.bigint() - t0);
   closeSync(fd);
-  return size / (ns / 1000);
+  return mibPerS(size, ns / 1e9);
 }
 
 const fmt = (x: number): string => x.toFixed(0).padStart(7);
@@ -76,12 +77,12 @@ try {
     rawRounds.push(rawReadSync());
     const r = await scanFile(file, { workers: 1, policy: { kind: "pg14" }, work: "none" });
     if (!r.cover.exact) throw new Error("warm scan did not read every block exactly once");
-    scanRounds.push(r.mbPerSec);
+    scanRounds.push(r.mibPerS);
     warmState = r.cache.state;
   }
   const bestDd = Math.max(...ddRounds);
   const bestScan = Math.max(...scanRounds);
-  console.log("\nwarm cache, 1 worker, no work (MB/s, 10^6 bytes)");
+  console.log("\nwarm cache, 1 worker, no work (MiB/s)");
   console.log(`  dd bs=8k      rounds: ${ddRounds.map(fmt).join(" ")}   best ${fmt(bestDd)}`);
   const bestRaw = Math.max(...rawRounds);
   console.log(`  bare readSync rounds: ${rawRounds.map(fmt).join(" ")}   best ${fmt(bestRaw)}`);
@@ -102,16 +103,16 @@ try {
     for (const workers of [1, 2]) {
       const r = await scanFile(file, { workers, policy: { kind: "pg14" }, evict: true });
       if (!r.cover.exact) throw new Error("cold scan did not read every block exactly once");
-      (workers === 1 ? one : two).push(r.mbPerSec);
+      (workers === 1 ? one : two).push(r.mibPerS);
       const dev = r.device.available
         ? `${r.device.reads} reads, avg ${((r.device.avgRequestBytes ?? 0) / 1024).toFixed(0)} kB`
         : r.device.reason;
-      notes.push(`  round ${i + 1}, ${workers} worker(s): ${r.cache.state}, ${fmt(r.mbPerSec)} MB/s, ${dev}`);
+      notes.push(`  round ${i + 1}, ${workers} worker(s): ${r.cache.state}, ${fmt(r.mibPerS)} MiB/s, ${dev}`);
     }
   }
   const best1 = Math.max(...one);
   const best2 = Math.max(...two);
-  console.log("\ncold cache (evicted before each scan), pg14 (MB/s)");
+  console.log("\ncold cache (evicted before each scan), pg14 (MiB/s)");
   for (const n of notes) console.log(n);
   console.log(`  1 worker      rounds: ${one.map(fmt).join(" ")}   best ${fmt(best1)}`);
   console.log(`  2 workers     rounds: ${two.map(fmt).join(" ")}   best ${fmt(best2)}`);

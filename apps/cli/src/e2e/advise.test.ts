@@ -12,12 +12,12 @@ import { runBin } from "./run-bin.js";
 
 interface Rec {
   setting: string;
-  defaultValue: string;
-  recommended: string;
+  defaultValue: string | number;
+  recommended: string | number;
   gain: number | null;
   defaultTimeS: number | null;
   recommendedTimeS: number | null;
-  sweep: { value: string; timeS: number | null }[];
+  sweep: { value: string | number; timeS: number | null }[];
 }
 
 // Scaled down to 64 MB so the whole advice takes seconds of simulation.
@@ -46,7 +46,7 @@ describe("advise rows share one gain convention", () => {
     ]);
     expect(json.code).toBe(0);
     expect(text.code).toBe(0);
-    const recs: Rec[] = JSON.parse(json.stdout).recommendations;
+    const recs: Rec[] = JSON.parse(json.stdout).result.recommendations;
     const timed = recs.filter((r) => r.gain !== null);
     expect(timed.length).toBeGreaterThanOrEqual(4);
     for (const r of timed) {
@@ -60,7 +60,7 @@ describe("advise rows share one gain convention", () => {
     }
     const cap = recs.find((r) => r.setting.startsWith("chunk cap"))!;
     expect(cap.recommended).toBe("uncapped is faster here");
-    expect(cap.recommendedTimeS).toBe(cap.sweep.find((s) => s.value.startsWith("none"))!.timeS);
+    expect(cap.recommendedTimeS).toBe(cap.sweep.find((s) => String(s.value).startsWith("none"))!.timeS);
     expect(cap.gain!).toBeGreaterThan(0);
 
     // The printed table: each row's "default -> recommended" times and gain are the JSON's.
