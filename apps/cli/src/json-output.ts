@@ -33,7 +33,6 @@ import type { DeviceProfile, FlashProfile, MachineCpuCosts } from "@scanlab/devi
 import type { ReproduceJson } from "@scanlab/experiments";
 import type { ScanResult } from "@scanlab/file-scan";
 import type { LabReport } from "@scanlab/lab";
-import type { KernelMeasurement } from "@scanlab/readahead/node";
 import type { OsModel, PgModel, RowMetrics, ScenarioInput, SimulationResult } from "@scanlab/simulator";
 import type { ModelledFigures } from "./commands/profiles.js";
 import type { Ctx } from "./context.js";
@@ -177,8 +176,11 @@ export interface CalibrateJson {
   modelVsMeasured: CalibrationPointJson[];
   /** The CPU cost of a read from the page cache, when measured. */
   cpu: MachineCpuCosts | null;
-  /** The kernel readahead measurement, or null when skipped. */
-  kernelReadahead: JsonForm<KernelMeasurement> | null;
+  /**
+   * The kernel readahead measurement, or null when skipped: a `KernelMeasurement` of
+   * `@scanlab/readahead/node` in its JSON form (that subpath's types are not part of this API).
+   */
+  kernelReadahead: Record<string, unknown> | null;
   /** Why the kernel readahead was not measured, or null when it was. */
   kernelReadaheadSkipped: string | null;
   /** The `simulate` flags that use this profile (and the measured kernel settings); null when nothing was measured. */
