@@ -11,7 +11,6 @@
 
 export type { ReproduceJson } from "@scanlab/experiments";
 export type { TraceRead } from "@scanlab/host";
-export type { LabReport } from "@scanlab/lab";
 export { formatAllocator, parseAllocator } from "./allocator-arg.js";
 export type { ModelledFigures } from "./commands/profiles.js";
 export type { CliStreams, TerminalInfo } from "./context.js";

@@ -308,7 +308,7 @@ export interface CommandResults {
   /** `scanlab calibrate --json`. */
   calibrate: CalibrateJson;
   /** `scanlab lab --json`. */
-  lab: JsonForm<LabReport>;
+  lab: LabReport;
   /** `scanlab advise --json`. */
   advise: AdviseJson;
   /** `scanlab profiles list --json`. */
