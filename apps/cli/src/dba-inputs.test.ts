@@ -149,10 +149,12 @@ describe("what a DBA types", () => {
     ]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    const json = JSON.parse(r.stdout) as { vary: { name: string; values: string[] }[] };
+    const json = JSON.parse(r.stdout).result as {
+      vary: { name: string; values: number[]; labels: string[] }[];
+    };
     expect(json.vary).toEqual([
-      { name: "io-combine-limit", values: ["8", "16"] },
-      { name: "workers", values: ["0", "2"] },
+      { name: "io-combine-limit", values: [8, 16], labels: ["8", "16"] },
+      { name: "workers", values: [0, 2], labels: ["0", "2"] },
     ]);
   }, 120_000);
 });

@@ -3,16 +3,43 @@
  * The `scanlab` command line as a small programmatic API: run it in-process
  * ({@link runCli}), build scenarios from the same PostgreSQL-named flags
  * ({@link SCENARIO_FLAGS}, {@link parseScenarioFlags}, {@link applyScenarioFlags}),
- * and read traces of real scans ({@link parseStraceLog}, {@link summariseReads};
- * blkparse output is read by `@scanlab/host`'s `parseBlkparse`). Node-only.
+ * read traces of real scans ({@link parseStraceLog}, {@link summariseReads};
+ * blkparse output is read by `@scanlab/host`'s `parseBlkparse`), and read
+ * every command's `--json` document with its type ({@link ScanlabJson}, one
+ * result type per command in {@link CommandResults}). Node-only.
  */
 
 export type { ReproduceJson } from "@scanlab/experiments";
 export type { TraceRead } from "@scanlab/host";
 export { formatAllocator, parseAllocator } from "./allocator-arg.js";
+export type { ModelledFigures } from "./commands/profiles.js";
 export type { CliStreams, TerminalInfo } from "./context.js";
 export { type DeviceArg, resolveDeviceArg } from "./device-arg.js";
 export { type BrandedUserError, CliError, EXIT, isUserError } from "./errors.js";
+export {
+  type AdviseJson,
+  type AnyScanlabJson,
+  type BlkparseImportJson,
+  type CalibrateJson,
+  type CalibrationPointJson,
+  type CommandResults,
+  JSON_SCHEMA_VERSION,
+  type JsonForm,
+  type ProfilesListJson,
+  type ProfilesShowJson,
+  type RecommendationJson,
+  type ScanJson,
+  type ScanlabCommand,
+  type ScanlabJson,
+  type ScanRunJson,
+  type SimulateJson,
+  type StraceImportJson,
+  type SweepAxisJson,
+  type SweepJson,
+  type SweepPointJson,
+  type SweptValue,
+  type TraceImportJson,
+} from "./json-output.js";
 export { type RunOptions, runCli } from "./run.js";
 export {
   applyScenarioFlags,

@@ -263,7 +263,7 @@ export async function buildProgram(
     .command("scan")
     .summary("scan a real file with worker threads and PostgreSQL's allocators")
     .description(
-      "Scan a real file (or a PostgreSQL relation's segment files) with worker threads taking blocks from PostgreSQL's allocator in shared memory; report MB/s, device reads and their average size, cold or warm.",
+      "Scan a real file (or a PostgreSQL relation's segment files) with worker threads taking blocks from PostgreSQL's allocator in shared memory; report MiB/s, device reads and their average size, cold or warm.",
     )
     .argument("<path>", "file, or a relation's first segment file")
     .option("--workers <N>", "worker threads (every one scans; default 1)")
@@ -438,13 +438,14 @@ export async function buildProgram(
     )
     .argument("[action]", "list (default) or show")
     .argument("[name]", "profile name or profile file (for show)")
+    .option("--out <FILE>", "show: write the profile to FILE, a starting point for a profile of your own")
     .addOption(json())
     .addHelpText(
       "after",
       examples([
         "scanlab profiles",
         "scanlab profiles show intel-ssd-320-120gb",
-        "scanlab profiles show hdd-7200rpm --json > my-disk.json   # a starting point for your own profile",
+        "scanlab profiles show hdd-7200rpm --out my-disk.json   # a starting point for your own profile",
       ]),
     )
     .action(async (action: string | undefined, name: string | undefined, opts) =>

@@ -35,6 +35,7 @@ import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { barChartSvg, formatNumber, lineChartSvg } from "@scanlab/charts";
 import { type ReproduceJson, TARGETS, type TargetReport } from "@scanlab/experiments";
+import type { ScanlabJson } from "scanlab";
 import { buildHash, filesUnder } from "./build-hash.js";
 import { conformanceFragments } from "./conformance.js";
 import { mappingFragment, matrixFragment, runConformanceReport } from "./conformance-matrix.js";
@@ -58,6 +59,9 @@ function cli(args: string[]): string {
   });
 }
 
+/** The result of `scanlab reproduce --json` with the version of the scanlab that ran it (from the document's envelope). */
+type ReproduceRun = ReproduceJson & { scanlab: string };
+
 /** One target's cached results: its part of the reproduce JSON and its charts. */
 interface CachedTarget {
   report: TargetReport & { interrupted: boolean };
@@ -72,11 +76,11 @@ interface CachedTarget {
  * --json` output instead (for work on the site's text; the CLI's own charts
  * are then missing).
  */
-function reproduce(targets: string[]): { data: ReproduceJson; charts: Map<string, string[]>; ran: string[] } {
+function reproduce(targets: string[]): { data: ReproduceRun; charts: Map<string, string[]>; ran: string[] } {
   const given = process.env.SCANLAB_DOCS_REPRODUCE_JSON;
   if (given) {
-    const data = JSON.parse(readFileSync(given, "utf8")) as ReproduceJson;
-    return { data, charts: new Map(), ran: [] };
+    const doc = JSON.parse(readFileSync(given, "utf8")) as ScanlabJson<"reproduce">;
+    return { data: { ...doc.result, scanlab: doc.scanlab }, charts: new Map(), ran: [] };
   }
   const cacheRoot = join(app, ".cache", "reproduce");
   const hash = buildHash();
@@ -86,15 +90,16 @@ function reproduce(targets: string[]): { data: ReproduceJson; charts: Map<string
   }
   const base = join(cacheRoot, hash);
   const missing = targets.filter((t) => !existsSync(join(base, t, "report.json")));
-  let header: Omit<ReproduceJson, "targets" | "summary"> | undefined;
+  let header: Omit<ReproduceRun, "targets" | "summary"> | undefined;
   if (missing.length > 0) {
     const tmp = join(base, `run-${process.pid}`);
     rmSync(tmp, { recursive: true, force: true });
     mkdirSync(tmp, { recursive: true });
     const start = Date.now();
-    const out = JSON.parse(
+    const doc = JSON.parse(
       cli(["reproduce", ...missing, "--json", "--report", join(tmp, "report")]),
-    ) as ReproduceJson;
+    ) as ScanlabJson<"reproduce">;
+    const out: ReproduceRun = { ...doc.result, scanlab: doc.scanlab };
     process.stdout.write(
       `docs: reproduce ${missing.join(" ")} took ${((Date.now() - start) / 1000).toFixed(0)} s\n`,
     );
@@ -114,7 +119,7 @@ function reproduce(targets: string[]): { data: ReproduceJson; charts: Map<string
     rmSync(tmp, { recursive: true, force: true });
   }
   header ??= JSON.parse(readFileSync(join(base, "header.json"), "utf8")) as Omit<
-    ReproduceJson,
+    ReproduceRun,
     "targets" | "summary"
   >;
   const cached: CachedTarget[] = targets.map((t) => {
@@ -128,7 +133,7 @@ function reproduce(targets: string[]): { data: ReproduceJson; charts: Map<string
     };
   });
   const reports = cached.map((c) => c.report);
-  const data: ReproduceJson = {
+  const data: ReproduceRun = {
     ...header,
     targets: reports,
     summary: {
@@ -147,7 +152,7 @@ function esc(s: string): string {
 
 const METRIC: Record<string, { label: string; fmt: (v: number) => string }> = {
   timeS: { label: "time (s)", fmt: (v) => formatNumber(v) },
-  mbPerS: { label: "MB/s", fmt: (v) => formatNumber(v) },
+  mibPerS: { label: "MiB/s", fmt: (v) => formatNumber(v) },
   avgReadKb: { label: "avg read (kB)", fmt: (v) => formatNumber(v) },
 };
 
@@ -176,7 +181,7 @@ function targetFragment(t: TargetReport & { interrupted: boolean }, charts: stri
     lines.push("**Calibration:** none; every row runs with the scenario's stated values.", "");
   }
   lines.push(
-    "| row | published | simulated | sim / pub | avg read kB | MB/s | OS cache hits | device queue |",
+    "| row | published | simulated | sim / pub | avg read kB | MiB/s | OS cache hits | device queue |",
   );
   lines.push("|---|---:|---:|---:|---:|---:|---:|---:|");
   for (const r of t.rows) {
@@ -186,7 +191,7 @@ function targetFragment(t: TargetReport & { interrupted: boolean }, charts: stri
     lines.push(
       `| ${esc(r.label)} | ${pub === undefined ? "-" : `${fmt.fmt(pub)} ${m === "timeS" ? "s" : fmt.label}`} | ` +
         `${fmt.fmt(r.simulated[m])} ${m === "timeS" ? "s" : fmt.label} | ${r.ratio === null ? "-" : r.ratio.toFixed(2)} | ` +
-        `${formatNumber(r.simulated.avgReadKb)} | ${formatNumber(r.simulated.mbPerS)} | ${pct(r.simulated.osHitRatio)} | ` +
+        `${formatNumber(r.simulated.avgReadKb)} | ${formatNumber(r.simulated.mibPerS)} | ${pct(r.simulated.osHitRatio)} | ` +
         `${r.simulated.meanQueueDepth.toFixed(1)} |`,
     );
   }
@@ -216,7 +221,7 @@ function targetFragment(t: TargetReport & { interrupted: boolean }, charts: stri
 }
 
 /** The "every target at a glance" fragment and its chart; `left out` lists targets this build did not run. */
-function summaryFragment(data: ReproduceJson, leftOut: string[]): string {
+function summaryFragment(data: ReproduceRun, leftOut: string[]): string {
   const lines = [
     "| target | rows with a published figure | within ±25 % | ratio checks within tolerance | statements that hold | calibrated |",
     "|---|---:|---:|---:|---:|---|",

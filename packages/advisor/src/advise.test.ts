@@ -85,12 +85,12 @@ describe("advise on scripted times", () => {
     expect(advice.rows[0]!.fullSizeSweep).toEqual({ workers: null, values: ["0", "1", "2", "3"] });
     expect(advice.scale).toBeNull();
     expect(advice.interrupted).toBe(false);
-    // The 2-worker point ran at 100 MiB/s: 105 MB/s, under the Intel 320's modelled 268 MB/s
-    // (131072 bytes per 4.5 us command + 131072 / 270 us: device-profiles' flash-queue.ts).
+    // The 2-worker point ran at 100 MiB/s, under the Intel 320's modelled sequential rate: 131072 bytes per
+    // 4.5 us command + 131072 / 270 us (device-profiles' flash-queue.ts), 267.5 MB/s or 255 MiB/s.
     expect(advice.notes).toEqual([
       {
         kind: "throughput",
-        text: "At the defaults the scan reads 105 MB/s; the device model's sequential rate (128 kB reads, 8 in flight) is 268 MB/s.",
+        text: "At the defaults the scan reads 100 MiB/s; the device model's sequential rate (128 kB reads, 8 in flight) is 255 MiB/s.",
       },
     ]);
   });

@@ -48,6 +48,7 @@
  *   named `advise STAGE POINT`, so an error names the point.
  */
 import { nextPowerOfTwo, PG14_MAX_CHUNK_BLOCKS, PG14_NCHUNKS } from "@scanlab/block-allocator";
+import { mibPerSFromBytesPerSecond, THROUGHPUT_UNIT } from "@scanlab/core";
 import { createDeviceModel, throughputAt } from "@scanlab/device-profiles";
 import {
   type AllocatorSpec,
@@ -507,15 +508,15 @@ export async function advise(scenario: ScenarioInput, options: AdviceOptions = {
     }
     if (atDefaults !== null) {
       // The device model's sequential rate: 128 kB reads (Linux's default readahead), 8 in flight.
-      const seqMBps =
-        throughputAt(profile, { queueDepth: 8, requestBytes: 131072, pattern: "sequential" }).bytesPerSecond /
-        1e6;
-      const mbps = (atDefaults.mbPerS * 1048576) / 1e6;
+      const seqMibPerS = mibPerSFromBytesPerSecond(
+        throughputAt(profile, { queueDepth: 8, requestBytes: 131072, pattern: "sequential" }).bytesPerSecond,
+      );
+      const scanMibPerS = atDefaults.mibPerS;
       notes.push({
         kind: "throughput",
         text:
-          `At the defaults the scan reads ${mbps.toFixed(0)} MB/s; the device model's sequential rate (128 kB reads, 8 in flight) is ${seqMBps.toFixed(0)} MB/s` +
-          (mbps >= 0.9 * seqMBps
+          `At the defaults the scan reads ${scanMibPerS.toFixed(0)} ${THROUGHPUT_UNIT}; the device model's sequential rate (128 kB reads, 8 in flight) is ${seqMibPerS.toFixed(0)} ${THROUGHPUT_UNIT}` +
+          (scanMibPerS >= 0.9 * seqMibPerS
             ? ": the scan is device-bound, and no setting here makes it much faster."
             : "."),
       });

@@ -17,10 +17,10 @@ export interface PointSettings {
 }
 
 /** Metrics with the given time and throughput (MiB/s), everything else zero. */
-export function metricsOf(timeS: number, mbPerS = 100): RowMetrics {
+export function metricsOf(timeS: number, mibPerS = 100): RowMetrics {
   return {
     timeS,
-    mbPerS,
+    mibPerS,
     avgReadKb: 0,
     syncShare: 0,
     iops: 0,

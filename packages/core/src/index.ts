@@ -30,3 +30,11 @@ export {
   type ScanlabErrorOptions,
 } from "./scanlab-error.js";
 export { mulberry32, type SeededRandom, scrambleSeed32, sfc32, xorshift32 } from "./seeded-random.js";
+export {
+  BYTES_PER_MIB,
+  mibPerS,
+  mibPerSFromBytesPerSecond,
+  mibPerSFromBytesPerUs,
+  mibPerSFromMBPerS,
+  THROUGHPUT_UNIT,
+} from "./throughput.js";

@@ -30,6 +30,7 @@
  * The largest I/O is the device's max_sectors_kb when the caller read it
  * (`calibrate` does, from sysfs), else the built-ins' 512 KiB, assumed.
  */
+import { mibPerSFromBytesPerSecond, THROUGHPUT_UNIT } from "@scanlab/core";
 import { DeviceProfileError } from "./errors.js";
 import { parseDeviceProfile } from "./parse-profile.js";
 import type { FlashProfile, MachineCpuCosts, ReadMeasurement } from "./profile-schema.js";
@@ -110,7 +111,7 @@ export function profileFromMeasurements(
   const deepSequential = measurements.some((m) => m.pattern === "sequential" && m.queueDepth > 1);
   const describe = (m: ReadMeasurement) =>
     `${m.pattern} ${m.blockBytes / KiB} KiB QD${m.queueDepth}: ${Math.round(m.iops)} IOPS, ` +
-    `${(m.bytesPerSecond / 1e6).toFixed(1)} MB/s, ${m.meanLatencyUs.toFixed(1)} us`;
+    `${mibPerSFromBytesPerSecond(m.bytesPerSecond).toFixed(1)} ${THROUGHPUT_UNIT}, ${m.meanLatencyUs.toFixed(1)} us`;
   const maxIoBytes = options.maxIoBytes ?? 512 * KiB;
   const fit = options.fit === false ? undefined : fitFlashQueue(measurements, maxIoBytes);
   return parseDeviceProfile(

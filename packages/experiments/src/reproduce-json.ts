@@ -1,7 +1,7 @@
 /**
- * The one shape of a reproduction run's results: what `scanlab reproduce
- * --json` prints, what `--report DIR` saves as report.json, and what the docs
- * site renders. It lives beside the experiments, not in a command, so that a
+ * The one shape of a reproduction run's results: the result `scanlab
+ * reproduce --json` prints, what `--report DIR` saves in report.json, and
+ * what the docs site renders. It lives beside the experiments, not in a command, so that a
  * report writer, the CLI and the docs read one type and nobody imports an app.
  */
 import type { TargetReport } from "./reproduce.js";
@@ -18,10 +18,12 @@ export interface ReproduceSummary {
   withinTolerance: number;
 }
 
-/** What `scanlab reproduce --json` prints (and `--report DIR` saves as report.json). */
+/**
+ * The result of a reproduction run: what `scanlab reproduce --json` prints as
+ * the `result` of its JSON document (and `--report DIR` saves in report.json),
+ * the document itself carrying the scanlab version. Throughputs are MiB/s.
+ */
 export interface ReproduceJson {
-  /** The scanlab version that ran. */
-  scanlab: string;
   /** The `--seed` given, or null for each scenario's own seed. */
   seed: number | null;
   /** False with `--no-calibration`. */

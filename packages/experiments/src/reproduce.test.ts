@@ -203,7 +203,7 @@ function fakeResult(
     os: { requestedBytes: deviceBytes, deviceBytes, hitRatio: 0.125, confidence: over.confidence ?? "high" },
     sharedBuffers: { hits: 0, misses: blocks, hitRatio: 0.375 },
     allocator: { ops: 0, waitS: 0, busyS: 0 },
-    series: { deviceMiBps: [] },
+    series: { deviceMibPerS: [] },
     events: 0,
   };
 }
@@ -249,8 +249,8 @@ function fakeRows(perTupleUs = 0.05): ExperimentRow[] {
       id: "slow",
       label: "slow, on Windows",
       scenario: fakeScenario("slow", perTupleUs, "windows"),
-      published: { timeS: 30, mbPerS: 0.5 },
-      metric: "mbPerS",
+      published: { timeS: 30, mibPerS: 0.5 },
+      metric: "mibPerS",
     },
     { id: "extra", label: "extra", scenario: fakeScenario("extra", perTupleUs) },
   ];
@@ -350,7 +350,7 @@ describe("reproduceTarget on a fake experiment", () => {
     expect(byId.get("base")!.simulated.timeS).toBe(5);
     expect(byId.get("fast")!.ratio).toBeCloseTo(2.5 / 4, 12);
     // slow is compared on throughput: 1000 blocks = 7.8125 MiB in 10 s = 0.78125 MiB/s, published 0.5.
-    expect(byId.get("slow")!.simulated.mbPerS).toBeCloseTo(0.78125, 12);
+    expect(byId.get("slow")!.simulated.mibPerS).toBeCloseTo(0.78125, 12);
     expect(byId.get("slow")!.ratio).toBeCloseTo(0.78125 / 0.5, 12);
     expect(byId.get("extra")).toMatchObject({ published: null, metric: null, ratio: null });
   });
@@ -531,7 +531,7 @@ describe("rowMetrics", () => {
     });
     const m = rowMetrics(r, fakeScenario("base", 0.05));
     expect(m.timeS).toBe(3);
-    expect(m.mbPerS).toBeCloseTo((1000 * 8192) / 1048576 / 3, 12);
+    expect(m.mibPerS).toBeCloseTo((1000 * 8192) / 1048576 / 3, 12);
     // 2000 blocks scanned by the finished runs, 250 read from the device.
     expect(m.cacheHitRatio).toBeCloseTo(1 - 250 / 2000, 12);
     expect(m.meanRunBlocks).toBe(100);
@@ -566,7 +566,7 @@ describe("rowMetrics", () => {
     // 10,000 x (pread 0.35 + 8192/12000 us, then 1 + 100 x 0.05 us of page work).
     const perBlockUs = 0.35 + 8192 / 12000 + 1 + 100 * 0.05;
     expect(m.timeS).toBeCloseTo((10_000 * perBlockUs) / 1e6, 9);
-    expect(m.mbPerS).toBeCloseTo(78.125 / m.timeS, 9);
+    expect(m.mibPerS).toBeCloseTo(78.125 / m.timeS, 9);
     expect(m.meanRunBlocks).toBe(10_000);
     expect(m.avgReadKb).toBe(0);
     expect(m.cacheHitRatio).toBe(1);

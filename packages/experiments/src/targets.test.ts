@@ -16,7 +16,7 @@ import type { Experiment, Statement } from "./types.js";
 function m(over: Partial<RowMetrics> = {}): RowMetrics {
   return {
     timeS: 10,
-    mbPerS: 100,
+    mibPerS: 100,
     avgReadKb: 128,
     syncShare: 0.5,
     iops: 1000,
@@ -34,7 +34,7 @@ const NAN_ROW = m(Object.fromEntries(Object.keys(m()).map((k) => [k, Number.NaN]
 /** A row that did not finish and read nothing: time NaN, every device and cache figure 0. */
 const EMPTY_ROW = m({
   timeS: Number.NaN,
-  mbPerS: Number.NaN,
+  mibPerS: Number.NaN,
   avgReadKb: 0,
   syncShare: 0,
   iops: 0,
@@ -64,10 +64,10 @@ function holdingFixture(exp: Experiment): Map<string, RowMetrics> {
   };
   switch (exp.id) {
     case "T1":
-      set("serial", { mbPerS: 500, avgReadKb: 128, iops: 3900 });
-      set("stride-1", { mbPerS: 250, avgReadKb: 32, iops: 7800 });
-      set("chunk64-1", { mbPerS: 920, avgReadKb: 128 });
-      set("chunk64-3", { mbPerS: 1200, avgReadKb: 128 });
+      set("serial", { mibPerS: 500, avgReadKb: 128, iops: 3900 });
+      set("stride-1", { mibPerS: 250, avgReadKb: 32, iops: 7800 });
+      set("chunk64-1", { mibPerS: 920, avgReadKb: 128 });
+      set("chunk64-3", { mibPerS: 1200, avgReadKb: 128 });
       set("linux-stride-1", { avgReadKb: 128 });
       set("linux-stride-15", { timeS: 10 });
       set("linux-chunk-15", { timeS: 4 });
@@ -186,10 +186,10 @@ describe("statements: figures that must make them fail", () => {
   it("T1: 128 kB striding reads, striding faster than serial, or no gain from workers fail", () => {
     expect(check(T1, "ufs-stride-32k", (r) => patch(r, "stride-1", { avgReadKb: 128 })).holds).toBe(false);
     expect(check(T1, "ufs-stride-slower", (r) => patch(r, "stride-1", { timeS: 13 })).holds).toBe(false);
-    expect(check(T1, "ufs-stride-iops", (r) => patch(r, "stride-1", { mbPerS: 450 })).holds).toBe(false);
+    expect(check(T1, "ufs-stride-iops", (r) => patch(r, "stride-1", { mibPerS: 450 })).holds).toBe(false);
     expect(check(T1, "ufs-stride-iops", (r) => patch(r, "stride-1", { iops: 3000 })).holds).toBe(false);
     expect(check(T1, "chunks-128k", (r) => patch(r, "chunk64-3", { avgReadKb: 64 })).holds).toBe(false);
-    expect(check(T1, "chunks-scale", (r) => patch(r, "chunk64-3", { mbPerS: 900 })).holds).toBe(false);
+    expect(check(T1, "chunks-scale", (r) => patch(r, "chunk64-3", { mibPerS: 900 })).holds).toBe(false);
     expect(check(T1, "linux-detects-low", (r) => patch(r, "linux-stride-1", { avgReadKb: 32 })).holds).toBe(
       false,
     );
@@ -199,10 +199,10 @@ describe("statements: figures that must make them fail", () => {
   });
 
   it("T1 chunks-scale: the detail lists the figures without claiming an order that does not hold", () => {
-    // A careless detail would print "1000 < 920 < 1200 MB/s" for a failing order.
-    const c = check(T1, "chunks-scale", (r) => patch(r, "serial", { mbPerS: 1000 }));
+    // A careless detail would print "1000 < 920 < 1200 MiB/s" for a failing order.
+    const c = check(T1, "chunks-scale", (r) => patch(r, "serial", { mibPerS: 1000 }));
     expect(c.holds).toBe(false);
-    expect(c.detail).toBe("serial 1000, 1 worker 920, 3 workers 1200 MB/s");
+    expect(c.detail).toBe("serial 1000, 1 worker 920, 3 workers 1200 MiB/s");
   });
 
   it("T2: a cap curve that falls, is convex, or still climbs at 8192 fails", () => {
@@ -321,7 +321,7 @@ function result(timeS: number): SimulationResult {
     os: { requestedBytes: 0, deviceBytes: 0, hitRatio: 0, confidence: "high" },
     sharedBuffers: { hits: 0, misses: 0, hitRatio: 0 },
     allocator: { ops: 0, waitS: 0, busyS: 0 },
-    series: { deviceMiBps: [] },
+    series: { deviceMibPerS: [] },
     events: 0,
   };
 }

@@ -17,8 +17,12 @@ import type { RowMetrics, ScenarioInput } from "@scanlab/simulator";
 export interface PublishedFigures {
   /** Duration of one run of the query, seconds. */
   timeS?: number;
-  /** Throughput of one query, MB/s as the publication counts it. */
-  mbPerS?: number;
+  /**
+   * Throughput of one query in MiB/s (2^20 bytes per second, scanlab's one unit: `THROUGHPUT_UNIT` of
+   * @scanlab/core). A publication's decimal MB/s (10^6 bytes) is converted with `mibPerSFromMBPerS`, not
+   * relabelled; a figure the publication counted in 2^20 bytes (FreeBSD iostat's "MB/s") is taken as it is.
+   */
+  mibPerS?: number;
   /** Average device read size, kB. */
   avgReadKb?: number;
 }

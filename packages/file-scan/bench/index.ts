@@ -37,6 +37,7 @@
 import { spawnSync } from "node:child_process";
 import { closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { mibPerS, mibPerSFromBytesPerSecond, THROUGHPUT_UNIT } from "@scanlab/core";
 import { blockQueueLimits, deviceNumbers } from "@scanlab/host";
 import { loadDist, makeTempDir, writeBlockFile } from "../test/files.js";
 
@@ -54,12 +55,12 @@ function dd(bs: string): number {
   if (r.status !== 0) throw new Error(`dd failed: ${r.stderr}`);
   const m = /^(\d+) bytes.*copied, ([\d.]+) s/m.exec(r.stderr);
   if (m === null) throw new Error(`cannot parse dd output: ${r.stderr}`);
-  return Number(m[1]) / Number(m[2]) / 1e6;
+  return mibPerS(Number(m[1]), Number(m[2]));
 }
 
 const hasFio = spawnSync("fio", ["--version"], { encoding: "utf8" }).status === 0;
 
-/** One fio sequential read job of the whole file, warm: MB/s from its JSON bandwidth. */
+/** One fio sequential read job of the whole file, warm: MiB/s from its JSON bandwidth. */
 function fio(engine: "psync" | "pvsync", bs: string): number {
   const r = spawnSync(
     "fio",
@@ -80,7 +81,7 @@ function fio(engine: "psync" | "pvsync", bs: string): number {
   const json = JSON.parse(r.stdout.slice(r.stdout.indexOf("{"))) as {
     jobs: { read: { bw_bytes: number } }[];
   };
-  return json.jobs[0]!.read.bw_bytes / 1e6;
+  return mibPerSFromBytesPerSecond(json.jobs[0]!.read.bw_bytes);
 }
 
 /** The same 8 kB positioned reads in a bare loop on this thread: no allocator, worker or counters. */
@@ -92,7 +93,7 @@ function rawReadSync(): number {
   for (let pos = 0; pos < size; pos += 8192) readSync(fd, buf, 0, 8192, pos);
   const ns = Number(process.hrtime.bigint() - t0);
   closeSync(fd);
-  return size / (ns / 1000);
+  return mibPerS(size, ns / 1e9);
 }
 
 const fmt = (x: number): string => x.toFixed(0).padStart(7);
@@ -100,12 +101,12 @@ const best = (xs: number[]): number => Math.max(...xs);
 const bar = (ratio: number, min: number): string =>
   `bar >= ${min.toFixed(2)}: ${ratio >= min ? "met" : "MISSED"}`;
 
-/** Warm scanFile throughput (MB/s) with these options, checked for exact cover. */
+/** Warm scanFile throughput (MiB/s) with these options, checked for exact cover. */
 async function warmScan(options: Parameters<typeof scanFile>[1]): Promise<number> {
   const r = await scanFile(file, { workers: 1, policy: { kind: "pg14" }, work: "none", ...options });
   if (!r.cover.exact) throw new Error("warm scan did not read every block exactly once");
   if (r.cache.state !== "warm") console.log(`  (a warm round measured ${r.cache.state})`);
-  return r.mbPerSec;
+  return r.mibPerS;
 }
 
 try {
@@ -142,7 +143,7 @@ try {
   }
   const row = (label: string, xs: number[]) =>
     console.log(`  ${label.padEnd(26)} rounds: ${xs.map(fmt).join(" ")}   best ${fmt(best(xs))}`);
-  console.log("\nwarm cache, 1 worker, no work (MB/s, 10^6 bytes)");
+  console.log(`\nwarm cache, 1 worker, no work (${THROUGHPUT_UNIT})`);
   row("dd bs=8k", sides.dd8k);
   row("bare readSync 8 kB loop", sides.raw);
   row("scanFile 8 kB mode", sides.scan8k);
@@ -192,17 +193,17 @@ try {
       const r = await scanFile(file, { policy: { kind: "pg14" }, evict: true, ...options });
       if (!r.cover.exact) throw new Error("cold scan did not read every block exactly once");
       console.log(
-        `  round ${i + 1}, ${label.padEnd(20)}: ${r.cache.state}, ${fmt(r.mbPerSec)} MB/s, device avg ${avgKb(r)}` +
+        `  round ${i + 1}, ${label.padEnd(20)}: ${r.cache.state}, ${fmt(r.mibPerS)} ${THROUGHPUT_UNIT}, device avg ${avgKb(r)}` +
           (r.advice.requested
             ? `, ${r.advice.calls} advice calls${r.advice.available ? "" : ` (${r.advice.reason})`}`
             : ""),
       );
-      if (label === "8 kB, 1 worker") one.push(r.mbPerSec);
-      if (label === "8 kB, 2 workers") two.push(r.mbPerSec);
+      if (label === "8 kB, 1 worker") one.push(r.mibPerS);
+      if (label === "8 kB, 2 workers") two.push(r.mibPerS);
       if (label === "stream 16, 2 workers" && r.device.available && r.device.avgRequestBytes !== null)
         streamAvgKb.push(r.device.avgRequestBytes / 1024);
-      if (label === "forward, no advice") noAdvice.push(r.mbPerSec);
-      if (label === "forward, distance 1") distance1.push(r.mbPerSec);
+      if (label === "forward, no advice") noAdvice.push(r.mibPerS);
+      if (label === "forward, distance 1") distance1.push(r.mibPerS);
     }
   }
   const r5 = best(two) / best(one);

@@ -3,7 +3,7 @@
  *
  * Problem. A parallel scan's numbers mean nothing if some block was skipped
  * or read twice: an allocator that hands out a range twice, or a syncscan
- * start that wraps wrongly, would still produce a plausible MB/s. The check
+ * start that wraps wrongly, would still produce a plausible throughput. The check
  * has to see every block, yet must not add work to a worker's read loop.
  *
  * Design choices.

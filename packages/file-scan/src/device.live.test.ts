@@ -131,7 +131,7 @@ describe("this machine's device counters", () => {
       if (!r.device.available) continue;
       const meanRun = r.blocks / r.perWorker.reduce((s, w) => s + w.runs.count, 0);
       console.log(
-        `  ${name.padEnd(38)} ${r.mbPerSec.toFixed(0).padStart(6)} MB/s  ${String(r.device.reads).padStart(5)} reads  avg ${(r.device.avgRequestBytes! / 1024).toFixed(0).padStart(5)} kB  mean run ${meanRun.toFixed(1)} blocks`,
+        `  ${name.padEnd(38)} ${r.mibPerS.toFixed(0).padStart(6)} MiB/s  ${String(r.device.reads).padStart(5)} reads  avg ${(r.device.avgRequestBytes! / 1024).toFixed(0).padStart(5)} kB  mean run ${meanRun.toFixed(1)} blocks`,
       );
     }
     const [striding, ranges] = [rows[0]![1], rows[1]![1]];

@@ -74,7 +74,7 @@ import { type ScanResult, verdict } from "./verdict.js";
  *   policy: { kind: "pg14" },
  *   evict: true,
  * });
- * console.log(r.cache.state, r.mbPerSec.toFixed(0), "MB/s", r.cover.exact);
+ * console.log(r.cache.state, r.mibPerS.toFixed(0), "MiB/s", r.cover.exact);
  * if (r.device.available) console.log(r.device.reads, "reads of", r.device.avgRequestBytes, "bytes");
  * ```
  */

@@ -68,8 +68,8 @@ describe("read modes, cold, on this machine's device", () => {
     expect(stream.reads.meanBlocks).toBeGreaterThan(8);
     expect(plain.reads.meanBlocks).toBe(1);
     console.log(
-      `cold, 2 workers: 8 kB reads ${plain.mbPerSec.toFixed(0)} MB/s, device avg ${kB(plain)} kB; ` +
-        `read stream 16: ${stream.mbPerSec.toFixed(0)} MB/s, ${stream.reads.meanBlocks.toFixed(1)} blocks per preadv, ` +
+      `cold, 2 workers: 8 kB reads ${plain.mibPerS.toFixed(0)} MiB/s, device avg ${kB(plain)} kB; ` +
+        `read stream 16: ${stream.mibPerS.toFixed(0)} MiB/s, ${stream.reads.meanBlocks.toFixed(1)} blocks per preadv, ` +
         `device avg ${kB(stream)} kB`,
     );
   });
@@ -84,7 +84,7 @@ describe("read modes, cold, on this machine's device", () => {
     // Two workers of pg14 interleave chunks, so each worker jumps at (nearly) every chunk.
     expect(r.advice.calls).toBeGreaterThan(0);
     console.log(
-      `cold, 2 workers, read stream 16 with advice: ${r.advice.calls} advice calls, ${r.mbPerSec.toFixed(0)} MB/s, device avg ${kB(r)} kB`,
+      `cold, 2 workers, read stream 16 with advice: ${r.advice.calls} advice calls, ${r.mibPerS.toFixed(0)} MiB/s, device avg ${kB(r)} kB`,
     );
   });
 
@@ -104,9 +104,9 @@ describe("read modes, cold, on this machine's device", () => {
       expect(advised.advice.calls).toBe(FILE_BYTES / B);
       expect(advised.advice.failed).toBe(0);
       console.log(
-        `cold ${pattern}: no advice ${none.mbPerSec.toFixed(1)} MB/s (device avg ${kB(none)} kB), ` +
-          `distance ${d} ${advised.mbPerSec.toFixed(1)} MB/s (device avg ${kB(advised)} kB): ` +
-          `ratio ${(advised.mbPerSec / none.mbPerSec).toFixed(2)}`,
+        `cold ${pattern}: no advice ${none.mibPerS.toFixed(1)} MiB/s (device avg ${kB(none)} kB), ` +
+          `distance ${d} ${advised.mibPerS.toFixed(1)} MiB/s (device avg ${kB(advised)} kB): ` +
+          `ratio ${(advised.mibPerS / none.mibPerS).toFixed(2)}`,
       );
     }
   });

@@ -6,14 +6,15 @@
  * Problem. The workers hand back raw totals (worker-protocol.ts): counts,
  * clock stamps, run lists, halves of a 64-bit checksum. A reader wants
  * numbers that mean something on their own (times from the window's start,
- * one checksum, MB/s), and sentences for anything unusual, and must be able
+ * one checksum, MiB/s), and sentences for anything unusual, and must be able
  * to trust that the numbers describe one whole scan of a file that held
  * still.
  *
  * Design choices.
  * - Times are reported from the start flag (timed-window.ts); the window
- *   closes at the latest last read of any worker, and MB/s is bytes over
- *   that window (megabytes of 10^6 bytes, as dd prints them).
+ *   closes at the latest last read of any worker, and the throughput is
+ *   bytes over that window in MiB/s (2^20 bytes per second, scanlab's one
+ *   unit: `THROUGHPUT_UNIT` of @scanlab/core; dd's MB/s is 10^6 bytes).
  * - The scan counts as aborted only when it was stopped and some block was
  *   left unread: an abort that came after the last read (say from the final
  *   progress call) stopped nothing.
@@ -29,6 +30,7 @@
  */
 import { statSync } from "node:fs";
 import { INVALID_BLOCK, type ResolvedPolicy } from "@scanlab/block-allocator";
+import { mibPerS } from "@scanlab/core";
 import type { DeviceReport } from "@scanlab/host";
 import { formatChecksum } from "./block-work.js";
 import { type CacheReport, type PreparedCache, reportCache } from "./cache-report.js";
@@ -178,8 +180,8 @@ export interface ScanResult {
   readonly wallUs: number;
   /** Worker start-up before the window (spawn, open, module load), in microseconds. */
   readonly setupUs: number;
-  /** bytes / wallUs: megabytes (10^6 bytes, as dd prints them) per second. */
-  readonly mbPerSec: number;
+  /** Bytes over the timed window in MiB/s (2^20 bytes per second); 0 when the window is empty. */
+  readonly mibPerS: number;
   /** Per worker. */
   readonly perWorker: readonly WorkerResult[];
   /** What the device did in the window, or why that is unknown. */
@@ -263,7 +265,7 @@ export function verdict(
     bytes,
     wallUs,
     setupUs: window.setupUs,
-    mbPerSec: wallUs > 0 ? bytes / wallUs : 0,
+    mibPerS: wallUs > 0 ? mibPerS(bytes, wallUs / 1e6) : 0,
     perWorker: totals.map((t, i) => workerResult(t, i, window.startUs, request.work)),
     device: window.device,
     cache: cacheReport,

@@ -47,7 +47,7 @@ describe("encodeMetrics / decodeMetrics", () => {
   it("keep every number exactly through JSON, NaN, infinities and -0 included", () => {
     const m = {
       timeS: 1.2345678901234567,
-      mbPerS: Number.NaN,
+      mibPerS: Number.NaN,
       avgReadKb: Number.POSITIVE_INFINITY,
       syncShare: Number.NEGATIVE_INFINITY,
       iops: -0,

@@ -19,7 +19,7 @@
  * blocks inside a chunk, as the real simulator will; `fastPath: false` turns
  * it off (the tests check both give the same answer).
  */
-import { mulberry32, type SeededRandom } from "@scanlab/core";
+import { mibPerS, mulberry32, type SeededRandom } from "@scanlab/core";
 import { checkNumber } from "./errors.js";
 import type { OpenFile, ReadaheadModel, SubmitIo } from "./model.js";
 import { PAGE_BYTES } from "./model.js";
@@ -139,8 +139,8 @@ export interface ScanResult {
   maxInFlight: number;
   /** Time until the last process finished (µs). */
   elapsedUs: number;
-  /** File bytes / elapsed time (MB/s; relative only, see apps/docs/src/reference/readahead-predictions.md#simulation-assumptions). */
-  mbPerSec: number;
+  /** File bytes / elapsed time in MiB/s (2^20 bytes per second; relative only, see apps/docs/src/reference/readahead-predictions.md#simulation-assumptions). */
+  mibPerS: number;
   /** read() calls made (including the ones the fast path skipped). */
   reads: number;
 }
@@ -421,8 +421,10 @@ export function simulateScan(pattern: ScanPattern, options: ScanHarnessOptions):
     syncFraction: ios === 0 ? 0 : syncIos / ios,
     maxInFlight,
     elapsedUs,
-    mbPerSec:
-      elapsedUs > 0 ? ((pattern.kind === "random" ? randomReads : blocks) * bp * PAGE_BYTES) / elapsedUs : 0,
+    mibPerS:
+      elapsedUs > 0
+        ? mibPerS((pattern.kind === "random" ? randomReads : blocks) * bp * PAGE_BYTES, elapsedUs / 1e6)
+        : 0,
     reads,
   };
 }

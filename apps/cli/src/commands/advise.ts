@@ -20,8 +20,8 @@ import {
 } from "@scanlab/advisor";
 import type { RowMetrics, ScenarioInput } from "@scanlab/simulator";
 import type { Ctx } from "../context.js";
-import { toJson } from "../context.js";
 import { CliError, EXIT } from "../errors.js";
+import { printJson, type RecommendationJson, type SweptValue } from "../json-output.js";
 import { parseChoice, parseSizeFlag } from "../options.js";
 import { gapPct, seconds } from "../output/format.js";
 import { Bars } from "../output/progress.js";
@@ -57,7 +57,8 @@ export interface AdviseFlags extends Record<string, unknown> {
 }
 
 /**
- * One recommendation as `advise --json` prints it: an {@link AdviceRow} of
+ * One recommendation as `advise` prints it (`advise --json` as a
+ * {@link RecommendationJson}, its values as numbers): an {@link AdviceRow} of
  * @scanlab/advisor (the default's time, the recommended value's time, gain =
  * time(default) / time(recommended) - 1) with the full-size command that
  * shows it.
@@ -91,6 +92,21 @@ function recommendation(r: AdviceRow, fullCommand: string): Recommendation {
     why: r.why,
     sweep: r.sweep,
     command: `${fullCommand}${workers} --vary ${r.key}=${r.fullSizeSweep.values.join(",")}`,
+  };
+}
+
+/** A value of an advised setting as JSON: a number where it is one (`"16"` is 16), else as printed (`"none"`). */
+function adviceValue(text: string): SweptValue {
+  return /^-?\d+(?:\.\d+)?$/.test(text) ? Number(text) : text;
+}
+
+/** A recommendation as `advise --json` prints it, its values as numbers where they are numbers. */
+function recommendationJson(r: Recommendation): RecommendationJson {
+  return {
+    ...r,
+    defaultValue: adviceValue(r.defaultValue),
+    recommended: adviceValue(r.recommended),
+    sweep: r.sweep.map((p) => ({ value: adviceValue(p.value), timeS: p.timeS })),
   };
 }
 
@@ -192,9 +208,12 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
   });
   const recs = advice.rows.map((r) => recommendation(r, fullCommand));
   if (ctx.json) {
-    ctx.out(
-      toJson({ scenario: full, scale: advice.scale, interrupted: advice.interrupted, recommendations: recs }),
-    );
+    printJson(ctx, "advise", {
+      scenario: full,
+      scale: advice.scale,
+      interrupted: advice.interrupted,
+      recommendations: recs.map(recommendationJson),
+    });
     return advice.interrupted ? ctx.interrupt.exitCode : EXIT.ok;
   }
   render(

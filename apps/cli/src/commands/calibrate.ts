@@ -10,12 +10,14 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { mibPerSFromBytesPerSecond, THROUGHPUT_UNIT } from "@scanlab/core";
 import { type FlashProfile, modelAtPoints } from "@scanlab/device-profiles";
 import { calibrate, readDeviceProfileFile, writeDeviceProfileFile } from "@scanlab/device-profiles/node";
 import { type KernelMeasurement, measureKernelReadahead } from "@scanlab/readahead/node";
 import type { Ctx } from "../context.js";
-import { progressOn, toJson } from "../context.js";
+import { progressOn } from "../context.js";
 import { CliError, EXIT, isUserError } from "../errors.js";
+import { jsonForm, printJson } from "../json-output.js";
 import { parseChoice, parseIntFlag } from "../options.js";
 import { fixed, gapPct, grouped } from "../output/format.js";
 import { renderTable } from "../output/table.js";
@@ -94,7 +96,17 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
     });
   } catch (e) {
     if (!ctx.interrupt.stopped) throw e;
-    if (ctx.json) ctx.out(toJson({ profile: null, out: null, interrupted: true }));
+    if (ctx.json)
+      printJson(ctx, "calibrate", {
+        profile: null,
+        out: null,
+        modelVsMeasured: [],
+        cpu: null,
+        kernelReadahead: null,
+        kernelReadaheadSkipped: "interrupted before the device measurement finished",
+        simulateFlags: null,
+        interrupted: true,
+      });
     else ctx.out(ctx.c.yellow("Interrupted before the device measurement finished: nothing was written."));
     return ctx.interrupt.exitCode;
   }
@@ -137,18 +149,16 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
     ratio: r.ratio,
   }));
   if (ctx.json) {
-    ctx.out(
-      toJson({
-        profile: written,
-        out,
-        modelVsMeasured: comparison,
-        cpu: written.cpu ?? null,
-        kernelReadahead: kernel,
-        kernelReadaheadSkipped: kernelSkipped,
-        simulateFlags,
-        interrupted,
-      }),
-    );
+    printJson(ctx, "calibrate", {
+      profile: written,
+      out,
+      modelVsMeasured: comparison,
+      cpu: written.cpu ?? null,
+      kernelReadahead: kernel === null ? null : jsonForm(kernel),
+      kernelReadaheadSkipped: kernelSkipped,
+      simulateFlags,
+      interrupted,
+    });
     return interrupted ? ctx.interrupt.exitCode : EXIT.ok;
   }
   const { c } = ctx;
@@ -162,7 +172,7 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
       [
         [
           `${fixed(written.readLatencyQd1Us, 0)} us`,
-          `${fixed(written.sequentialReadBytesPerSecond / 1e6, 0)} MB/s`,
+          `${fixed(mibPerSFromBytesPerSecond(written.sequentialReadBytesPerSecond), 0)} ${THROUGHPUT_UNIT}`,
           grouped(written.randomReadIops),
           String(written.randomReadQueueDepth),
           `${(written.maxIoBytes / 1024).toFixed(0)} KiB${written.note.includes("assumed, the built-ins' figure") ? " (assumed)" : " (max_sectors_kb)"}`,
@@ -181,7 +191,7 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
           "read size",
           "queue depth",
           "IOPS",
-          "MB/s",
+          THROUGHPUT_UNIT,
           "mean latency",
           "model IOPS",
           "model/measured",
@@ -191,7 +201,7 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
           `${grouped(m.blockBytes / 1024)} KiB`,
           String(m.queueDepth),
           grouped(m.iops),
-          fixed(m.bytesPerSecond / 1e6, 0),
+          fixed(mibPerSFromBytesPerSecond(m.bytesPerSecond), 0),
           `${fixed(m.meanLatencyUs, 0)} us`,
           grouped(comparison[i]!.modelIops),
           fixed(comparison[i]!.ratio, 2),
@@ -203,7 +213,7 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
     if (q !== undefined) {
       ctx.out(
         `  model (fitted, queue-fit.ts): ${q.units} units busy ${fixed(q.unitBusyUs, 1)} us per read, ${fixed(q.fixedLatencyUs, 1)} us fixed delay, ` +
-          `data path ${fixed(q.commandUs, 1)} us per read + ${fixed(q.transferBytesPerSecond / 1e6, 0)} MB/s, ${grouped(q.stripeBytes / 1024)} KiB pages`,
+          `data path ${fixed(q.commandUs, 1)} us per read + ${fixed(mibPerSFromBytesPerSecond(q.transferBytesPerSecond), 0)} ${THROUGHPUT_UNIT}, ${grouped(q.stripeBytes / 1024)} KiB pages`,
       );
     }
   }

@@ -25,6 +25,7 @@ import type { Ctx } from "../context.js";
 import { progressOn, toJson } from "../context.js";
 import { resolveDeviceArg } from "../device-arg.js";
 import { CliError, EXIT } from "../errors.js";
+import { jsonDocument } from "../json-output.js";
 import { parseIntFlag, splitList } from "../options.js";
 import { fixed } from "../output/format.js";
 import { renderTable } from "../output/table.js";
@@ -193,7 +194,7 @@ export async function labCommand(ctx: Ctx, flags: LabFlags): Promise<number> {
   } finally {
     ctx.interrupt.release();
   }
-  const doc = toJson(report);
+  const doc = toJson(jsonDocument("lab", report));
   if (jsonFile !== null) writeFileSync(jsonFile, `${doc}\n`);
   if (reportFile !== null) writeFileSync(reportFile, labReportHtml(report));
   if (flags.json === true) ctx.out(doc);

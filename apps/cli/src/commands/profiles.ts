@@ -1,17 +1,20 @@
 /**
- * `scanlab profiles [list | show NAME|FILE]`: the built-in device profiles
+ * `scanlab profiles [list | show NAME|FILE [--out FILE]]`: the built-in device profiles
  * (datasheet figures, with their sources) and what the device model makes of
  * them under three fixed workloads, so profiles of different kinds (flash,
  * disk, RAID0, cloud volume) can be compared on one table.
  */
+import { mibPerSFromBytesPerSecond, THROUGHPUT_UNIT } from "@scanlab/core";
 import { builtinProfiles, type DeviceProfile, throughputAt } from "@scanlab/device-profiles";
+import { readDeviceProfileFile, writeDeviceProfileFile } from "@scanlab/device-profiles/node";
 import type { Ctx } from "../context.js";
-import { toJson } from "../context.js";
 import { resolveDeviceArg } from "../device-arg.js";
 import { CliError, EXIT } from "../errors.js";
+import { printJson } from "../json-output.js";
 import { fixed, grouped } from "../output/format.js";
 import { type Align, renderTable, tableFits } from "../output/table.js";
 import { wrap } from "../output/wrap.js";
+import { checkOutputFile } from "../output-location.js";
 
 /** What the device model does with a profile under three fixed workloads. */
 export interface ModelledFigures {
@@ -19,8 +22,8 @@ export interface ModelledFigures {
   random8kQd1LatencyUs: number;
   /** 8 KiB random reads, 32 in flight: reads per second. */
   random8kQd32Iops: number;
-  /** 128 KiB sequential reads (Linux's default readahead size), 8 in flight: MB/s. */
-  sequential128kQd8MBps: number;
+  /** 128 KiB sequential reads (Linux's default readahead size), 8 in flight: MiB/s (2^20 bytes per second). */
+  sequential128kQd8MibPerS: number;
 }
 
 /** Runs the three workloads through the device model. */
@@ -31,7 +34,7 @@ export function modelledFigures(p: DeviceProfile): ModelledFigures {
   return {
     random8kQd1LatencyUs: q1.meanLatencyUs,
     random8kQd32Iops: q32.iops,
-    sequential128kQd8MBps: seq.bytesPerSecond / 1e6,
+    sequential128kQd8MibPerS: mibPerSFromBytesPerSecond(seq.bytesPerSecond),
   };
 }
 
@@ -60,25 +63,28 @@ export async function profilesCommand(
   ctx: Ctx,
   action: string | undefined,
   name: string | undefined,
-  _flags: { json?: boolean },
+  flags: { json?: boolean; out?: string },
 ): Promise<number> {
   const what = action ?? "list";
   if (what === "list") {
     if (name !== undefined)
       throw new CliError("CLI_BAD_USAGE", `"profiles list" takes no name: use "profiles show ${name}".`);
+    if (flags.out !== undefined)
+      throw new CliError(
+        "CLI_BAD_USAGE",
+        `"profiles list" writes no file: use "profiles show NAME --out ${flags.out}" to write one profile.`,
+      );
     const rows = builtinProfiles().map((p) => ({ profile: p, modelled: modelledFigures(p) }));
     if (ctx.json) {
-      ctx.out(
-        toJson(
-          rows.map((r) => ({
-            name: r.profile.name,
-            kind: r.profile.kind,
-            title: r.profile.title,
-            basis: r.profile.basis,
-            modelled: r.modelled,
-          })),
-        ),
-      );
+      printJson(ctx, "profiles list", {
+        profiles: rows.map((r) => ({
+          name: r.profile.name,
+          kind: r.profile.kind,
+          title: r.profile.title,
+          basis: r.profile.basis,
+          modelled: r.modelled,
+        })),
+      });
       return EXIT.ok;
     }
     const head = [
@@ -87,7 +93,7 @@ export async function profilesCommand(
       "basis",
       "8k random QD1 us",
       "8k random QD32 IOPS",
-      "128k seq QD8 MB/s",
+      `128k seq QD8 ${THROUGHPUT_UNIT}`,
       "title",
     ];
     const align: Align[] = ["left", "left", "left", "right", "right", "right", "left"];
@@ -97,7 +103,7 @@ export async function profilesCommand(
       p.basis,
       fixed(m.random8kQd1LatencyUs, 0),
       grouped(m.random8kQd32Iops),
-      fixed(m.sequential128kQd8MBps, 0),
+      fixed(m.sequential128kQd8MibPerS, 0),
       p.title,
     ]);
     // On a narrow terminal the title goes first, then the basis: a row a line, names whole.
@@ -132,11 +138,16 @@ export async function profilesCommand(
       `"profiles show" needs a profile name or file: e.g. profiles show intel-ssd-320-120gb.`,
     );
   const { profile, file } = resolveDeviceArg(name, "profiles show");
+  const out = flags.out === undefined ? null : checkOutputFile(flags.out, "--out");
+  const m = modelledFigures(profile);
+  if (out !== null) {
+    writeDeviceProfileFile(out, profile);
+    readDeviceProfileFile(out); // what --device FILE will do: fail here, not later
+  }
   if (ctx.json) {
-    ctx.out(toJson(profile));
+    printJson(ctx, "profiles show", { profile, file, modelled: m });
     return EXIT.ok;
   }
-  const m = modelledFigures(profile);
   const { c } = ctx;
   ctx.out(
     wrap(
@@ -156,7 +167,7 @@ export async function profilesCommand(
   ctx.out(
     wrap(
       ctx,
-      `Model: 8k random QD1 ${fixed(m.random8kQd1LatencyUs, 0)} us, 8k random QD32 ${grouped(m.random8kQd32Iops)} IOPS, 128k sequential QD8 ${fixed(m.sequential128kQd8MBps, 0)} MB/s.`,
+      `Model: 8k random QD1 ${fixed(m.random8kQd1LatencyUs, 0)} us, 8k random QD32 ${grouped(m.random8kQd32Iops)} IOPS, 128k sequential QD8 ${fixed(m.sequential128kQd8MibPerS, 0)} ${THROUGHPUT_UNIT}.`,
       2,
     ),
   );
@@ -181,5 +192,7 @@ export async function profilesCommand(
         wrap(ctx, "This profile is a placeholder: its figures are not from a datasheet or a measurement.", 2),
       ),
     );
+  if (out !== null)
+    ctx.out(wrap(ctx, `Profile written to ${out}: edit it, then give it as --device ${out}.`, 2));
   return EXIT.ok;
 }

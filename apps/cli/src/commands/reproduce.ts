@@ -20,8 +20,8 @@ import {
   type TargetReport,
 } from "@scanlab/experiments";
 import type { Ctx } from "../context.js";
-import { toJson } from "../context.js";
 import { CliError, EXIT } from "../errors.js";
+import { jsonDocument, printJson } from "../json-output.js";
 import { splitList } from "../options.js";
 import { seconds } from "../output/format.js";
 import { Bars } from "../output/progress.js";
@@ -29,7 +29,6 @@ import { printTargetReport } from "../output/target-report.js";
 import { wrap } from "../output/wrap.js";
 import { pngRenderer } from "../report/render.js";
 import { prepareReportDir, writeReproduceReport } from "../report/reproduce-report.js";
-import { VERSION } from "../version.js";
 import { parseJobs, SimPool } from "../workers/pool.js";
 import { dropSkipped, restrictRows } from "./reproduce-rows.js";
 import { parseSeed } from "./scenario-input.js";
@@ -177,16 +176,15 @@ export async function reproduceCommand(ctx: Ctx, names: string[], flags: Reprodu
   const interrupted = ctx.interrupt.stopped && done.some((a) => a.interrupted);
   const summary = summarizeReports(done.map((a) => a.report));
   const json: ReproduceJson = {
-    scanlab: VERSION,
     seed: seed ?? null,
     calibration: !noCalibration,
     interrupted,
     targets: done.map((a) => ({ ...a.report, interrupted: a.interrupted })),
     summary,
   };
-  if (reportDir !== null) writeReproduceReport(reportDir, json, png);
+  if (reportDir !== null) writeReproduceReport(reportDir, jsonDocument("reproduce", json), png);
   if (ctx.json) {
-    ctx.out(toJson(json));
+    printJson(ctx, "reproduce", json);
   } else {
     const { c } = ctx;
     ctx.out(

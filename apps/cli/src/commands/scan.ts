@@ -2,7 +2,7 @@
  * `scanlab scan PATH`: a real parallel scan of a real file (or a PostgreSQL
  * relation's segment files) through @scanlab/file-scan: worker threads take
  * blocks from PostgreSQL's allocator in shared memory and read them with
- * positioned reads. A live bar per worker on a terminal; then MB/s, device
+ * positioned reads. A live bar per worker on a terminal; then MiB/s, device
  * reads and their average size (from /proc/diskstats), and whether the scan
  * was cold or warm (measured with fincore, not assumed).
  *
@@ -14,6 +14,7 @@
 import { statSync } from "node:fs";
 import { availableParallelism, release, totalmem } from "node:os";
 import type { AllocatorPolicy } from "@scanlab/block-allocator";
+import { mibPerS, THROUGHPUT_UNIT } from "@scanlab/core";
 import {
   type BlockWork,
   checkWorkerCount,
@@ -28,9 +29,9 @@ import { blockQueueLimits, deviceNumbers } from "@scanlab/host";
 import { defaultAllocator, type PgVersion, type RowMetrics, type ScenarioInput } from "@scanlab/simulator";
 import { formatAllocator, parseAllocator } from "../allocator-arg.js";
 import type { Ctx } from "../context.js";
-import { toJson } from "../context.js";
 import { type DeviceArg, resolveDeviceArg } from "../device-arg.js";
 import { CliError, EXIT } from "../errors.js";
+import { jsonForm, printJson } from "../json-output.js";
 import { parseChoice, parseIntFlag, parseSizeFlag, splitList } from "../options.js";
 import { fixed, grouped, seconds } from "../output/format.js";
 import { Bars } from "../output/progress.js";
@@ -311,7 +312,10 @@ export async function scanCommand(ctx: Ctx, path: string, flags: ScanFlags): Pro
                 ),
               ];
             }
-            const mbps = p.elapsedUs > 0 ? `${((p.blocks * blockBytes) / p.elapsedUs).toFixed(0)} MB/s` : "";
+            const mbps =
+              p.elapsedUs > 0
+                ? `${mibPerS(p.blocks * blockBytes, p.elapsedUs / 1e6).toFixed(0)} ${THROUGHPUT_UNIT}`
+                : "";
             updaters[0]!(p.blocks, { mbps });
             for (let i = 0; i < p.workerBlocks.length; i++)
               updaters[i + 1]!(p.workerBlocks[i]!, { mbps: "" });
@@ -367,22 +371,20 @@ export async function scanCommand(ctx: Ctx, path: string, flags: ScanFlags): Pro
   }
 
   if (ctx.json) {
-    ctx.out(
-      toJson({
-        path,
-        workers,
-        cold,
-        device: device?.label ?? null,
-        pg: readMode.pg,
-        interrupted,
-        runs: runs.map((r) => ({
-          policy: r.policy,
-          prediction: r.prediction,
-          ...(r.predictionNote === undefined ? {} : { predictionNote: r.predictionNote }),
-          result: r.result,
-        })),
-      }),
-    );
+    printJson(ctx, "scan", {
+      path,
+      workers,
+      cold,
+      device: device?.label ?? null,
+      pg: readMode.pg,
+      interrupted,
+      runs: runs.map((r) => ({
+        policy: r.policy,
+        prediction: r.prediction,
+        ...(r.predictionNote === undefined ? {} : { predictionNote: r.predictionNote }),
+        result: jsonForm(r.result),
+      })),
+    });
     return interrupted ? ctx.interrupt.exitCode : EXIT.ok;
   }
   printScanRuns(ctx, runs, device);
@@ -426,7 +428,7 @@ export function printScanRuns(ctx: Ctx, runs: ScanRun[], device: DeviceArg | nul
     first.mode.kind === "pattern" ? "reader" : "policy",
     "cache",
     "time",
-    "MB/s",
+    THROUGHPUT_UNIT,
     "read kB",
     "advice calls",
     "device reads",
@@ -435,7 +437,7 @@ export function printScanRuns(ctx: Ctx, runs: ScanRun[], device: DeviceArg | nul
     "exact cover",
   ];
   if (device !== null)
-    head.push(`predicted time (${device.label})`, "predicted MB/s", "predicted avg read kB");
+    head.push(`predicted time (${device.label})`, `predicted ${THROUGHPUT_UNIT}`, "predicted avg read kB");
   const rows = runs.map(({ policy, result: r, prediction: p }) => {
     const runsPerWorker =
       r.perWorker.length > 0 ? r.perWorker.reduce((a, w) => a + w.runs.count, 0) / r.perWorker.length : 0;
@@ -443,7 +445,7 @@ export function printScanRuns(ctx: Ctx, runs: ScanRun[], device: DeviceArg | nul
       policy + (r.aborted ? " (stopped)" : ""),
       r.cache.method === "device-reads" ? `${r.cache.state} (device reads)` : r.cache.state,
       seconds(r.wallUs / 1e6),
-      fixed(r.mbPerSec, 0),
+      fixed(r.mibPerS, 0),
       fixed(r.reads.meanBytes / 1024, 0),
       r.advice.requested ? (r.advice.available ? grouped(r.advice.calls) : "unavailable") : "-",
       ...deviceCells(r),
@@ -451,11 +453,7 @@ export function printScanRuns(ctx: Ctx, runs: ScanRun[], device: DeviceArg | nul
       r.aborted ? "-" : r.cover.exact ? "yes" : ctx.c.red("no"),
     ];
     if (device !== null) {
-      row.push(
-        p ? seconds(p.timeS) : "-",
-        p ? fixed((p.mbPerS * 1048576) / 1e6, 0) : "-",
-        p ? fixed(p.avgReadKb, 0) : "-",
-      );
+      row.push(p ? seconds(p.timeS) : "-", p ? fixed(p.mibPerS, 0) : "-", p ? fixed(p.avgReadKb, 0) : "-");
     }
     return row;
   });
@@ -478,7 +476,7 @@ export function printScanRuns(ctx: Ctx, runs: ScanRun[], device: DeviceArg | nul
     );
   }
   if (runs.length === 2 && first.mode.kind === "pattern" && runs[1]!.result.mode.kind === "pattern") {
-    const ratio = runs[1]!.result.mbPerSec / first.mbPerSec;
+    const ratio = runs[1]!.result.mibPerS / first.mibPerS;
     ctx.out(`${runs[1]!.policy} / ${runs[0]!.policy}: ${fixed(ratio, 2)}x the throughput.`);
   }
   const notes = new Set(runs.flatMap((r) => (r.predictionNote === undefined ? [] : [r.predictionNote])));

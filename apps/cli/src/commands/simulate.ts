@@ -5,6 +5,7 @@
  * work is estimated first (work-budget.ts): over the budget it is refused
  * unless `--over-budget`; a long run reports its progress on stderr.
  */
+import { THROUGHPUT_UNIT } from "@scanlab/core";
 import {
   describeOsModel,
   describePgModel,
@@ -20,6 +21,7 @@ import {
 import type { Ctx } from "../context.js";
 import { toJson } from "../context.js";
 import { EXIT } from "../errors.js";
+import { printJson } from "../json-output.js";
 import { fixed, grouped, pct, seconds } from "../output/format.js";
 import { Bars } from "../output/progress.js";
 import { renderTable } from "../output/table.js";
@@ -91,7 +93,7 @@ export function printSimulation(ctx: Ctx, r: SimulationResult): void {
   ctx.out(
     renderTable(
       ctx,
-      ["query", "runs finished", "mean time", "MiB/s", "blocks per claim"],
+      ["query", "runs finished", "mean time", THROUGHPUT_UNIT, "blocks per claim"],
       r.queries.map((q) => {
         const fin = q.runs.filter((x) => x.finished);
         const claims = fin.reduce((a, x) => a + x.claims, 0);
@@ -214,14 +216,12 @@ export async function simulateCommand(
   }
   if (answer === undefined || answer.result === null) return ctx.interrupt.exitCode;
   if (ctx.json) {
-    ctx.out(
-      toJson({
-        scenario,
-        ...scenarioModels(resolved),
-        interrupted: answer.interrupted,
-        result: answer.result,
-      }),
-    );
+    printJson(ctx, "simulate", {
+      scenario: scenario as ScenarioInput,
+      ...scenarioModels(resolved),
+      interrupted: answer.interrupted,
+      simulation: answer.result,
+    });
   } else {
     if (answer.interrupted)
       ctx.out(

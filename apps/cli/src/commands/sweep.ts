@@ -15,10 +15,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { baselineRatios, planSweep, type SweepAxis, sweepCellName } from "@scanlab/advisor";
+import { THROUGHPUT_UNIT } from "@scanlab/core";
 import type { RowMetrics, ScenarioInput } from "@scanlab/simulator";
 import type { Ctx } from "../context.js";
 import { toJson } from "../context.js";
 import { CliError, EXIT, isUserError } from "../errors.js";
+import { jsonDocument, printJson, type SweepJson } from "../json-output.js";
 import { splitList } from "../options.js";
 import { fixed, pct, seconds } from "../output/format.js";
 import { Bars } from "../output/progress.js";
@@ -39,6 +41,7 @@ import { parseJobs, runPool } from "../workers/pool.js";
 import type { SimulateAnswer, SimulateTask } from "../workers/protocol.js";
 import { runOnQueue } from "./queue-run.js";
 import { buildScenario, validateScenario } from "./scenario-input.js";
+import { sweptValue } from "./sweep-json.js";
 
 /** One varied setting: a sweep axis of scenario flag values, with the text each was given as. */
 export interface Vary extends SweepAxis {
@@ -222,21 +225,28 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
   });
   const interrupted = points.some((p) => p.metrics === null);
   const baselineLabel = plan.baselineLabel;
-  const json = {
+  const json: SweepJson = {
     scenario: applyScenarioFlags(base, fixedFlags, seed),
-    vary: varies.map((v) => ({ name: v.flag.name, values: v.labels })),
+    vary: varies.map((v) => ({
+      name: v.flag.name,
+      values: v.values.map((x) => sweptValue(v.flag, x)),
+      labels: v.labels,
+    })),
     baseline: baselineLabel,
     interrupted,
     points: points.map((p) => ({
-      values: p.values,
+      values: Object.fromEntries(varies.map((v, i) => [v.flag.name, sweptValue(v.flag, v.values[p.at[i]!])])),
+      labels: p.values,
       ofBaseline: p.ofBaseline,
-      ...(p.metrics ?? { timeS: null }),
+      metrics: p.metrics,
     })),
   };
 
   const head = [
     cols.flag.name,
-    ...(rowsVary ? cols.labels : ["time", `% of ${baselineLabel}`, "MiB/s", "avg read kB", "cache hit"]),
+    ...(rowsVary
+      ? cols.labels
+      : ["time", `% of ${baselineLabel}`, THROUGHPUT_UNIT, "avg read kB", "cache hit"]),
   ];
   const tableRows = buildRows((r) => colourPct(ctx, r));
   function buildRows(pctText: (ratio: number | null) => string): string[][] {
@@ -246,7 +256,7 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
         cols.labels[i]!,
         p.metrics ? seconds(p.metrics.timeS) : "-",
         pctText(p.ofBaseline),
-        p.metrics ? fixed(p.metrics.mbPerS, 0) : "-",
+        p.metrics ? fixed(p.metrics.mibPerS, 0) : "-",
         p.metrics ? fixed(p.metrics.avgReadKb, 0) : "-",
         p.metrics
           ? pct((p.metrics as { cacheHitRatio?: number }).cacheHitRatio ?? p.metrics.osHitRatio)
@@ -292,10 +302,10 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
         `<h1>scanlab sweep</h1><p>${esc(title)}; baseline ${esc(baselineLabel)}.</p>${htmlTable(plainHead, plainRows)}${htmlChart(svg)}<h3>Scenario</h3><pre>${esc(toJson(json.scenario))}</pre>`,
       ),
     );
-    writeFileSync(join(reportDir, "sweep.json"), `${toJson(json)}\n`);
+    writeFileSync(join(reportDir, "sweep.json"), `${toJson(jsonDocument("sweep", json))}\n`);
   }
   if (ctx.json) {
-    ctx.out(toJson(json));
+    printJson(ctx, "sweep", json);
   } else {
     if (interrupted)
       ctx.out(

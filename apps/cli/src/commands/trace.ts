@@ -10,9 +10,9 @@
 import { BLCKSZ } from "@scanlab/core";
 import { looksLikeBlkparse, parseBlkparse } from "@scanlab/host";
 import type { Ctx } from "../context.js";
-import { toJson } from "../context.js";
 import { CliError, EXIT } from "../errors.js";
 import { readUserFile } from "../input-file.js";
+import { printJson } from "../json-output.js";
 import { parseChoice } from "../options.js";
 import { fixed, grouped } from "../output/format.js";
 import { renderTable } from "../output/table.js";
@@ -128,16 +128,14 @@ export async function traceImportCommand(ctx: Ctx, file: string, flags: TraceFla
     }
     const procs = summariseReads(reads);
     if (ctx.json) {
-      ctx.out(
-        toJson({
-          format: "strace",
-          file,
-          calls: parsed.calls,
-          failed: parsed.failed,
-          unknownLines: parsed.unknownLines,
-          processes: procs,
-        }),
-      );
+      printJson(ctx, "trace import", {
+        format: "strace",
+        file,
+        calls: parsed.calls,
+        failed: parsed.failed,
+        unknownLines: parsed.unknownLines,
+        processes: procs,
+      });
       return EXIT.ok;
     }
     ctx.out(
@@ -164,7 +162,13 @@ export async function traceImportCommand(ctx: Ctx, file: string, flags: TraceFla
     meanRequestBytes: parsed.issued.length > 0 ? issuedBytes / parsed.issued.length : 0,
   };
   if (ctx.json) {
-    ctx.out(toJson({ format: "blkparse", file, events: parsed.events, processes: procs, device }));
+    printJson(ctx, "trace import", {
+      format: "blkparse",
+      file,
+      events: parsed.events,
+      processes: procs,
+      device,
+    });
     return EXIT.ok;
   }
   ctx.out(

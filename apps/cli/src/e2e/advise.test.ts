@@ -14,12 +14,12 @@ import { runBin } from "./run-bin.js";
 
 interface Rec {
   setting: string;
-  defaultValue: string;
-  recommended: string;
+  defaultValue: string | number;
+  recommended: string | number;
   gain: number | null;
   defaultTimeS: number | null;
   recommendedTimeS: number | null;
-  sweep: { value: string; timeS: number | null }[];
+  sweep: { value: string | number; timeS: number | null }[];
 }
 
 // Scaled down to 64 MB so the whole advice takes seconds of simulation.
@@ -48,7 +48,7 @@ describe("advise rows share one gain convention", () => {
     ]);
     expect(json.code).toBe(0);
     expect(text.code).toBe(0);
-    const recs: Rec[] = JSON.parse(json.stdout).recommendations;
+    const recs: Rec[] = JSON.parse(json.stdout).result.recommendations;
     const timed = recs.filter((r) => r.gain !== null);
     expect(timed.length).toBeGreaterThanOrEqual(4);
     for (const r of timed) {
@@ -61,10 +61,10 @@ describe("advise rows share one gain convention", () => {
       expect(r.gain!, r.setting).toBeCloseTo(r.defaultTimeS! / r.recommendedTimeS! - 1, 12);
     }
     const cap = recs.find((r) => r.setting.startsWith("chunk cap"))!;
-    const capEntry = cap.recommended.startsWith("uncapped") ? "none" : cap.defaultValue;
-    expect(cap.recommendedTimeS).toBe(cap.sweep.find((s) => s.value.startsWith(capEntry))!.timeS);
+    const capEntry = String(cap.recommended).startsWith("uncapped") ? "none" : String(cap.defaultValue);
+    expect(cap.recommendedTimeS).toBe(cap.sweep.find((s) => String(s.value).startsWith(capEntry))!.timeS);
     expect(cap.gain!).toBeGreaterThanOrEqual(0);
-    expect(cap.gain! > 0).toBe(cap.recommended.startsWith("uncapped"));
+    expect(cap.gain! > 0).toBe(String(cap.recommended).startsWith("uncapped"));
 
     // The printed table: each row's "default -> recommended" times and gain are the JSON's.
     for (const r of timed) {

@@ -93,11 +93,11 @@ describe("tables up to PostgreSQL's last block simulate in seconds; one block mo
     it(`scanlab simulate ${args.join(" ")} --json`, async () => {
       const r = await runBin(["simulate", ...args, "--json"]);
       expect(r.code).toBe(0);
-      const out = JSON.parse(r.stdout) as {
-        result: { warp: { cuts: number }; queries: { runs: { finished: boolean; blocks: number }[] }[] };
+      const out = JSON.parse(r.stdout).result as {
+        simulation: { warp: { cuts: number }; queries: { runs: { finished: boolean; blocks: number }[] }[] };
       };
-      expect(out.result.warp.cuts).toBeGreaterThanOrEqual(1);
-      const run = out.result.queries[0]!.runs[0]!;
+      expect(out.simulation.warp.cuts).toBeGreaterThanOrEqual(1);
+      const run = out.simulation.queries[0]!.runs[0]!;
       expect(run.finished).toBe(true);
       expect(run.blocks).toBeGreaterThan(2 ** 31);
     });
@@ -106,9 +106,9 @@ describe("tables up to PostgreSQL's last block simulate in seconds; one block mo
   it("sweep --vary table-size=17TB,1GB runs both points", async () => {
     const r = await runBin(["sweep", "--vary", "table-size=17TB,1GB", "--json"]);
     expect(r.code).toBe(0);
-    const out = JSON.parse(r.stdout) as { points: { timeS: number | null }[] };
+    const out = JSON.parse(r.stdout).result as { points: { metrics: { timeS: number } | null }[] };
     expect(out.points).toHaveLength(2);
-    for (const p of out.points) expect(p.timeS).toBeGreaterThan(0);
+    for (const p of out.points) expect(p.metrics!.timeS).toBeGreaterThan(0);
   });
 
   for (const args of [
@@ -169,6 +169,6 @@ describe("scan worker counts are bounded by the machine's cores and memory", () 
   it("scan --workers at the limit runs", async () => {
     const r = await runBin(["scan", file, "--workers", String(limit), "--json"]);
     expect(r.code).toBe(0);
-    expect((JSON.parse(r.stdout) as { workers: number }).workers).toBe(limit);
+    expect((JSON.parse(r.stdout).result as { workers: number }).workers).toBe(limit);
   });
 });

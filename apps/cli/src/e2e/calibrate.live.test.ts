@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { typeCheckJson } from "./json-type-check.js";
 import { calibrateArgs, runBin } from "./run-bin.js";
 
 const dir = mkdtempSync(join(existsSync("/var/tmp") ? "/var/tmp" : tmpdir(), "scanlab-calibrate-"));
@@ -26,7 +27,10 @@ describe("calibrate", () => {
     }
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    const json = JSON.parse(r.stdout);
+    expect(
+      typeCheckJson([{ name: "calibrate", command: "calibrate", json: r.stdout }]).get("calibrate"),
+    ).toEqual([]);
+    const json = JSON.parse(r.stdout).result;
     expect(json.profile.basis).toBe("measurement");
     expect(json.kernelReadaheadSkipped).toContain("--no-readahead");
     const sim = await runBin(["simulate", "--table-size", "64MB", "--device", out], {

@@ -68,16 +68,17 @@ describe("help and version", () => {
 });
 
 describe("profiles", () => {
-  it("lists the built-ins; show --json writes a file --device accepts, with the same simulation", async () => {
+  it("lists the built-ins; show --out writes a file --device accepts, with the same simulation", async () => {
     const list = await runBin(["profiles", "list", "--json"]);
-    const names = JSON.parse(list.stdout).map((p: { name: string }) => p.name);
+    const names = JSON.parse(list.stdout).result.profiles.map((p: { name: string }) => p.name);
     expect(names).toContain("intel-ssd-320-120gb");
-    const shown = await runBin(["profiles", "show", "intel-ssd-320-120gb", "--json"]);
     const file = join(dir, "intel.json");
-    writeFileSync(file, shown.stdout);
+    const shown = await runBin(["profiles", "show", "intel-ssd-320-120gb", "--out", file]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(`Profile written to ${file}`);
     const sim = (device: string) =>
       runBin(["simulate", "--table-size", "64MB", "--device", device, "--json"]).then(
-        (r) => JSON.parse(r.stdout).result,
+        (r) => JSON.parse(r.stdout).result.simulation,
       );
     expect(await sim(file)).toEqual(await sim("intel-ssd-320-120gb"));
   });
@@ -110,9 +111,10 @@ describe("calibrate never writes over the file it measures", () => {
 
 describe("advise", () => {
   it("with a profile file, the commands it prints run as they are", async () => {
-    const shown = await runBin(["profiles", "show", "intel-ssd-320-120gb", "--json"]);
     const file = join(dir, "advise-disk.json");
-    writeFileSync(file, shown.stdout.replace('"intel-ssd-320-120gb"', '"my-disk"'));
+    const shown = await runBin(["profiles", "show", "intel-ssd-320-120gb", "--out", file]);
+    expect(shown.code).toBe(0);
+    writeFileSync(file, readFileSync(file, "utf8").replace('"intel-ssd-320-120gb"', '"my-disk"'));
     const r = await runBin([
       "advise",
       "--device",
@@ -126,7 +128,7 @@ describe("advise", () => {
       "--json",
     ]);
     expect(r.code).toBe(0);
-    const eic = JSON.parse(r.stdout).recommendations.find(
+    const eic = JSON.parse(r.stdout).result.recommendations.find(
       (x: { setting: string }) => x.setting === "effective_io_concurrency",
     );
     expect(eic.command).toContain(`--device ${file}`);
@@ -152,7 +154,7 @@ describe("advise", () => {
     ]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    const json = JSON.parse(r.stdout);
+    const json = JSON.parse(r.stdout).result;
     const settings = json.recommendations.map((x: { setting: string }) => x.setting);
     expect(settings.some((s: string) => s.startsWith("max_parallel_workers_per_gather"))).toBe(true);
     expect(settings).toContain("effective_io_concurrency");

@@ -71,7 +71,9 @@ describe.skipIf(!gate.available && !gate.required)("scanlab lab, live", () => {
       expect(processesMentioning(work)).toEqual([]);
       expect(r.orphans).toEqual([]);
       expect(readAheads()).toEqual(before);
-      const doc = JSON.parse(readFileSync(json, "utf8"));
+      const envelope = JSON.parse(readFileSync(json, "utf8"));
+      expect(envelope.command).toBe("lab");
+      const doc = envelope.result;
       expect(doc.version).toBe(1);
       expect(doc.interrupted).toBe(true);
       expect(Array.isArray(doc.cells)).toBe(true);

@@ -32,7 +32,7 @@ describe.runIf(root || process.env.SCANLAB_REQUIRE_LIVE === "1")(
       const cold = await asNobody(["scan", file, "--cold", "--json"]);
       expect(cold.stderr).toBe("");
       expect(cold.code).toBe(0);
-      const c = JSON.parse(cold.stdout).runs[0].result.cache;
+      const c = JSON.parse(cold.stdout).result.runs[0].result.cache;
       expect(c.method).toBe("device-reads");
       // What mincore() told nobody: every page resident, although the file was just evicted.
       expect(c.before.fraction).toBe(1);
@@ -40,7 +40,7 @@ describe.runIf(root || process.env.SCANLAB_REQUIRE_LIVE === "1")(
       expect(c.deviceReadBytes).toBeGreaterThanOrEqual(data.length * 0.99);
 
       const warm = await asNobody(["scan", file, "--json"]);
-      const w = JSON.parse(warm.stdout).runs[0].result.cache;
+      const w = JSON.parse(warm.stdout).result.runs[0].result.cache;
       expect(w.method).toBe("device-reads");
       expect(w.state).toBe("warm");
 
@@ -50,7 +50,7 @@ describe.runIf(root || process.env.SCANLAB_REQUIRE_LIVE === "1")(
 
       // root may write the file: residency is measured as before.
       const asRoot = await runBin(["scan", file, "--cold", "--json"]);
-      const r = JSON.parse(asRoot.stdout).runs[0].result.cache;
+      const r = JSON.parse(asRoot.stdout).result.runs[0].result.cache;
       expect(r.method).toBe("mincore");
       expect(r.state).toBe("cold");
     });
@@ -62,7 +62,7 @@ describe.runIf(root || process.env.SCANLAB_REQUIRE_LIVE === "1")(
       );
       expect(r.stderr).toBe("");
       expect(r.code).toBe(0);
-      expect(JSON.parse(r.stdout).profile.measuredWith).toContain("unverified");
+      expect(JSON.parse(r.stdout).result.profile.measuredWith).toContain("unverified");
     });
   },
 );

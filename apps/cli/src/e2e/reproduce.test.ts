@@ -85,7 +85,7 @@ describe("reproduce --json", () => {
 
   it("carries the published figures of apps/docs/src/reference/experiments.md and what the rows say", async () => {
     const r = await runBin(subsets[0]![1]);
-    const json = JSON.parse(r.stdout);
+    const json = JSON.parse(r.stdout).result;
     const t4 = json.targets[0];
     // apps/docs/src/reference/experiments.md#t4-allocator-lock-contention-at-72-processes, Q2 runs: 5 854 / 5 926 / 5 859 ms (spinlock), 5 826 / 5 849 / 5 816 (atomics), 5 789 / 5 837 / 5 821 (batch-10): means.
     const pub = Object.fromEntries(
@@ -102,7 +102,7 @@ describe("reproduce --json", () => {
   it("T7 (c): prefetching one page ahead helps scattered pages and hurts sequential ones (apps/docs/src/reference/experiments.md#t7-effective-io-concurrency-on-sata-ssds)", async () => {
     const r = await runBin(subsets[1]![1]);
     const rows = Object.fromEntries(
-      JSON.parse(r.stdout).targets[0].rows.map((x: { id: string; simulated: { timeS: number } }) => [
+      JSON.parse(r.stdout).result.targets[0].rows.map((x: { id: string; simulated: { timeS: number } }) => [
         x.id,
         x.simulated.timeS,
       ]),
@@ -130,7 +130,7 @@ describe("reproduce --json", () => {
     // the minutes of CPU the remaining rows would take on a loaded machine.
     expect(performance.now() - signalledAt).toBeLessThan(120_000);
     expect(r.code).toBe(130);
-    const json = JSON.parse(r.stdout);
+    const json = JSON.parse(r.stdout).result;
     expect(json.interrupted).toBe(true);
     const t7 = json.targets.find((t: { id: string }) => t.id === "T7");
     if (t7 !== undefined) {
@@ -166,7 +166,10 @@ describe("reproduce --json", () => {
       // Self-contained: no scripts, style sheets, images or fonts fetched from anywhere.
       expect(html).not.toMatch(/<script|<link|<img|@import|url\(/i);
       expect(html).not.toMatch(/(src|href)="(https?:)?\/\//i);
-      expect(JSON.parse(readFileSync(join(dir, "report.json"), "utf8")).targets[0].id).toBe("T4");
+      // report.json is the `reproduce --json` document.
+      const report = JSON.parse(readFileSync(join(dir, "report.json"), "utf8"));
+      expect(report.command).toBe("reproduce");
+      expect(report.result.targets[0].id).toBe("T4");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

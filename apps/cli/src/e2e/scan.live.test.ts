@@ -37,7 +37,7 @@ describe("scan --cold", () => {
       "--json",
     ]);
     expect(r.code).toBe(0);
-    const runs = JSON.parse(r.stdout).runs;
+    const runs = JSON.parse(r.stdout).result.runs;
     expect(runs.map((x: { policy: string }) => x.policy)).toEqual(["pg11", "munro2020"]);
     const blocksPerClaim = (x: { result: { perWorker: { blocks: number; claims: number }[] } }) =>
       x.result.perWorker.reduce((a, w) => a + w.blocks, 0) /

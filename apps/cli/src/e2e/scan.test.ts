@@ -39,7 +39,7 @@ describe("scan", () => {
     const r = await runBin(["scan", file, "--workers", "2", "--json"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    const json = JSON.parse(r.stdout);
+    const json = JSON.parse(r.stdout).result;
     const run = json.runs[0];
     expect(run.policy).toBe("pg14");
     expect(run.result.blocks).toBe(NBLOCKS);
@@ -52,7 +52,7 @@ describe("scan", () => {
     const r = await runBin(["scan", file, "--workers", "2", "--allocator", "munro2020"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("munro2020");
-    expect(r.stdout).toMatch(/MB\/s/);
+    expect(r.stdout).toMatch(/MiB\/s/);
     expect(r.stdout).toMatch(/w1/);
   });
 
@@ -85,7 +85,7 @@ export default function () {
     await waitAndInterrupt();
     const r = await result;
     expect(r.code).toBe(130);
-    const json = JSON.parse(r.stdout);
+    const json = JSON.parse(r.stdout).result;
     expect(json.interrupted).toBe(true);
     const scan = json.runs[0].result;
     expect(scan.aborted).toBe(true);

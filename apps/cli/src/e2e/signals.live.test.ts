@@ -53,7 +53,7 @@ export default function () {
       () => existsSync(marker),
     );
     expect(r.code).toBe(status);
-    const json = JSON.parse(r.stdout);
+    const json = JSON.parse(r.stdout).result;
     expect(json.interrupted).toBe(true);
     expect(json.runs[0].result.blocks).toBeGreaterThan(0);
     expect(r.tmpLeft).toEqual([]);

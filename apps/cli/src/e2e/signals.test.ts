@@ -45,7 +45,7 @@ describe.each(commands)("%s stops cleanly", (_name, args) => {
     expect(r.stderr).toContain(signal === "SIGINT" ? "interrupted" : "terminated (SIGTERM)");
     expect(r.code).toBe(status);
     expect(r.signal).toBeNull();
-    expect(JSON.parse(r.stdout).interrupted).toBe(true);
+    expect(JSON.parse(r.stdout).result.interrupted).toBe(true);
     expect(r.tmpLeft).toEqual([]);
     expect(r.orphans).toEqual([]);
   });

@@ -64,7 +64,7 @@ async function resultOf(args: string[]) {
   expect(r.code).toBe(0);
   const json = JSON.parse(r.stdout);
   // The name is the only thing allowed to differ.
-  return { ...json.result, scenario: undefined };
+  return { ...json.result.simulation, scenario: undefined };
 }
 
 describe("simulate", () => {
@@ -126,6 +126,6 @@ describe("simulate", () => {
     expect(exact.code).toBe(0);
     expect(exact.stdout).not.toMatch(/warp:/);
     const json = await runBin(["simulate", ...long, "--exact", "--json"]);
-    expect(JSON.parse(json.stdout).result.warp.cuts).toBe(0);
+    expect(JSON.parse(json.stdout).result.simulation.warp.cuts).toBe(0);
   });
 });

@@ -17,8 +17,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const base = ["--table-size", "128MB", "--device", "intel-ssd-320-120gb", "--cores", "4", "--ram", "2GB"];
 
 interface Point {
-  values: Record<string, string>;
-  timeS: number;
+  values: Record<string, number | string>;
+  metrics: { timeS: number };
   ofBaseline: number;
 }
 
@@ -39,20 +39,23 @@ describe("sweep", () => {
     ]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    const json = JSON.parse(r.stdout);
+    const json = JSON.parse(r.stdout).result;
     expect(json.points).toHaveLength(6);
     for (const p of json.points as Point[]) {
       const baseline = (json.points as Point[]).find(
-        (q) => q.values.allocator === p.values.allocator && q.values.workers === "0",
+        (q) => q.values.allocator === p.values.allocator && q.values.workers === 0,
       )!;
-      expect(p.ofBaseline).toBeCloseTo(p.timeS / baseline.timeS, 12);
+      expect(p.ofBaseline).toBeCloseTo(p.metrics.timeS / baseline.metrics.timeS, 12);
     }
     // A point of the sweep is the same simulation as `simulate` with those flags.
     const one = await runBin(["simulate", ...base, "--workers", "3", "--allocator", "pg14", "--json"]);
     const point = (json.points as Point[]).find(
-      (p) => p.values.workers === "3" && p.values.allocator === "pg14",
+      (p) => p.values.workers === 3 && p.values.allocator === "pg14",
     )!;
-    expect(point.timeS).toBeCloseTo(JSON.parse(one.stdout).result.queries[0].meanDurationS, 12);
+    expect(point.metrics.timeS).toBeCloseTo(
+      JSON.parse(one.stdout).result.simulation.queries[0].meanDurationS,
+      12,
+    );
   });
 
   it("prints the 2022 eic benchmark table and colours percentages only when asked", async () => {

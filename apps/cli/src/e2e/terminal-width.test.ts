@@ -31,7 +31,7 @@ describe("profiles list at 80 columns", () => {
       runBin(["profiles", "list"], { env: { COLUMNS: "80" } }),
       runBin(["profiles", "list", "--json"]),
     ]);
-    const names: string[] = JSON.parse(json.stdout).map((p: { name: string }) => p.name);
+    const names: string[] = JSON.parse(json.stdout).result.profiles.map((p: { name: string }) => p.name);
     for (const n of names) expect(list.stdout).toMatch(new RegExp(`^│ ${n} `, "m"));
   });
 });
@@ -42,7 +42,7 @@ describe("a wide COLUMNS", () => {
       runBin(["profiles", "list"], { env: { COLUMNS: "200" } }),
       runBin(["profiles", "list", "--json"], { env: { COLUMNS: "200" } }),
     ]);
-    const names: string[] = JSON.parse(json.stdout).map((p: { name: string }) => p.name);
+    const names: string[] = JSON.parse(json.stdout).result.profiles.map((p: { name: string }) => p.name);
     const lines = list.stdout.trimEnd().split("\n");
     for (const line of lines) expect(columns(line), line).toBeLessThanOrEqual(200);
     // After the first profile's row, every row of the table is a profile's.

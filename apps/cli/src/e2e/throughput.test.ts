@@ -3,7 +3,7 @@
  * scan (the warp cuts the steady stretch out of the table, crediting its
  * blocks to the run), an exact scan and a bitmap heap scan, the MiB/s that
  * `simulate` prints, its JSON `mibPerS` and `sweep`'s MiB/s column and
- * `mbPerS` all equal the run's blocks x 8192 bytes over its duration,
+ * `mibPerS` all equal the run's blocks x 8192 bytes over its duration,
  * recomputed here from the runs in the JSON.
  */
 import { describe, expect, it } from "vitest";
@@ -72,7 +72,7 @@ describe("throughput is bytes read over time", () => {
     ]);
     expect(json.code).toBe(0);
     expect(text.code).toBe(0);
-    const result = JSON.parse(json.stdout).result;
+    const result = JSON.parse(json.stdout).result.simulation;
     checkWarp(result.warp.cuts);
     const q = result.queries[0];
     const expected = bytesOverTime(q.runs);
@@ -92,9 +92,9 @@ describe("throughput is bytes read over time", () => {
     expect(sim.code).toBe(0);
     expect(json.code).toBe(0);
     expect(text.code).toBe(0);
-    const expected = bytesOverTime(JSON.parse(sim.stdout).result.queries[0].runs);
-    const point = JSON.parse(json.stdout).points[0];
-    expect(point.mbPerS).toBeCloseTo(expected, 6);
+    const expected = bytesOverTime(JSON.parse(sim.stdout).result.simulation.queries[0].runs);
+    const point = JSON.parse(json.stdout).result.points[0];
+    expect(point.metrics.mibPerS).toBeCloseTo(expected, 6);
     expect(printedMibPerS(text.stdout)).toBe(Math.round(expected));
   });
 });

@@ -32,7 +32,7 @@ async function importJson(args: string[]): Promise<{ processes: Proc[] }> {
   const r = await runBin(["trace", "import", ...args, "--json"]);
   expect(r.stderr).toBe("");
   expect(r.code).toBe(0);
-  return JSON.parse(r.stdout);
+  return JSON.parse(r.stdout).result;
 }
 
 describe("trace import", () => {
@@ -69,7 +69,7 @@ describe("trace import", () => {
   it("blkparse: per-process queued reads and the device's issued requests", async () => {
     const r = await runBin(["trace", "import", join(FIXTURES, "blkparse-hand.txt"), "--json"]);
     expect(r.code).toBe(0);
-    const json = JSON.parse(r.stdout);
+    const json = JSON.parse(r.stdout).result;
     expect(json.format).toBe("blkparse");
     // Two postgres processes queued 2 reads each; the journal's write is not a read.
     expect(json.processes.map((p: Proc) => [p.pid, p.reads])).toEqual([

@@ -27,10 +27,10 @@ const json = async (args: string[]) => {
   const r = await runBin([...base, ...args, "--json"]);
   expect(r.stderr).toBe("");
   expect(r.code).toBe(0);
-  return JSON.parse(r.stdout) as {
+  return JSON.parse(r.stdout).result as {
     pgModel: Record<string, string>[];
     osModel: Record<string, string | null>;
-    result: { queries: { runs: { finished: boolean }[]; meanDurationS: number }[] };
+    simulation: { queries: { runs: { finished: boolean }[]; meanDurationS: number }[] };
   };
 };
 
@@ -71,8 +71,8 @@ describe("--pg for every version from 9.6 to 19", () => {
       expect(out.pgModel[0]!.line).toMatch(new RegExp(`^PG${pg}: `));
       expect(out.pgModel[0]!.line).toMatch(evidence);
       for (const v of Object.values(out.pgModel[0]!)) expect(typeof v).toBe("string");
-      expect(out.result.queries[0]!.runs.every((r) => r.finished)).toBe(true);
-      expect(out.result.queries[0]!.meanDurationS).toBeGreaterThan(0);
+      expect(out.simulation.queries[0]!.runs.every((r) => r.finished)).toBe(true);
+      expect(out.simulation.queries[0]!.meanDurationS).toBeGreaterThan(0);
     },
   );
 
@@ -103,10 +103,10 @@ describe("--pg for every version from 9.6 to 19", () => {
       writeFileSync(file, printed.stdout);
       const fromFile = await runBin(["simulate", file, "--json"]);
       expect(fromFile.code).toBe(0);
-      const a = JSON.parse(fromFile.stdout) as { pgModel: unknown; result: unknown };
+      const a = JSON.parse(fromFile.stdout).result as { pgModel: unknown; simulation: unknown };
       const b = await json(["--pg", "16"]);
       expect(a.pgModel).toEqual(b.pgModel);
-      expect(a.result).toEqual(b.result);
+      expect(a.simulation).toEqual(b.simulation);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -130,7 +130,7 @@ describe("--os for kernel releases", () => {
     const a = await json(["--os", "linux-5.15"]);
     const b = await json(["--os", "linux-6.1"]);
     expect(a.osModel.preset).toBe("linux-6.1");
-    expect(a.result).toEqual(b.result);
+    expect(a.simulation).toEqual(b.simulation);
     expect((await json(["--os", "linux-5.4"])).osModel).toMatchObject({
       preset: "linux-5.4",
       defaultReadAhead: "128kB",

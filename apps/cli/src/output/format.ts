@@ -25,11 +25,6 @@ export function pct(x: number | null | undefined, digits = 0): string {
   return x === null || x === undefined || !Number.isFinite(x) ? "n/a" : `${(x * 100).toFixed(digits)}%`;
 }
 
-/** Bytes per second as MB/s (10^6, as dd and iostat print). */
-export function mbps(bytesPerSecond: number): string {
-  return Number.isFinite(bytesPerSecond) ? `${(bytesPerSecond / 1e6).toFixed(0)}` : "n/a";
-}
-
 /** A number with thousands separators. */
 export function grouped(x: number): string {
   return Number.isFinite(x) ? Math.round(x).toLocaleString("en-US") : "n/a";

@@ -11,7 +11,7 @@ const lines = (text: string) => text.split("\n");
 const widest = (text: string) => Math.max(...lines(text).map(visibleWidth));
 
 describe("renderTable", () => {
-  const head = ["name", "title", "MB/s"];
+  const head = ["name", "title", "MiB/s"];
   const rows = [
     ["intel-ssd-320-120gb", "Intel SSD 320 Series 120 GB (SATA 3 Gb/s, 25 nm MLC)", 270],
     ["hdd-7200rpm", "7200 rpm disk (WD Ultrastar DC HC310 mechanics, Constellation ES.3 zone rates)", 175],
@@ -45,7 +45,7 @@ describe("renderTable", () => {
   it("wraps a numeric column's long header, not its values", () => {
     const out = renderTable(
       ctxOf(40),
-      ["query", "8k random QD32 IOPS", "128k seq QD8 MB/s"],
+      ["query", "8k random QD32 IOPS", "128k seq QD8 MiB/s"],
       [
         ["a", "327,326", "1852"],
         ["b", "3,000", "131"],
@@ -61,7 +61,7 @@ describe("renderTable", () => {
     const out = renderTable(ctxOf(20), head, rows, ["left", "left", "right"]);
     // The names whole, the title at 10, and the widest value of the numeric column, with borders and padding.
     const frame = 4 + 2 * 3;
-    expect(widest(out)).toBe(frame + "intel-ssd-320-120gb".length + 10 + "MB/s".length);
+    expect(widest(out)).toBe(frame + "intel-ssd-320-120gb".length + 10 + "MiB/s".length);
     expect(out).toMatch(/│ intel-ssd-320-120gb │/);
     expect(out).toMatch(/│ +270 │/);
     // A second text column's long word is broken after a hyphen.

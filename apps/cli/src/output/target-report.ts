@@ -3,19 +3,24 @@
  * published and simulated figures, the ratio bars and the "must reproduce"
  * statements.
  */
+import { THROUGHPUT_UNIT } from "@scanlab/core";
 import type { TargetReport } from "@scanlab/experiments";
 import type { Ctx } from "../context.js";
 import { fixed, gapPct, pct, seconds } from "./format.js";
 import { renderTable } from "./table.js";
 import { wrap } from "./wrap.js";
 
-const METRIC_NAME: Record<string, string> = { timeS: "time", mbPerS: "MB/s", avgReadKb: "avg read kB" };
+const METRIC_NAME: Record<string, string> = {
+  timeS: "time",
+  mibPerS: THROUGHPUT_UNIT,
+  avgReadKb: "avg read kB",
+};
 
 /** Formats a value of a row metric. */
 export function metricValue(metric: string, v: number | undefined): string {
   if (v === undefined) return "";
   if (metric === "timeS") return seconds(v);
-  if (metric === "mbPerS") return fixed(v, 0);
+  if (metric === "mibPerS") return fixed(v, 0);
   return fixed(v, 1);
 }
 
@@ -103,14 +108,14 @@ export function printTargetReport(
         metricValue(metric, row.simulated[metric]),
         row.ratio === null ? c.dim("-") : fixed(row.ratio, 2),
         fixed(row.simulated.avgReadKb, 0),
-        fixed(row.simulated.mbPerS, 0),
+        fixed(row.simulated.mibPerS, 0),
         pct((row.simulated as { cacheHitRatio?: number }).cacheHitRatio ?? row.simulated.osHitRatio),
       ];
     });
     ctx.out(
       renderTable(
         ctx,
-        ["row", "metric", "published", "simulated", "sim/pub", "avg read kB", "MB/s", "cache hit"],
+        ["row", "metric", "published", "simulated", "sim/pub", "avg read kB", THROUGHPUT_UNIT, "cache hit"],
         rows,
       ),
     );

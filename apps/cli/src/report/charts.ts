@@ -11,11 +11,12 @@
  *   varied setting.
  */
 import { barChartSvg, lineChartSvg, rangeChartSvg } from "@scanlab/charts";
+import { THROUGHPUT_UNIT } from "@scanlab/core";
 import type { TargetReport } from "@scanlab/experiments";
 
 const METRIC_LABEL: Record<string, string> = {
   timeS: "time (s)",
-  mbPerS: "MiB/s",
+  mibPerS: THROUGHPUT_UNIT,
   avgReadKb: "average read (KiB)",
 };
 

@@ -6,8 +6,9 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ReproduceJson } from "@scanlab/experiments";
+import { THROUGHPUT_UNIT } from "@scanlab/core";
 import { toJson } from "../context.js";
+import type { ScanlabJson } from "../json-output.js";
 import { fixed, gapPct, pct, seconds } from "../output/format.js";
 import { metricValue } from "../output/target-report.js";
 import { ratiosChart, rowsCharts } from "./charts.js";
@@ -17,8 +18,13 @@ import { writeChart } from "./report-dir.js";
 
 export { prepareReportDir } from "./report-dir.js";
 
-/** Writes report.html, report.json and the charts into `dir`. */
-export function writeReproduceReport(dir: string, data: ReproduceJson, png: PngRenderer | null): void {
+/** Writes report.html, report.json (the `reproduce --json` document) and the charts into `dir`. */
+export function writeReproduceReport(
+  dir: string,
+  doc: ScanlabJson<"reproduce">,
+  png: PngRenderer | null,
+): void {
+  const data = doc.result;
   const sections: string[] = [];
   for (const t of data.targets) {
     const parts: string[] = [];
@@ -43,7 +49,17 @@ export function writeReproduceReport(dir: string, data: ReproduceJson, png: PngR
       parts.push("<h3>Rows</h3>");
       parts.push(
         htmlTable(
-          ["row", "metric", "published", "simulated", "sim/pub", "avg read kB", "MB/s", "OS hit", "IOPS"],
+          [
+            "row",
+            "metric",
+            "published",
+            "simulated",
+            "sim/pub",
+            "avg read kB",
+            THROUGHPUT_UNIT,
+            "OS hit",
+            "IOPS",
+          ],
           t.rows.map((r) => {
             const metric = r.metric ?? "timeS";
             const pub = r.published && r.metric ? r.published[r.metric] : undefined;
@@ -54,7 +70,7 @@ export function writeReproduceReport(dir: string, data: ReproduceJson, png: PngR
               metricValue(metric, r.simulated[metric]),
               r.ratio === null ? "-" : fixed(r.ratio),
               fixed(r.simulated.avgReadKb, 0),
-              fixed(r.simulated.mbPerS, 0),
+              fixed(r.simulated.mibPerS, 0),
               pct(r.simulated.osHitRatio),
               fixed(r.simulated.iops, 0),
             ];
@@ -107,7 +123,7 @@ export function writeReproduceReport(dir: string, data: ReproduceJson, png: PngR
   const s = data.summary;
   const head = [
     `<h1>scanlab reproduce</h1>`,
-    `<p>scanlab ${esc(data.scanlab)}; seed ${data.seed === null ? "from each scenario" : data.seed}; ${data.calibration ? "with calibration" : "without calibration"}${data.interrupted ? "; <span class=bad>interrupted</span>" : ""}.</p>`,
+    `<p>scanlab ${esc(doc.scanlab)}; seed ${data.seed === null ? "from each scenario" : data.seed}; ${data.calibration ? "with calibration" : "without calibration"}${data.interrupted ? "; <span class=bad>interrupted</span>" : ""}.</p>`,
     `<p><b>${s.hold} of ${s.statements}</b> statements hold; <b>${s.withinTolerance} of ${s.ratios}</b> ratios within tolerance.</p>`,
     htmlTable(
       ["target", "title", "statements holding", "ratios within"],
@@ -120,5 +136,5 @@ export function writeReproduceReport(dir: string, data: ReproduceJson, png: PngR
     ),
   ].join("\n");
   writeFileSync(join(dir, "report.html"), htmlPage("scanlab reproduce", `${head}\n${sections.join("\n")}`));
-  writeFileSync(join(dir, "report.json"), `${toJson(data)}\n`);
+  writeFileSync(join(dir, "report.json"), `${toJson(doc)}\n`);
 }

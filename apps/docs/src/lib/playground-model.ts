@@ -139,7 +139,7 @@ export interface ShownMetric {
 
 const LABELS: [ShownMetric["key"], string, (v: number) => string][] = [
   ["timeS", "query time (s, mean of finished runs)", (v) => v.toFixed(3)],
-  ["mbPerS", "scan throughput (MB/s)", (v) => v.toFixed(1)],
+  ["mibPerS", "scan throughput (MiB/s)", (v) => v.toFixed(1)],
   ["avgReadKb", "average device read (kB)", (v) => v.toFixed(1)],
   ["iops", "device reads per second", (v) => v.toFixed(0)],
   ["meanQueueDepth", "mean device queue depth", (v) => v.toFixed(2)],
@@ -169,7 +169,7 @@ export function resultCharts(result: SimulationResult): { throughput: string; pa
   const throughput = lineChartSvg({
     title: "Device throughput over simulated time",
     series: [
-      { name: "device MiB/s", points: result.series.deviceMiBps.map((p) => ({ x: p.tS, y: p.perS })) },
+      { name: "device MiB/s", points: result.series.deviceMibPerS.map((p) => ({ x: p.tS, y: p.perS })) },
     ],
     xLabel: "simulated time (s)",
     yLabel: "MiB/s",

@@ -34,6 +34,7 @@
 import { closeSync, fsyncSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { availableParallelism, release, tmpdir } from "node:os";
 import { join } from "node:path";
+import { mibPerSFromBytesPerUs, THROUGHPUT_UNIT } from "@scanlab/core";
 import { DISKSTATS_SECTOR_BYTES, processReadBytes } from "@scanlab/host";
 import { ReadaheadError } from "../errors.js";
 import type { ScanPattern } from "../scan-harness.js";
@@ -532,7 +533,7 @@ export function formatKernelMeasurement(m: KernelMeasurement): string {
       `read_ahead_kb ${mc.readAheadKb}, max_sectors_kb ${mc.maxSectorsKb}, max_segments ${mc.maxSegments}, ` +
       `large folios ${mc.largeFolios ? "yes" : "no"}`,
     `model timing: ${mc.cpuUsPerBlock} us CPU per block; device ${mc.device.baseUs} us + ${mc.device.usPerKiB} us/KiB, ` +
-      `cap ${mc.device.maxBytesPerUs.toFixed(0)} MB/s; wake-up median ${mc.wakeupUs[Math.floor(mc.wakeupUs.length / 2)] ?? 0} us, ` +
+      `cap ${mibPerSFromBytesPerUs(mc.device.maxBytesPerUs).toFixed(0)} ${THROUGHPUT_UNIT}; wake-up median ${mc.wakeupUs[Math.floor(mc.wakeupUs.length / 2)] ?? 0} us, ` +
       `p90 ${mc.wakeupUs[Math.floor(mc.wakeupUs.length * 0.9)] ?? 0} us; ${mc.cpus} CPUs; file ${mc.fileBlocks} blocks`,
   ];
   for (const r of m.ramps) {

@@ -2,7 +2,8 @@
  * The figures of one simulated scan in the shape every comparison uses: the
  * reproduction targets, sweeps, advice and the lab all set a row of these
  * beside a published or measured row. Throughput is the one computation of
- * throughput.ts, so a row's MiB/s is what `simulate` prints.
+ * throughput.ts, so a row's MiB/s (scanlab's one throughput unit, 2^20 bytes
+ * per second) is what `simulate` prints.
  */
 import type { ScenarioInput } from "../../scenario/schema.js";
 import type { SimulationResult } from "./simulate.js";
@@ -12,8 +13,8 @@ import { scanThroughput } from "./throughput.js";
 export interface RowMetrics {
   /** Mean duration of the row's runs, seconds. */
   timeS: number;
-  /** MiB a run read (warp credit included) per second of its duration (throughput.ts; MiB despite the name). */
-  mbPerS: number;
+  /** MiB (2^20 bytes) a run read, warp credit included, per second of its duration (throughput.ts). */
+  mibPerS: number;
   /** Average device read, KiB. */
   avgReadKb: number;
   /** Share of device reads a process waited for synchronously. */
@@ -57,7 +58,7 @@ export function rowMetrics(result: SimulationResult, _scenario: ScenarioInput): 
   const scanned = runs.reduce((a, r) => a + r.blocks, 0);
   return {
     timeS: throughput.meanDurationS,
-    mbPerS: throughput.mibPerS,
+    mibPerS: throughput.mibPerS,
     avgReadKb: result.device.avgReadKb,
     syncShare: result.device.syncShare,
     iops: result.device.iops,

@@ -11,6 +11,7 @@
  * device, the page cache, shared buffers and the allocator are collected.
  */
 
+import { mibPerSFromBytesPerSecond } from "@scanlab/core";
 import { ScenarioError } from "../../errors.js";
 import type { ResolvedScenario } from "../../scenario/resolve.js";
 import { resolveCpuCosts } from "../pg/cpu-costs.js";
@@ -146,8 +147,8 @@ export interface SimulationResult {
   };
   /** Time series for charts. */
   series: {
-    /** Device throughput, MiB/s. */
-    deviceMiBps: SeriesPoint[];
+    /** Device throughput over simulated time, MiB/s (2^20 bytes per second: `THROUGHPUT_UNIT` of @scanlab/core). */
+    deviceMibPerS: SeriesPoint[];
   };
   /** Events the simulation processed (speed diagnostics). */
   events: number;
@@ -305,7 +306,9 @@ export function simulateWith(
       waitS: lines.reduce((a, l) => a + l.waitUs, 0) / 1e6,
       busyS: lines.reduce((a, l) => a + l.busyUs, 0) / 1e6,
     },
-    series: { deviceMiBps: os.series.points().map((p) => ({ tS: p.tS, perS: p.perS / 1048576 })) },
+    series: {
+      deviceMibPerS: os.series.points().map((p) => ({ tS: p.tS, perS: mibPerSFromBytesPerSecond(p.perS) })),
+    },
     events: scheduler.events,
     warp: warp.summary(),
   };

@@ -19,13 +19,14 @@
  *   the sum of bytes over the wall time of the whole simulation: concurrent
  *   clients overlap, and a per-run figure is what the published experiments
  *   quote.
- * - Units stay those of the callers' fields (MiB/s, 2^20 bytes per second);
- *   the arithmetic order (blocks to MiB, then divide by seconds) is the one
- *   those fields have always used, so a figure that was right stays
- *   bit-identical.
+ * - MiB/s, scanlab's one throughput unit (2^20 bytes per second, `mibPerS`
+ *   of @scanlab/core); the arithmetic order (bytes to MiB, then divide by
+ *   seconds) is the one those fields have always used, so a figure that was
+ *   right stays bit-identical.
  * - Unfinished runs are left out: a run cut short by `duration` or Ctrl-C has
  *   neither a full byte count nor a duration.
  */
+import { mibPerS } from "@scanlab/core";
 import { BLOCK_BYTES } from "../../units.js";
 
 /** What the throughput needs of a run (a RunResult has it). */
@@ -75,6 +76,6 @@ export function scanThroughput(runs: readonly ThroughputRun[]): ScanThroughput {
     runs: n,
     meanBytes: meanBlocks * BLOCK_BYTES,
     meanDurationS,
-    mibPerS: (meanBlocks * BLOCK_BYTES) / 1048576 / meanDurationS,
+    mibPerS: mibPerS(meanBlocks * BLOCK_BYTES, meanDurationS),
   };
 }

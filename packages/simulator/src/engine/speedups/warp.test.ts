@@ -200,7 +200,7 @@ describe("warp", { timeout: BOTH_WAYS_MS }, () => {
     const a = simulate(s);
     const b = simulate(s);
     expect(a).toEqual(b);
-    const pts = a.series.deviceMiBps;
+    const pts = a.series.deviceMibPerS;
     const width = pts[1]!.tS - pts[0]!.tS;
     const mib = pts.reduce((x, p) => x + p.perS * width, 0);
     expect(rel(mib * 1048576, a.device.bytes)).toBeLessThan(1e-6);
