@@ -30,6 +30,10 @@ const base = ["--table-size", "64MB", "--device", "intel-ssd-320-120gb", "--core
 /** 6 x 4 = 24 cells. */
 const grid = ["--vary", "workers=0,1,2,3,4,5", "--vary", "read-ahead-kb=128,256,512,1024"];
 
+/** `scanlab sweep` of the 24 cells on the queue at `url`, as sweep `id`, with --json. */
+const gridOnQueue = (url: string, id: string) =>
+  runBin(["sweep", ...base, ...grid, "--json", "--queue", url, "--sweep-id", id]);
+
 /** A `scanlab worker` process and what it wrote on stderr. */
 interface WorkerProcess {
   child: ChildProcess;
@@ -98,31 +102,13 @@ describe.runIf(available)("sweep --queue and worker on a real Redis", () => {
   it("3 workers give the local --json byte for byte; the same id again reuses every cell", async () => {
     const workers = await Promise.all([0, 1, 2].map(() => startWorker(redis.url)));
     try {
-      const r = await runBin([
-        "sweep",
-        ...base,
-        ...grid,
-        "--json",
-        "--queue",
-        redis.url,
-        "--sweep-id",
-        "e2e-same",
-      ]);
+      const r = await gridOnQueue(redis.url, "e2e-same");
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toBe(local);
       expect(r.stderr).toMatch(
         /queue sweep e2e-same: 24 of 24 cells done \(0 reused\), 0 failed, 0 retried\.\n$/,
       );
-      const again = await runBin([
-        "sweep",
-        ...base,
-        ...grid,
-        "--json",
-        "--queue",
-        redis.url,
-        "--sweep-id",
-        "e2e-same",
-      ]);
+      const again = await gridOnQueue(redis.url, "e2e-same");
       expect(again.code, again.stderr).toBe(0);
       expect(again.stdout).toBe(local);
       expect(again.stderr).toMatch(/24 of 24 cells done \(24 reused\)/);
@@ -137,16 +123,7 @@ describe.runIf(available)("sweep --queue and worker on a real Redis", () => {
     const workers = await Promise.all([0, 1, 2].map(() => startWorker(redis.url)));
     const queue = cellsQueue(redis.url);
     try {
-      const sweep = runBin([
-        "sweep",
-        ...base,
-        ...grid,
-        "--json",
-        "--queue",
-        redis.url,
-        "--sweep-id",
-        "e2e-kill",
-      ]);
+      const sweep = gridOnQueue(redis.url, "e2e-kill");
       // The victim: the worker holding the lock of the cell that started last (so it is mid-cell).
       const client = await queue.client;
       let victim: WorkerProcess | undefined;
