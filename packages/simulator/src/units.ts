@@ -19,6 +19,9 @@ import { MAX_SIMULATED_US } from "./scenario/limits.js";
 /** PostgreSQL's default block size in bytes, BLCKSZ of `@scanlab/core`. */
 export const BLOCK_BYTES: number = BLCKSZ;
 
+/** The throughput unit's conversions (MiB/s), `@scanlab/core`'s, for the engine, which imports no package. */
+export { mibPerS, mibPerSFromBytesPerSecond } from "@scanlab/core";
+
 /**
  * Parses a size such as `100GB`, `8kB`, `131072` (bytes) into bytes: a whole
  * number, exact (at most 2^53 - 1). A number is bytes and must be whole; a

@@ -11,9 +11,9 @@
  * device, the page cache, shared buffers and the allocator are collected.
  */
 
-import { mibPerSFromBytesPerSecond } from "@scanlab/core";
 import { ScenarioError } from "../../errors.js";
 import type { ResolvedScenario } from "../../scenario/resolve.js";
+import { mibPerSFromBytesPerSecond } from "../../units.js";
 import { resolveCpuCosts } from "../pg/cpu-costs.js";
 import { CpuShare } from "../pg/cpu-share.js";
 import { FILE_ID_STRIDE, fileIdOf, type MachineRt, PAGES_PER_BLOCK, type TableRt } from "../pg/machine.js";

@@ -26,8 +26,7 @@
  * - Unfinished runs are left out: a run cut short by `duration` or Ctrl-C has
  *   neither a full byte count nor a duration.
  */
-import { mibPerS } from "@scanlab/core";
-import { BLOCK_BYTES } from "../../units.js";
+import { BLOCK_BYTES, mibPerS } from "../../units.js";
 
 /** What the throughput needs of a run (a RunResult has it). */
 export interface ThroughputRun {
