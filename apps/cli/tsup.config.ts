@@ -2,7 +2,9 @@ import { defineConfig } from "tsup";
 
 // bin.js keeps its shebang (esbuild preserves it on an entry); sim-worker.js
 // must sit next to the other files in dist/: workers/pool.ts starts it with
-// new URL("./sim-worker.js", import.meta.url).
+// new URL("./sim-worker.js", import.meta.url). @scanlab/queue is installed
+// beside scanlab by those who use --queue (commands/queue-run.ts): it stays an
+// import, never bundled, like the dependencies tsup leaves external.
 export default defineConfig({
   entry: { index: "src/index.ts", bin: "src/bin.ts", "sim-worker": "src/workers/sim-worker.ts" },
   format: ["esm"],
@@ -11,4 +13,5 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   splitting: true,
+  external: ["@scanlab/queue"],
 });

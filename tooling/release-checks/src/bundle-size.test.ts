@@ -16,7 +16,13 @@ import { describe, expect, it } from "vitest";
 import { publishedPackages, repoRoot } from "./workspace.js";
 
 // Node-only packages: the browser-safe check in repo-checks skips the same ones.
-const NODE_ONLY = new Set(["@scanlab/file-scan", "@scanlab/host", "@scanlab/lab", "scanlab"]);
+const NODE_ONLY = new Set([
+  "@scanlab/file-scan",
+  "@scanlab/host",
+  "@scanlab/lab",
+  "@scanlab/queue",
+  "scanlab",
+]);
 
 const DEFAULT_BUDGET_BYTES = 150e3;
 const BUDGET_BYTES: Record<string, number> = {

@@ -98,7 +98,7 @@ export default function () {
     const r = await runBin(["scan", file, "--workers", "2", "--pg", "17", "--json"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    const json = JSON.parse(r.stdout);
+    const json = JSON.parse(r.stdout).result;
     expect(json.pg).toBe("17");
     const result = json.runs[0].result;
     expect(result.mode).toEqual({
@@ -128,7 +128,7 @@ export default function () {
       "--json",
     ]);
     expect(r.code).toBe(0);
-    const result = JSON.parse(r.stdout).runs[0].result;
+    const result = JSON.parse(r.stdout).result.runs[0].result;
     expect(result.mode).toEqual({
       kind: "read-stream",
       ioCombineLimit: 32,
@@ -159,7 +159,7 @@ export default function () {
     expect(r.stdout).toMatch(/backward, advise 4 ahead \/ backward, no advice: [\d.]+x the throughput/);
     expect(r.stdout).toContain("no prediction: the simulator has no user-level prefetch reader");
     const j = await runBin(["scan", file, "--pattern", "random", "--advise-distance", "2", "--json"]);
-    const runs = JSON.parse(j.stdout).runs;
+    const runs = JSON.parse(j.stdout).result.runs;
     expect(
       runs.map((x: { result: { mode: { adviseDistance: number } } }) => x.result.mode.adviseDistance),
     ).toEqual([0, 2]);
@@ -169,7 +169,7 @@ export default function () {
   it("--pg 17 with --device sets the simulator's prediction of the same PG17 scan beside the measurement", async () => {
     const r = await runBin(["scan", file, "--pg", "17", "--device", "samsung-990-pro-1tb", "--json"]);
     expect(r.code).toBe(0);
-    const run = JSON.parse(r.stdout).runs[0];
+    const run = JSON.parse(r.stdout).result.runs[0];
     expect(run.prediction).not.toBeNull();
     expect(run.prediction.timeS).toBeGreaterThan(0);
     expect(run.predictionNote).toBeUndefined();
