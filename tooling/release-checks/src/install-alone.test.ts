@@ -111,7 +111,7 @@ describe("each published package installs alone and its README example runs", ()
           (e: { code: number; stderr: string }) => e,
         );
         expect(worker.code).toBe(2);
-        expect(worker.stderr).toMatch(/^scanlab: .*npm install @scanlab\/queue.*\n$/);
+        expect(worker.stderr).toMatch(/^scanlab worker: .*npm install @scanlab\/queue.*\n$/);
       }
       if (example === undefined) {
         // A CLI may document itself with shell examples only; a library may not.
