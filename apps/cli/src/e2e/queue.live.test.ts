@@ -93,7 +93,7 @@ describe.runIf(available)("sweep --queue and worker on a real Redis", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     local = r.stdout;
-    expect(JSON.parse(local).points).toHaveLength(24);
+    expect(JSON.parse(local).result.points).toHaveLength(24);
   }, 600_000 /* the local sweep of 24 cells on a loaded 2-core machine */);
   afterAll(async () => {
     await redis?.stop();
