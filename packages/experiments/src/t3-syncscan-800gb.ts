@@ -93,7 +93,6 @@ function rows(perTupleUs = DEFAULT_CPU_COSTS.perTupleUs): ExperimentRow[] {
   return out;
 }
 
-/** apps/docs/src/reference/experiments.md#t3-synchronized-scans-on-an-800-gb-table. */
 /*
  * What the misses are believed to lack. Drift: the simulated clients share one CPU cost per page and never
  * wait for a core, so they stay in lockstep for hours and keep finding each other's pages cached; real
@@ -106,6 +105,7 @@ const T3_DRIFT_MISSING =
 const T3_MASTER_MISSING =
   "how Linux readahead serves eleven processes striding one block at a time: the model's requests for that pattern have not been held against the kernel";
 
+/** apps/docs/src/reference/experiments.md#t3-synchronized-scans-on-an-800-gb-table. */
 export const T3: Experiment = {
   id: "T3",
   title: "800 GB table, 6 concurrent 11-process queries, synchronize_seqscans on/off",

@@ -95,7 +95,9 @@ export default function () {
   });
 
   it("--pg 17 reads through a read stream: combined reads of up to 16 blocks, every block once", async () => {
-    const r = await runBin(["scan", file, "--workers", "2", "--pg", "17", "--json"]);
+    // One worker: its claims follow each other, so its reads grow to 16 blocks. With two, how many blocks of
+    // a small table each claims in a row depends on how the threads are scheduled.
+    const r = await runBin(["scan", file, "--workers", "1", "--pg", "17", "--json"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const json = JSON.parse(r.stdout).result;
@@ -110,6 +112,7 @@ export default function () {
     expect(result.cover.exact).toBe(true);
     expect(result.blocks).toBe(NBLOCKS);
     expect(result.reads.meanBlocks).toBeGreaterThan(4);
+    expect(result.reads.meanBlocks).toBeLessThanOrEqual(16);
     expect(result.advice.calls).toBe(0);
   });
 
