@@ -72,7 +72,8 @@ const positiveInt = (description: string, max?: number) =>
  */
 const MAX_LATENCY_US = 30e6;
 const MAX_SEEK_US = 1e6;
-const MAX_BYTES_PER_SECOND = 1e12;
+/** @internal The largest rate any profile field may hold (see above). */
+export const MAX_BYTES_PER_SECOND = 1e12;
 const MAX_IOPS = 1e9;
 const MAX_QUEUE_DEPTH = 65_535 * 65_536;
 const MAX_IO_BYTES = (2 ** 32 - 1) * 512;

@@ -22,7 +22,12 @@
  * ratios: what `scanlab calibrate` prints and `npm run bench` checks.
  */
 import { closedLoopIops, flashQueueParameters, type QueueCore } from "./flash-queue.js";
-import type { FlashProfile, FlashQueueModelFields, ReadMeasurement } from "./profile-schema.js";
+import {
+  type FlashProfile,
+  type FlashQueueModelFields,
+  MAX_BYTES_PER_SECOND,
+  type ReadMeasurement,
+} from "./profile-schema.js";
 import { US_PER_S } from "./units.js";
 
 /** Unit counts tried by the fit: 1 to 128 in steps of about 1.5x (our choice; past 128 the knee is beyond QD64). */
@@ -133,14 +138,13 @@ export function fitFlashQueue(points: readonly ReadMeasurement[], maxIoBytes: nu
   const bandwidth = Math.max(...usable.map((m) => m.bytesPerSecond));
   const latencyUs = US_PER_S / qd1.iops; // closed loop at QD1: latency = 1 / IOPS
   const peakSmall = Math.max(...usable.filter((m) => m.blockBytes === stripeBytes).map((m) => m.iops));
-  const MAX_TRANSFER_BYTES_PER_US = 1e12 / US_PER_S;
   const core = (units: number, x: readonly number[]): QueueCore => ({
     units,
     unitBusyUs: Math.exp(x[0]!),
     fixedLatencyUs: Math.exp(x[1]!),
     // Points that show no per-byte cost let the rate run off to infinity: it stops at the profile
     // schema's bound (1 TB/s), which is no per-byte cost at any size a device reads.
-    transferBytesPerUs: Math.min(Math.exp(x[2]!), MAX_TRANSFER_BYTES_PER_US),
+    transferBytesPerUs: Math.min(Math.exp(x[2]!), MAX_BYTES_PER_SECOND / US_PER_S),
     commandUs: Math.exp(x[3]!),
     stripeBytes,
     // The closed loops run at the measured depths themselves.

@@ -52,7 +52,7 @@ describe("DC S3700 at queue depth 1", () => {
   });
 });
 
-describe("DC S3700 at saturation (QD32, closed loop as fio runs it)", () => {
+describe("DC S3700 at saturation (QD32, a closed loop that keeps 32 reads in flight)", () => {
   it("8 KiB random: the data path, 10^6 / (c + 8192 / B) = 47 500 reads per second (the datasheet's 8 KB figure)", () => {
     const r = throughputAt(s3700, { queueDepth: 32, requestBytes: 8192 });
     expect(r.iops / 47_500).toBeGreaterThan(0.97);

@@ -1,5 +1,5 @@
 /**
- * Read-stream mode and the prefetch reader on this machine's device, cold
+ * Read-stream mode and the prefetch reader on the device that holds the temporary directory, cold
  * (evicted with dd iflag=nocache, residency measured with fincore).
  *
  * Asserted is what must hold wherever eviction, the device counters and
@@ -57,7 +57,7 @@ const kB = (r: ScanResult): string =>
     ? (r.device.avgRequestBytes / 1024).toFixed(0)
     : "-";
 
-describe("read modes, cold, on this machine's device", () => {
+describe("read modes, cold, on the device that holds the temporary directory", () => {
   it("read stream, 2 workers, io_combine_limit 16: every block once; the device's average request reported", async () => {
     const why = unavailable();
     if (why !== null) return skip(why);

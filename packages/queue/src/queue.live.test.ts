@@ -78,8 +78,8 @@ describe.runIf(available)("the queue on a real Redis", () => {
     expect(again.metrics).toEqual(first.metrics);
   }, 300_000 /* six small simulations on two threads of a loaded 2-core machine, and Redis round trips */);
 
-  // Skipped: a sweep whose every connection is cut twice can hang past five minutes (seen in a fresh-clone
-  // run, not in others); until the reconnect path is fixed, surviving a dropped connection is not claimed.
+  // Skipped: a sweep whose every connection is cut twice can hang past five minutes, so surviving a
+  // dropped connection is not claimed until the sweep's reconnect path holds.
   it.skip("rides out dropped connections: every client of the sweep and its workers cut twice mid-sweep", async () => {
     const cells = [0, 1, 2, 3, 4, 5].map((w) => cell(w, 9));
     const admin = new Redis(redis.url);

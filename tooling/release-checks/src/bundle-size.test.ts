@@ -13,16 +13,7 @@
  */
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
-import { publishedPackages, repoRoot } from "./workspace.js";
-
-// Node-only packages: the browser-safe check in repo-checks skips the same ones.
-const NODE_ONLY = new Set([
-  "@scanlab/file-scan",
-  "@scanlab/host",
-  "@scanlab/lab",
-  "@scanlab/queue",
-  "scanlab",
-]);
+import { NODE_ONLY_PACKAGES, publishedPackages, repoRoot } from "./workspace.js";
 
 const DEFAULT_BUDGET_BYTES = 150e3;
 const BUDGET_BYTES: Record<string, number> = {
@@ -47,7 +38,7 @@ async function bundleBytes(name: string): Promise<number> {
 }
 
 describe("browser bundle budgets", () => {
-  const browserSafe = publishedPackages().filter((p) => !NODE_ONLY.has(p.manifest.name));
+  const browserSafe = publishedPackages().filter((p) => !NODE_ONLY_PACKAGES.has(p.manifest.name));
 
   it("covers every browser-safe package, and budgets only packages that exist", () => {
     const names = new Set(browserSafe.map((p) => p.manifest.name));

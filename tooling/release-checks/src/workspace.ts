@@ -12,6 +12,19 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
+/**
+ * Published packages that run only in Node, so the browser checks skip them:
+ * file-scan and host read files with Node's fs and worker threads, lab runs
+ * PostgreSQL servers, queue talks to Redis over TCP, and scanlab is the CLI.
+ */
+export const NODE_ONLY_PACKAGES: ReadonlySet<string> = new Set([
+  "@scanlab/file-scan",
+  "@scanlab/host",
+  "@scanlab/lab",
+  "@scanlab/queue",
+  "scanlab",
+]);
+
 /** The monorepo root (this file is tooling/release-checks/src/workspace.ts). */
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 

@@ -8,18 +8,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, resolve } from "node:path";
-import { publishedPackages } from "@scanlab/release-checks/workspace";
+import { NODE_ONLY_PACKAGES, publishedPackages } from "@scanlab/release-checks/workspace";
 import { describe, expect, it } from "vitest";
 
-// @scanlab/lab runs PostgreSQL servers and reads the device: Node-only like file-scan.
-// @scanlab/queue talks to Redis over TCP and runs cells on worker threads.
-const NODE_ONLY = new Set([
-  "@scanlab/file-scan",
-  "@scanlab/host",
-  "@scanlab/lab",
-  "@scanlab/queue",
-  "scanlab",
-]);
 const builtins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 
 /** All files reachable from an entry through relative imports (tsup splits chunks). */
@@ -43,7 +34,7 @@ function importedSpecifiers(text: string): string[] {
 }
 
 describe("browser-safe main entries", () => {
-  for (const pkg of publishedPackages().filter((p) => !NODE_ONLY.has(p.manifest.name))) {
+  for (const pkg of publishedPackages().filter((p) => !NODE_ONLY_PACKAGES.has(p.manifest.name))) {
     it(`${pkg.manifest.name}: main entry uses no Node built-ins`, () => {
       const entry = join(pkg.dir, "dist", "index.js");
       expect(existsSync(entry), `${entry} (run the build first)`).toBe(true);
