@@ -92,6 +92,14 @@ describe.skipIf(!gate.available && !gate.required)("scanlab lab on PostgreSQL 15
       // A serial count(*) of the whole narrow table reads all its pages through shared buffers.
       const seq = report.cells.find((c) => c.cell.id === "pg15 seq narrow warm")!;
       expect(seq.measured!.sharedHitBlocks + seq.measured!.sharedReadBlocks).toBeGreaterThanOrEqual(2048);
+      // Cold means a cold table on a running server: the device reads the heap, not the server's own
+      // executable back (a 16 MiB heap against about 13 MiB of code when every cache is dropped).
+      const cold = report.cells.find((c) => c.cell.id === "pg15 seq narrow w2 cold")!;
+      if (cold.measured!.deviceBytes !== null) {
+        const heapBytes = 2048 * 8192;
+        expect(cold.measured!.deviceBytes).toBeGreaterThanOrEqual(0.9 * heapBytes);
+        expect(cold.measured!.deviceBytes).toBeLessThanOrEqual(1.25 * heapBytes);
+      }
       // JSON round trip keeps the shape.
       const json = JSON.parse(JSON.stringify(report));
       expect(Object.keys(json)).toContain("summary");
