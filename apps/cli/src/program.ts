@@ -374,6 +374,10 @@ export async function buildProgram(
     )
     .option("--json [FILE]", "write the JSON document to FILE, or print it on stdout instead of the tables")
     .option("--report <FILE>", "write a self-contained HTML page with a measured-vs-predicted chart")
+    .option(
+      "--replay <FILE>",
+      "predict the runs of an earlier --json document again (this simulator, --profile's device model): no PostgreSQL",
+    )
     .addHelpText(
       "after",
       examples([
@@ -381,6 +385,7 @@ export async function buildProgram(
         "scanlab calibrate /data/big.file --out my-disk.json && scanlab lab --pg 17,18 --profile my-disk.json --report lab.html",
         "scanlab lab --pg 15 --quick --json lab.json",
         'scanlab lab --pg 15,18 --quick --cells "seq narrow"',
+        "scanlab lab --replay lab.json --profile other-disk.json",
       ]),
     )
     .action(async (opts) =>

@@ -15,7 +15,7 @@
  */
 
 /** The kinds of file a user can hand to scanlab. */
-export type InputKind = "scenario" | "device-profile" | "trace" | "work-module" | "fio-json";
+export type InputKind = "scenario" | "device-profile" | "trace" | "work-module" | "fio-json" | "lab-report";
 
 /** The limit of one kind of input, with its reason. */
 export interface InputLimit {
@@ -50,6 +50,12 @@ export const INPUT_LIMITS: Readonly<Record<InputKind, InputLimit>> = Object.free
     maxBytes: 64 * MiB,
     why: "fio writes 5 to 10 kB of JSON per job, and up to a few hundred kB with --output-format=json+ latency bins: 64 MiB holds hundreds of jobs",
     advice: "check that this is fio's --output-format=json output, or split the jobs into several runs",
+  },
+  "lab-report": {
+    noun: "lab report",
+    maxBytes: 32 * MiB,
+    why: "a lab report keeps every run of every cell, about 3 kB a cell as scanlab writes it: the full cell set of all seven PostgreSQL versions the lab runs is about 2.5 MB",
+    advice: "check that this is the file scanlab lab --json wrote",
   },
   trace: {
     noun: "trace",

@@ -1,6 +1,6 @@
 /**
  * Errors a user can cause in a lab run (an unknown PostgreSQL version, a
- * profile that does not parse, too little free space, a setting the lab may
+ * profile that does not parse, a report that cannot be replayed, too little free space, a setting the lab may
  * not change): one sentence each, turned into exit code 2 by the CLI, which
  * recognises them with `ScanlabError.isInstance` (`@scanlab/core`).
  */
@@ -14,7 +14,8 @@ export type LabErrorCode =
   | "LAB_NO_SPACE"
   | "LAB_NOT_PERMITTED"
   | "LAB_BAD_OPTION"
-  | "LAB_NO_CELLS";
+  | "LAB_NO_CELLS"
+  | "LAB_BAD_REPORT";
 
 /** A user-caused lab error: `message` is one sentence. */
 export class LabError extends ScanlabError {

@@ -52,6 +52,7 @@ export {
   simulatorPg,
 } from "./predict.js";
 export { type ReadAheadControl, readAheadControl } from "./read-ahead.js";
+export { parseLabReport, type ReplayOptions, replayLab } from "./replay.js";
 export { labReportHtml } from "./report-html.js";
 export {
   assembleReport,

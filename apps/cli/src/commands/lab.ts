@@ -5,6 +5,10 @@
  * parses flags, checks output locations before anything runs, renders the
  * tables and writes the JSON and HTML files.
  *
+ * `--replay FILE` predicts the runs of an earlier `--json` document again,
+ * with this scanlab's simulator and, with `--profile`, another device model:
+ * no PostgreSQL, no tables, seconds instead of minutes.
+ *
  * Ctrl-C or SIGTERM: the lab stops at its next step, the cluster is stopped
  * and removed and read_ahead_kb restored (in @scanlab/lab's `finally`
  * blocks), the finished cells are printed and written (JSON with
@@ -13,12 +17,15 @@
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { resolve } from "node:path";
+import { readInputJson } from "@scanlab/host";
 import {
   type CellResult,
   LAB_PG_MAJORS,
   LabError,
   type LabReport,
   labReportHtml,
+  parseLabReport,
+  replayLab,
   runLab,
 } from "@scanlab/lab";
 import type { Ctx } from "../context.js";
@@ -43,6 +50,7 @@ export interface LabFlags {
   fit?: boolean;
   json?: string | boolean;
   report?: string;
+  replay?: string;
 }
 
 /** Parses `--pg 15` or `--pg 17,18`. */
@@ -151,21 +159,74 @@ export function printLabReport(ctx: Ctx, r: LabReport): void {
   if (r.interrupted) ctx.out(c.yellow("Interrupted: only the cells that finished all their runs are shown."));
 }
 
+/** The flags that choose what to measure, which a replay does not take. */
+const MEASURING_FLAGS = [
+  ["pg", "--pg"],
+  ["quick", "--quick"],
+  ["runs", "--runs"],
+  ["cells", "--cells"],
+  ["workDir", "--work-dir"],
+] as const;
+
+function deviceFlag(
+  profile: string | undefined,
+): { label: string; device: string | Record<string, unknown> } | null {
+  if (profile === undefined) return null;
+  const d = resolveDeviceArg(profile, "--profile");
+  return { label: d.file === null ? d.label : `profile ${d.label} (${d.file})`, device: d.device };
+}
+
+function writeAndPrint(
+  ctx: Ctx,
+  flags: LabFlags,
+  report: LabReport,
+  jsonFile: string | null,
+  reportFile: string | null,
+): void {
+  const doc = toJson(jsonDocument("lab", report));
+  if (jsonFile !== null) writeFileSync(jsonFile, `${doc}\n`);
+  if (reportFile !== null) writeFileSync(reportFile, labReportHtml(report));
+  if (flags.json === true) ctx.out(doc);
+  else printLabReport(ctx, report);
+}
+
+/** Runs `lab --replay FILE`: the measured runs of an earlier report, predicted again. */
+function replayCommand(ctx: Ctx, flags: LabFlags, file: string): number {
+  const given = MEASURING_FLAGS.filter(([key]) => flags[key] !== undefined).map(([, flag]) => flag);
+  if (given.length > 0) {
+    throw new CliError(
+      "CLI_BAD_OPTION",
+      `--replay predicts the runs of an earlier lab report again, so ${given.join(", ")} ${given.length === 1 ? "does" : "do"} not apply: leave ${given.length === 1 ? "it" : "them"} out, or run scanlab lab without --replay to measure.`,
+    );
+  }
+  const device = deviceFlag(flags.profile);
+  const jsonFile = typeof flags.json === "string" ? checkOutputFile(flags.json, "--json") : null;
+  const reportFile = flags.report === undefined ? null : checkOutputFile(flags.report, "--report");
+  let report: LabReport;
+  try {
+    const earlier = parseLabReport(readInputJson(file, "lab-report"), file);
+    report = replayLab(earlier, {
+      ...(device === null ? {} : { device: device.device, deviceLabel: device.label }),
+      ...(flags.fit === false ? { fit: false } : {}),
+    });
+  } catch (e) {
+    if (e instanceof LabError) throw new CliError(e.code, e.message);
+    throw e;
+  }
+  writeAndPrint(ctx, flags, report, jsonFile, reportFile);
+  return EXIT.ok;
+}
+
 /** Runs `lab`. */
 export async function labCommand(ctx: Ctx, flags: LabFlags): Promise<number> {
+  if (flags.replay !== undefined) return replayCommand(ctx, flags, flags.replay);
   const pgMajors = parsePgFlag(flags.pg);
   const runs = flags.runs === undefined ? undefined : parseIntFlag(flags.runs, "runs", 3, 99);
   const cellTexts = flags.cells === undefined ? null : splitList(flags.cells, "cells");
-  const device =
-    flags.profile === undefined
-      ? {
-          label: `built-in ${DEFAULT_SCENARIO.machine.device} (the simulate default; pass --profile from scanlab calibrate)`,
-          device: DEFAULT_SCENARIO.machine.device as string,
-        }
-      : (() => {
-          const d = resolveDeviceArg(flags.profile, "--profile");
-          return { label: d.file === null ? d.label : `profile ${d.label} (${d.file})`, device: d.device };
-        })();
+  const device = deviceFlag(flags.profile) ?? {
+    label: `built-in ${DEFAULT_SCENARIO.machine.device} (the simulate default; pass --profile from scanlab calibrate)`,
+    device: DEFAULT_SCENARIO.machine.device as string,
+  };
   // Output files are checked before any cluster starts.
   const jsonFile = typeof flags.json === "string" ? checkOutputFile(flags.json, "--json") : null;
   const reportFile = flags.report === undefined ? null : checkOutputFile(flags.report, "--report");
@@ -194,11 +255,7 @@ export async function labCommand(ctx: Ctx, flags: LabFlags): Promise<number> {
   } finally {
     ctx.interrupt.release();
   }
-  const doc = toJson(jsonDocument("lab", report));
-  if (jsonFile !== null) writeFileSync(jsonFile, `${doc}\n`);
-  if (reportFile !== null) writeFileSync(reportFile, labReportHtml(report));
-  if (flags.json === true) ctx.out(doc);
-  else printLabReport(ctx, report);
+  writeAndPrint(ctx, flags, report, jsonFile, reportFile);
   if (report.interrupted) return ctx.interrupt.exitCode;
   return EXIT.ok;
 }

@@ -1,0 +1,139 @@
+/**
+ * Replaying a report: the runs stay, the predictions are made again. The
+ * report here is assembled from synthetic runs (no PostgreSQL), on tables
+ * capped at 2048 blocks so each prediction is a small simulation.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  assembleReport,
+  type Cell,
+  LAB_REPORT_VERSION,
+  type LabReport,
+  parseLabReport,
+  planLab,
+  type RunRecord,
+  replayLab,
+} from "./index.js";
+
+const plan = planLab({
+  pgMajors: [15],
+  quick: true,
+  deviceReadAheadKb: 128,
+  readAheadRefusal: null,
+  maxTableBlocks: 2048,
+});
+
+function runsFor(cell: Cell): RunRecord[] {
+  const blocks = plan.tables.find((t) => t.name === cell.table)!.blocks;
+  const usPerBlock = cell.cache === "warm" ? 6 : 11;
+  return [1.0, 1.2, 0.9].map((f) => ({
+    executionMs: (blocks * usPerBlock * f) / 1000,
+    clientMs: (blocks * usPerBlock * f) / 1000 + 20,
+    deviceBytes: cell.cache === "warm" ? 0 : blocks * 8192,
+    deviceReads: cell.cache === "warm" ? 0 : (blocks * 8192) / 131072,
+    sharedHitBlocks: 0,
+    sharedReadBlocks: blocks,
+    residentBefore: cell.cache === "warm" ? 1 : 0,
+    workersLaunched: cell.workers * cell.clients,
+  }));
+}
+
+const measuredOn = (device: string): LabReport =>
+  assembleReport({
+    startedAt: "2026-01-01T00:00:00.000Z",
+    interrupted: false,
+    quick: true,
+    plan,
+    tables: plan.tables,
+    measured: plan.cells.map((cell) => ({ cell, runs: runsFor(cell), notes: [`note on ${cell.id}`] })),
+    servers: [{ pg: 15, bin: "/usr/lib/postgresql/15/bin", version: "15.20" }],
+    machine: {
+      cores: 2,
+      ramBytes: 24 * 2 ** 30,
+      sharedBuffersBytes: 32 << 20,
+      maxConnections: 20,
+      os: "linux-6.10",
+      readAheadKb: 128,
+      device,
+    },
+    deviceLabel: `built-in ${device}`,
+    deviceName: "vda",
+    coldMethod: "test",
+    fit: true,
+  });
+
+// Every quick cell is simulated twice or three times over: generous timeout for a loaded 2-core machine.
+const SIM_TIMEOUT_MS = 300_000;
+
+describe("replayLab", () => {
+  it(
+    "gives the same report when nothing changed, and keeps the runs when the device model does",
+    () => {
+      const original = measuredOn("samsung-990-pro-1tb");
+      // Through JSON, as a file written by `scanlab lab --json` would be.
+      const read = parseLabReport(
+        JSON.parse(JSON.stringify({ scanlab: "x", schemaVersion: 1, command: "lab", result: original })),
+        "lab.json",
+      );
+      const viaJson = (r: LabReport) => JSON.parse(JSON.stringify(r));
+      expect(viaJson(replayLab(read))).toEqual(viaJson(original));
+
+      const other = replayLab(read, {
+        device: "intel-ssd-320-120gb",
+        deviceLabel: "built-in intel-ssd-320-120gb",
+      });
+      expect(other.machine.device).toBe("intel-ssd-320-120gb");
+      expect(other.machine.deviceLabel).toBe("built-in intel-ssd-320-120gb");
+      expect(other.cells.map((c) => c.runs)).toEqual(original.cells.map((c) => c.runs));
+      expect(other.cells.map((c) => c.notes)).toEqual(original.cells.map((c) => c.notes));
+      expect(other.cpu).toEqual(original.cpu); // the fit rests on warm runs alone, which did not change
+      // A SATA drive of 2011 does not read a cold table as fast as a 990 Pro: some cold prediction moves.
+      const cold = (r: LabReport) =>
+        r.cells.filter((c) => c.cell.cache === "cold").map((c) => c.predicted!.timeMs);
+      expect(cold(other)).not.toEqual(cold(original));
+    },
+    SIM_TIMEOUT_MS,
+  );
+
+  it(
+    "predicts with the default CPU costs when asked not to fit, and never on a fit cell",
+    () => {
+      const r = replayLab(measuredOn("samsung-990-pro-1tb"), { fit: false });
+      expect(r.cpu.every((c) => c.source === "default" && c.fitCells.length === 0)).toBe(true);
+      const fitted = replayLab(measuredOn("samsung-990-pro-1tb"));
+      const predictedIds = fitted.cells.filter((c) => c.cell.role === "predict").map((c) => c.cell.id);
+      for (const id of fitted.cpu.flatMap((c) => c.fitCells)) expect(predictedIds).not.toContain(id);
+    },
+    SIM_TIMEOUT_MS,
+  );
+});
+
+describe("parseLabReport", () => {
+  const good = JSON.parse(JSON.stringify(measuredOn("samsung-990-pro-1tb"))) as Record<string, unknown>;
+
+  it.each([
+    ["an array", [], "lab.json is not a lab report scanlab can replay: it is not a JSON object."],
+    [
+      "another version",
+      { ...good, version: LAB_REPORT_VERSION + 1 },
+      `lab.json is not a lab report scanlab can replay: its version is ${LAB_REPORT_VERSION + 1}, and this scanlab reads version ${LAB_REPORT_VERSION}.`,
+    ],
+    [
+      "a simulate document",
+      { scanlab: "1", schemaVersion: 1, command: "simulate", result: {} },
+      "lab.json is not a lab report scanlab can replay: its version is undefined, and this scanlab reads version 1.",
+    ],
+    [
+      "no cells",
+      { ...good, cells: undefined },
+      "lab.json is not a lab report scanlab can replay: it has no cells list.",
+    ],
+    [
+      "a cell on a table it does not list",
+      { ...good, tables: [] },
+      `lab.json is not a lab report scanlab can replay: cell ${plan.cells[0]!.id} scans a table the report does not list.`,
+    ],
+  ])("refuses %s in one sentence", (_what, json, message) => {
+    expect(() => parseLabReport(json, "lab.json")).toThrow(message);
+  });
+});
