@@ -103,6 +103,12 @@ describe("calibrate() on a real temporary file", () => {
     expect(cpu.readSyscallUs).toBeGreaterThanOrEqual(0);
     expect(cpu.measuredWith).toMatch(/ioengine=psync rw=read invalidate=0/);
     expect(cpu.measuredWith).toMatch(/resident \(fincore\)|no fincore/);
+    // The page-cache fill: measured where the file could be evicted, else the reason is given.
+    if (cpu.fillUsPerPage === undefined) expect(cpu.measuredWith).toMatch(/no page-cache fill cost: /);
+    else {
+      expect(cpu.fillUsPerPage).toBeGreaterThanOrEqual(0);
+      expect(cpu.measuredWith).toMatch(/fillUsPerPage: .*evicted \(POSIX_FADV_DONTNEED\) then cached/);
+    }
   }, 120_000);
 
   it("uses fio by default when it is installed", async (ctx) => {

@@ -38,6 +38,8 @@
  * the intercept) and the copy rate (1 / slope): the simulator's
  * `readSyscallUs` and `copyBytesPerUs` (packages/simulator cpu-costs.ts,
  * apps/docs/src/reference/storage-device-models.md#copying-8-kb-from-the-page-cache).
+ * Before them, `measureFillCost` (`page-cache-fill.ts`) measures the kernel's
+ * CPU per page a cold read brings into the page cache (`fillUsPerPage`).
  *
  * Measurements on a shared machine are noisy; the profile keeps every point
  * (`measurements`) so the noise can be seen. Calibration needs a file of at
@@ -56,6 +58,7 @@ import { DeviceProfileError } from "./errors.js";
 import { fioReadMeasurements } from "./fio-import.js";
 import { profileFromMeasurements } from "./measured-profile.js";
 import { evictAndVerify } from "./page-cache-eviction.js";
+import { measureFillCost } from "./page-cache-fill.js";
 import type { FlashProfile, MachineCpuCosts, ReadMeasurement } from "./profile-schema.js";
 import { KiB, MiB } from "./units.js";
 
@@ -336,6 +339,8 @@ export async function measureCpuCosts(
 ): Promise<MachineCpuCosts> {
   const region = Math.min(Math.floor(size / (128 * KiB)) * 128 * KiB, CPU_REGION_BYTES);
   const ms = Math.max(50, Math.min(500, Math.round((options.phaseMs ?? 1000) / 2)));
+  // The fill first: it evicts the file, which the cached reads below then read back in.
+  const fill = measureFillCost(path, size);
   // Read the region once so the timed reads find it cached.
   const fd = openSync(path, "r");
   const buffer = Buffer.allocUnsafe(1 * MiB);
@@ -408,10 +413,15 @@ export async function measureCpuCosts(
   const cpu = cpus()[0]?.model?.trim() ?? "unknown CPU";
   return {
     ...fit,
+    ...(fill.fillUsPerPage === null ? {} : { fillUsPerPage: fill.fillUsPerPage }),
     measuredWith:
       `${how}; sequential buffered reads of the first ${Math.round(region / MiB)} MiB of ${path}, read once before ` +
       `so it is cached (${resident}); one thread on ${cpu} (${cpus().length} cores); ` +
-      `least squares: us per read = readSyscallUs + bytes / copyBytesPerUs; ${new Date().toISOString()}`,
+      `least squares: us per read = readSyscallUs + bytes / copyBytesPerUs; ` +
+      (fill.fillUsPerPage === null
+        ? `no page-cache fill cost: ${fill.reason}; `
+        : `fillUsPerPage: ${fill.measuredWith}; `) +
+      new Date().toISOString(),
     points,
   };
 }

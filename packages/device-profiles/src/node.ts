@@ -21,6 +21,13 @@ export {
 } from "./calibrate.js";
 export { type EvictionResult, evictAndVerify } from "./page-cache-eviction.js";
 export {
+  FILL_REGION_BYTES,
+  FILL_ROUNDS,
+  type FillCost,
+  type FillRound,
+  measureFillCost,
+} from "./page-cache-fill.js";
+export {
   importFioJsonFile,
   type ProfileFileOptions,
   readDeviceProfileFile,

@@ -122,6 +122,12 @@ const commonFields = {
           "copy rate from the page cache into the process, bytes per microsecond",
           MAX_BYTES_PER_SECOND / 1e6,
         ),
+        fillUsPerPage: z.optional(
+          nonNegative(
+            "kernel CPU per 4 KiB page a buffered read brings into the page cache, spent by the reading process (system time of cold minus cached reads), microseconds",
+            MAX_LATENCY_US,
+          ),
+        ),
         measuredWith: z
           .string()
           .check(z.minLength(1), z.describe("how and where the CPU costs were measured")),
@@ -366,6 +372,8 @@ export interface MachineCpuCosts {
   readonly readSyscallUs: number;
   /** Copy rate from the page cache into the process, bytes per microsecond. */
   readonly copyBytesPerUs: number;
+  /** Kernel CPU per 4 KiB page a buffered read brings into the page cache, in the reading process, microseconds. */
+  readonly fillUsPerPage?: number | undefined;
   /** How and where the costs were measured. */
   readonly measuredWith: string;
   /** The measured points the costs were fitted to. */

@@ -67,3 +67,20 @@ describe("assertFitDisjoint", () => {
     expect(() => assertFitDisjoint(["a"], ["c"])).not.toThrow();
   });
 });
+
+describe("fitCpuCosts with the simulator's own base per block", () => {
+  it("subtracts each sample's base instead of the pread: the same costs come back whatever the read path costs", () => {
+    // A read stream's block may cost 0.4 us besides page work where a ReadBuffer loop's costs 1.5 us.
+    const withBase = (cellId: string, tuplesPerPage: number, baseUsPerBlock: number) => ({
+      cellId,
+      blocks: 10_000,
+      tuplesPerPage,
+      baseUsPerBlock,
+      timeUs: 10_000 * (baseUsPerBlock + 0.8 + tuplesPerPage * 0.02),
+    });
+    const fit = fitCpuCosts([withBase("narrow", 226, 0.4), withBase("wide", 27, 1.5)], PREAD)!;
+    expect(fit.perPageUs).toBeCloseTo(0.8, 9);
+    expect(fit.perTupleUs).toBeCloseTo(0.02, 9);
+    expect(fit.residualsUs.every((r) => Math.abs(r) < 1e-9)).toBe(true);
+  });
+});

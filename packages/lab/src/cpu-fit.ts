@@ -18,9 +18,13 @@
  * - Only cells planned with `role: "fit"` (cells.ts) are used, and
  *   {@link assertFitDisjoint} refuses a prediction set that contains one: a
  *   cell is never predicted from a fit of itself.
- * - The pread cost (readSyscallUs + 8192 / copyBytesPerUs) keeps its
- *   documented default: one warm scan cannot tell it from page work, and the
- *   simulator uses them differently only for shared-buffer hits.
+ * - What a block costs besides page and tuple work (the pread, or a read
+ *   stream's share of a combined read, a shared-buffer lookup) is not
+ *   fitted: one warm scan cannot tell it from page work. It is what the
+ *   simulator itself charges the fit cell on the same machine (its time with
+ *   both costs at 0, `baseUsPerBlock`), so a calibrated profile's measured
+ *   read costs and each version's read path are subtracted exactly as they
+ *   will be added back, and a fit cell is predicted at its own time.
  * - Least squares, with costs kept non-negative: when the unconstrained
  *   solution makes one negative (noise with nearly equal densities), that cost
  *   is 0 and the other is refitted alone.
@@ -38,6 +42,12 @@ export interface FitSample {
   readonly blocks: number;
   /** Tuples a page. */
   readonly tuplesPerPage: number;
+  /**
+   * What the simulator charges this cell per block besides page and tuple
+   * work (its time with both at 0, per block), us; the pread cost given to
+   * {@link fitCpuCosts} when absent.
+   */
+  readonly baseUsPerBlock?: number;
 }
 
 /** A fitted per-page and per-tuple cost. */
@@ -52,12 +62,12 @@ export interface CpuFit {
   readonly residualsUs: readonly number[];
 }
 
-/** Fits `perPageUs` and `perTupleUs` to warm samples, given the pread cost of one 8 kB block (us). */
+/** Fits `perPageUs` and `perTupleUs` to warm samples, given the pread cost of one 8 kB block (us) for samples without their own base. */
 export function fitCpuCosts(samples: readonly FitSample[], preadBlockUs: number): CpuFit | null {
   const usable = samples.filter((s) => s.blocks > 0 && Number.isFinite(s.timeUs) && s.timeUs > 0);
   if (usable.length === 0) return null;
   const xs = usable.map((s) => s.tuplesPerPage);
-  const ys = usable.map((s) => s.timeUs / s.blocks - preadBlockUs);
+  const ys = usable.map((s) => s.timeUs / s.blocks - (s.baseUsPerBlock ?? preadBlockUs));
   const n = usable.length;
   let perPageUs: number;
   let perTupleUs: number;

@@ -355,6 +355,7 @@ export function fitPerVersion(
   results: readonly CellResult[],
   tables: readonly LabTable[],
   pgMajors: readonly number[],
+  baseUsPerBlock?: (cell: Cell, table: LabTable) => number,
 ): Map<number, CpuFit | null> {
   const out = new Map<number, CpuFit | null>();
   for (const pg of pgMajors) {
@@ -367,6 +368,7 @@ export function fitPerVersion(
           timeUs: r.measured!.timeMs * 1000,
           blocks: t.blocks,
           tuplesPerPage: t.tuplesPerPage,
+          ...(baseUsPerBlock === undefined ? {} : { baseUsPerBlock: baseUsPerBlock(r.cell, t) }),
         };
       });
     out.set(pg, fitCpuCosts(samples, defaultPreadBlockUs()));
@@ -384,7 +386,10 @@ export function predictAll(
 ): LabPredictions {
   const pgs = [...new Set(measured.map((m) => m.cell.pg))];
   const bare = measured.map((m) => judgeCell(m.cell, m.runs, null, m.notes));
-  const fits = fit ? fitPerVersion(bare, tables, pgs) : new Map<number, CpuFit | null>();
+  // The simulator's own time for a fit cell with no page or tuple work: what the fit must not absorb.
+  const base = (cell: Cell, table: LabTable) =>
+    (predictCell(cell, table, machine, { perPageUs: 0, perTupleUs: 0 }).timeMs * 1000) / table.blocks;
+  const fits = fit ? fitPerVersion(bare, tables, pgs, base) : new Map<number, CpuFit | null>();
   const cpu: CpuUsed[] = pgs.map((pg) => {
     const f = fits.get(pg) ?? null;
     return f === null

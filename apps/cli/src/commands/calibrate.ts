@@ -227,6 +227,11 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
     );
     for (const p of cpu.points ?? [])
       ctx.out(`  measured: ${grouped(p.blockBytes / 1024)} KiB in ${fixed(p.usPerRead, 2)} us`);
+    ctx.out(
+      cpu.fillUsPerPage === undefined
+        ? "  fillUsPerPage not measured: a cold read costs the same CPU as a cached one in simulations"
+        : `  fillUsPerPage ${fixed(cpu.fillUsPerPage, 2)} us per 4 KiB page a cold read brings into the page cache: an 8 kB block read cold costs ${fixed(2 * cpu.fillUsPerPage, 2)} us more`,
+    );
     ctx.out(c.dim(`  ${cpu.measuredWith}`));
   }
   ctx.out("");

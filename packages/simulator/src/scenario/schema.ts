@@ -131,6 +131,7 @@ const cpuSchema = z.strictObject({
   readSyscallUs: z.optional(bounded("cpuUs")),
   copyBytesPerUs: z.optional(bounded("copyBytesPerUs")),
   fadviseUs: z.optional(bounded("cpuUs")),
+  fillUsPerPage: z.optional(bounded("cpuUs")),
   spinlockHoldUs: z.optional(bounded("cpuUs")),
   atomicOpUs: z.optional(bounded("cpuUs")),
   sharedBufferHitUs: z.optional(bounded("cpuUs")),

@@ -34,6 +34,32 @@ describe("hand-computable scans", () => {
     expect(r.device.reads).toBe(0);
   });
 
+  it("the kernel's page-cache fill is the reader's CPU: a cold CPU-bound scan pays fillUsPerPage per page brought in, a warm one nothing", () => {
+    // A 990 Pro reads 8 kB in about a microsecond, far below the ~7 us of CPU a block costs: the reader
+    // stays CPU-bound, so each microsecond of fill shows in its time.
+    const on = (fillUsPerPage: number, cached: "os" | "none") =>
+      run(
+        scenario({
+          machine: {
+            cores: 8,
+            ram: "4GB",
+            os: "linux-6.10",
+            device: "samsung-990-pro-1tb",
+            cpu: { jitter: 0, fillUsPerPage },
+          },
+          tables: [{ name: "t", blocks: 10_000, tuplesPerPage: 100, cached }],
+        }),
+      );
+    const cold = on(0, "none");
+    const coldFilled = on(1, "none");
+    const pages = coldFilled.device.bytes / 4096;
+    expect(pages).toBeGreaterThanOrEqual(20_000);
+    const extraUs = (coldFilled.queries[0]!.meanDurationS - cold.queries[0]!.meanDurationS) * 1e6;
+    expect(extraUs).toBeGreaterThan(0.98 * pages);
+    expect(extraUs).toBeLessThan(1.02 * pages);
+    expect(on(1, "os").queries[0]!.meanDurationS).toBe(on(0, "os").queries[0]!.meanDurationS);
+  });
+
   it("Linux readahead turns one cold reader's 8 kB reads into the 16-32-64-128 kB ramp, then 128 kB", () => {
     const r = run(scenario());
     expect(r.device.avgReadKb).toBeGreaterThan(120);

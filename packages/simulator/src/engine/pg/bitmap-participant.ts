@@ -20,7 +20,7 @@
 import { BLOCK_BYTES } from "../../units.js";
 import type { Entity } from "../loop/scheduler.js";
 import type { BitmapScanPort, BufferLookup, Renumbering } from "../seam/ports.js";
-import { pageWorkUs, preadUs } from "./cpu-costs.js";
+import { fillUs, pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
 import { PAGES_PER_BLOCK } from "./machine.js";
 import { type OpenFiles, openSegment, osBlocks, type ScanRunCtx } from "./scan-run.js";
@@ -83,11 +83,13 @@ export class BitmapScanParticipant implements Entity {
         } else {
           const seg = Math.floor(b / table.segmentBlocks);
           const page = (b - seg * table.segmentBlocks) * PAGES_PER_BLOCK;
+          const submitted = os.submittedPages;
           const ready = os.read(openSegment(ctx, this.opens, seg), page, PAGES_PER_BLOCK, t);
           const valid = ready > t ? ready : t;
           sb.installRun(table.index, b, 1, null, valid);
           ctx.stats.osBlocks++;
-          const after = valid + preadUs(cpu, BLOCK_BYTES) * factor;
+          let after = valid + preadUs(cpu, BLOCK_BYTES) * factor;
+          if (cpu.fillUsPerPage > 0) after += fillUs(cpu, os.submittedPages - submitted) * factor;
           if (after > t && !ctx.scheduler.canContinue(after)) {
             ctx.scheduler.schedule(this.id, after);
             return;

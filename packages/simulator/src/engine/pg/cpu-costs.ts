@@ -24,6 +24,17 @@
  *   8 kB block, which allocates the page and submits a bio in the caller's
  *   context [I]; the regression of the 2022 eic benchmark (eic=1 slower than 0) is mostly not
  *   this cost but the loss of kernel readahead, which the OS model produces.
+ * - fillUsPerPage 0: the kernel's CPU per 4 KiB page a read brings into the
+ *   page cache, spent in the context of the process whose read() triggered
+ *   it: page_cache_ra_unbounded() allocates the folios and inserts them
+ *   (filemap_add_folio), read_pages() builds and submits the bios, all in the
+ *   caller (mm/readahead.c); the completion (folio_end_read from the bio's
+ *   end_io) lands on whatever runs on that CPU. No published figure holds
+ *   for any machine, so the built-in profiles leave it at 0 and a cold scan
+ *   costs the same CPU as a warm one; `scanlab calibrate` measures it (the
+ *   system time of cold minus cached sequential buffered reads, per page),
+ *   and a profile that carries it charges it. posix_fadvise(WILLNEED) keeps
+ *   its own per-call cost (fadviseUs) instead.
  * - jitter 0.3: per-block CPU time varies by +-30% (cpu-jitter.ts).
  * - workerForkUs 300 and workerInitUs 1500: launching a parallel worker
  *   (postmaster.ts) [I].
@@ -47,6 +58,8 @@ export interface CpuCosts {
   copyBytesPerUs: number;
   /** One posix_fadvise(WILLNEED) call, us. */
   fadviseUs: number;
+  /** Kernel CPU per 4 KiB page a read() brings into the page cache, charged to the reading process, us. */
+  fillUsPerPage: number;
   /** Time a spinlock allocation holds the shared cache line, us. */
   spinlockHoldUs: number;
   /** Time an atomic fetch-add holds the shared cache line, us. */
@@ -68,6 +81,7 @@ export const DEFAULT_CPU_COSTS: Readonly<CpuCosts> = Object.freeze({
   readSyscallUs: 0.35,
   copyBytesPerUs: 12000,
   fadviseUs: 2.0,
+  fillUsPerPage: 0,
   spinlockHoldUs: 0.25,
   atomicOpUs: 0.1,
   sharedBufferHitUs: 0.1,
@@ -93,4 +107,9 @@ export function pageWorkUs(cpu: CpuCosts, tuplesPerPage: number): number {
 /** CPU time of one pread of `bytes` that finds its pages in the OS page cache. */
 export function preadUs(cpu: CpuCosts, bytes: number): number {
   return cpu.readSyscallUs + bytes / cpu.copyBytesPerUs;
+}
+
+/** Kernel CPU to bring `pages` 4 KiB pages into the page cache for a read (fillUsPerPage each). */
+export function fillUs(cpu: CpuCosts, pages: number): number {
+  return pages * cpu.fillUsPerPage;
 }

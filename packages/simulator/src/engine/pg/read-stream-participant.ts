@@ -23,7 +23,7 @@ import { BLOCK_BYTES } from "../../units.js";
 import type { Entity } from "../loop/scheduler.js";
 import type { BufferRing } from "../seam/buffer-manager.js";
 import type { ReadStreamPort, StreamEnv, StreamIo, StreamStep } from "../seam/ports.js";
-import { pageWorkUs, preadUs } from "./cpu-costs.js";
+import { fillUs, pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
 import { type OpenFiles, osBlocks, type ScanRunCtx } from "./scan-run.js";
 
@@ -123,8 +123,12 @@ export class ReadStreamParticipant implements Entity {
    */
   private read(io: StreamIo, files: OpenFiles, nowUs: number, cpuFactor: number): number {
     const ctx = this.ctx;
+    const cpu = ctx.machine.cpu;
+    const submitted = ctx.machine.os.submittedPages;
     const ready = osBlocks(ctx, files, io.firstBlock, io.blocks, nowUs, false);
-    const valid = ready + preadUs(ctx.machine.cpu, io.blocks * BLOCK_BYTES) * cpuFactor;
+    let valid = ready + preadUs(cpu, io.blocks * BLOCK_BYTES) * cpuFactor;
+    // The page-cache fill is the reading process's CPU, as the copy is (an I/O worker's for io_method worker).
+    if (cpu.fillUsPerPage > 0) valid += fillUs(cpu, ctx.machine.os.submittedPages - submitted) * cpuFactor;
     ctx.machine.sharedBuffers.installRun(ctx.table.index, io.firstBlock, io.blocks, this.ring, valid);
     ctx.stats.osBlocks += io.blocks;
     return valid;

@@ -28,7 +28,7 @@ import { BLOCK_BYTES } from "../../units.js";
 import type { Entity } from "../loop/scheduler.js";
 import { BufferRing } from "../seam/buffer-manager.js";
 import type { AllocatorParticipant, Renumbering } from "../seam/ports.js";
-import { pageWorkUs, preadUs } from "./cpu-costs.js";
+import { fillUs, pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
 import { PAGES_PER_BLOCK } from "./machine.js";
 import { type OpenFiles, openSegment, type ScanRunCtx } from "./scan-run.js";
@@ -58,6 +58,8 @@ export class SeqScanParticipant implements Entity {
   readonly hitUs: number;
   /** Index of this process in the run's per-participant statistics. */
   readonly index: number;
+  /** Kernel CPU per page this process's reads bring into the page cache (0: not charged). */
+  private readonly fillUsPerPage: number;
   private readonly jitter: CpuJitter;
   /** Syncscan's report interval, in blocks (the syncscan port's). */
   private readonly reportEvery: number;
@@ -75,6 +77,7 @@ export class SeqScanParticipant implements Entity {
     const work = pageWorkUs(cpu, ctx.table.tuplesPerPage);
     this.missUs = preadUs(cpu, BLOCK_BYTES) + work;
     this.hitUs = cpu.sharedBufferHitUs + work;
+    this.fillUsPerPage = cpu.fillUsPerPage;
     this.index = ctx.stats.perParticipant.length;
     ctx.stats.perParticipant.push({ blocks: 0, claims: 0, role });
     this.jitter = new CpuJitter(ctx.seed + this.id, cpu.jitter);
@@ -168,9 +171,11 @@ export class SeqScanParticipant implements Entity {
       let validAt = t;
       let q = os.quietRun(of, page, (missEnd - b) * PAGES_PER_BLOCK, PAGES_PER_BLOCK, t);
       if (q.pages < PAGES_PER_BLOCK) {
+        const submitted = os.submittedPages;
         const ready = os.read(of, page, PAGES_PER_BLOCK, t);
         validAt = ready > t ? ready : t;
         t = validAt + this.missUs * factor * this.jitter.factor(1);
+        if (this.fillUsPerPage > 0) t += fillUs(ctx.machine.cpu, os.submittedPages - submitted) * factor;
         n = 1;
         if (b + 1 < missEnd) {
           q = os.quietRun(

@@ -186,6 +186,8 @@ export class OsAdapter implements BuiltOs, OsPort, OsWarpHooks {
   private readonly credited = { busyUs: 0, latencyUs: 0, spanUs: 0 };
   private deviceReads = 0;
   private deviceBytes = 0;
+  /** Pages submitted to the device (OsPort.submittedPages). */
+  submittedPages = 0;
   private syncReads = 0;
   private requestedBytes = 0;
   private adaptiveInputs: AdaptiveInputs | undefined;
@@ -212,6 +214,7 @@ export class OsAdapter implements BuiltOs, OsPort, OsWarpHooks {
   /** Where the readahead model's I/O goes: counted, charted, and queued on the device at the current time. */
   private readonly submit = (io: Submission): number => {
     const bytes = io.pages * PAGE_BYTES;
+    this.submittedPages += io.pages;
     this.deviceReads++;
     this.deviceBytes += bytes;
     if (io.sync) this.syncReads++;

@@ -107,6 +107,8 @@ export interface OsPort {
   open(file: number): OsOpenFile;
   /** One read() of `pages` pages from `page`; submits what the OS decides; returns when the data is ready. */
   read(of: OsOpenFile, page: number, pages: number, nowUs: number): number;
+  /** Pages submitted to the device so far by reads and advice (what the kernel brought into the page cache). */
+  readonly submittedPages: number;
   /** How far `of` can read from `page` in reads of `pagesPerRead` with no OS decision, and when those pages are ready. */
   quietRun(
     of: OsOpenFile,

@@ -1,0 +1,101 @@
+/**
+ * The CPU a buffered reader pays for the page cache to be filled.
+ *
+ * Problem. A scan that finds its table in the page cache and one that reads it
+ * from the device do not cost the same CPU, even when the device keeps up.
+ * When a read() misses, or reaches a readahead mark, the kernel allocates the
+ * folios, inserts them into the file's mapping and builds and submits the
+ * bios, in the context of the reading process (page_cache_ra_unbounded(),
+ * filemap_add_folio() and read_pages() in mm/readahead.c); the completion
+ * (folio_end_read() from the bio's end_io) runs on whatever that CPU was
+ * doing. A model that charges only the copy makes every cold scan as cheap
+ * as a warm one.
+ *
+ * Insight. The difference is system time, and the process can measure its
+ * own: read the same region sequentially, once after evicting it and once
+ * cached, with the same 8 KiB reads, and subtract. What is left is the fill,
+ * per 4 KiB page brought in.
+ *
+ * Choices.
+ * - 8 KiB sequential reads, PostgreSQL's block, so the readahead the kernel
+ *   does is the one a sequential scan gets.
+ * - The region is the file's first {@link FILL_REGION_BYTES} (less on a
+ *   smaller file): the kernel splits user and system time at its tick (4 ms
+ *   at HZ=250), so the cold read must last many ticks.
+ * - {@link FILL_ROUNDS} rounds, the median kept; a negative difference (the
+ *   noise of a busy machine) is kept as 0.
+ * - Eviction is `evictAndVerify` (POSIX_FADV_DONTNEED, checked with fincore);
+ *   a file that cannot be evicted gives no figure, with the reason.
+ *
+ * Interface: `measureFillCost(path, size)`.
+ */
+import { closeSync, openSync, readSync } from "node:fs";
+import { evictAndVerify } from "./page-cache-eviction.js";
+import { KiB, MiB } from "./units.js";
+
+/** The region the fill is measured on: 256 MiB, a quarter second or more of device reads (our choice). */
+export const FILL_REGION_BYTES = 256 * MiB;
+
+/** Rounds of cold and cached reads; the median is kept (our choice). */
+export const FILL_ROUNDS = 3;
+
+/** One round of {@link measureFillCost}. */
+export interface FillRound {
+  /** System time of the read of the evicted region, microseconds. */
+  readonly coldSystemUs: number;
+  /** System time of the same read, cached, microseconds. */
+  readonly cachedSystemUs: number;
+  /** 4 KiB pages read. */
+  readonly pages: number;
+}
+
+/** What {@link measureFillCost} found. */
+export type FillCost =
+  | { readonly fillUsPerPage: number; readonly rounds: readonly FillRound[]; readonly measuredWith: string }
+  | { readonly fillUsPerPage: null; readonly reason: string };
+
+function systemUsOfRead(fd: number, bytes: number, buffer: Buffer): number {
+  const before = process.cpuUsage();
+  for (let o = 0; o < bytes; o += buffer.length)
+    readSync(fd, buffer, 0, Math.min(buffer.length, bytes - o), o);
+  return process.cpuUsage(before).system;
+}
+
+/**
+ * Measures the kernel's CPU per 4 KiB page of a buffered sequential read
+ * that misses the page cache, as the reading process's system time (see the
+ * header).
+ *
+ * @example
+ * ```ts
+ * import { measureFillCost } from "@scanlab/device-profiles/node";
+ * const fill = measureFillCost("/data/big.file", 4 * 2 ** 30);
+ * console.log(fill.fillUsPerPage === null ? fill.reason : `${fill.fillUsPerPage.toFixed(2)} us a page`);
+ * ```
+ */
+export function measureFillCost(path: string, size: number): FillCost {
+  const region = Math.min(FILL_REGION_BYTES, Math.floor(size / (8 * KiB)) * 8 * KiB);
+  if (region < 8 * MiB) return { fillUsPerPage: null, reason: "the file is smaller than 8 MiB" };
+  const buffer = Buffer.allocUnsafe(8 * KiB);
+  const rounds: FillRound[] = [];
+  for (let r = 0; r < FILL_ROUNDS; r++) {
+    const evicted = evictAndVerify(path);
+    if (evicted.evicted === false) return { fillUsPerPage: null, reason: evicted.reason ?? "not evicted" };
+    const fd = openSync(path, "r");
+    try {
+      const coldSystemUs = systemUsOfRead(fd, region, buffer);
+      const cachedSystemUs = systemUsOfRead(fd, region, buffer);
+      rounds.push({ coldSystemUs, cachedSystemUs, pages: region / (4 * KiB) });
+    } finally {
+      closeSync(fd);
+    }
+  }
+  const perPage = rounds
+    .map((x) => Math.max(0, (x.coldSystemUs - x.cachedSystemUs) / x.pages))
+    .sort((a, b) => a - b);
+  return {
+    fillUsPerPage: perPage[Math.floor(perPage.length / 2)]!,
+    rounds,
+    measuredWith: `node ${process.version} process.cpuUsage() system time of 8 KiB sequential readSync over the first ${Math.round(region / MiB)} MiB of ${path}, evicted (POSIX_FADV_DONTNEED) then cached, ${FILL_ROUNDS} rounds, median of (cold - cached) / 4 KiB pages`,
+  };
+}
