@@ -12,50 +12,11 @@
  */
 import { Command, Option } from "commander";
 import type { Ctx } from "./context.js";
+import { wrapCommand } from "./output/wrap.js";
 import { VERSION } from "./version.js";
 
 function examples(lines: string[]): string {
-  return `\nExamples:\n${lines.map((l) => (l.startsWith("#") ? `  ${l}` : wrapCommand(`  $ ${l}`))).join("\n")}\n`;
-}
-
-/**
- * Breaks a shell command longer than 80 columns with backslash continuations,
- * outside quotes and $(...), preferring (in this order) a break before a long
- * option, at a `;` or `|`, before a short option, at any space.
- */
-function wrapCommand(line: string): string {
-  const out: string[] = [];
-  let rest = line;
-  while (rest.length > 80) {
-    const spaces: number[] = [];
-    let quote: string | null = null;
-    let depth = 0;
-    for (let i = 5; i <= 77 && i < rest.length; i++) {
-      const c = rest[i];
-      if (quote !== null) {
-        if (c === quote) quote = null;
-      } else if (c === '"' || c === "'") quote = c;
-      else if (c === "(") depth++;
-      else if (c === ")") depth--;
-      else if (c === " " && depth === 0) spaces.push(i);
-    }
-    const preferred = [
-      (i: number) => rest.startsWith(" --", i),
-      (i: number) => rest[i - 1] === ";" || rest[i + 1] === "|",
-      (i: number) => rest[i + 1] === "-" && rest[i + 2] !== " ",
-      () => true,
-    ];
-    let at: number | undefined;
-    for (const ok of preferred) {
-      at = spaces.filter(ok).at(-1);
-      if (at !== undefined) break;
-    }
-    if (at === undefined) break;
-    out.push(`${rest.slice(0, at)} \\`);
-    rest = `      ${rest.slice(at + 1)}`;
-  }
-  out.push(rest);
-  return out.join("\n");
+  return `\nExamples:\n${lines.map((l) => (l.startsWith("#") ? `  ${l}` : wrapCommand(`  $ ${l}`, 80, 5))).join("\n")}\n`;
 }
 
 const json = () => new Option("--json", "print one JSON document on stdout (machine output)");

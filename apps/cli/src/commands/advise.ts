@@ -26,7 +26,7 @@ import { parseChoice, parseSizeFlag } from "../options.js";
 import { gapPct, seconds } from "../output/format.js";
 import { Bars } from "../output/progress.js";
 import { renderTable } from "../output/table.js";
-import { wrap } from "../output/wrap.js";
+import { wrap, wrapCommand } from "../output/wrap.js";
 import {
   applyScenarioFlags,
   DEFAULT_SCENARIO,
@@ -228,25 +228,33 @@ export async function adviseCommand(ctx: Ctx, flags: AdviseFlags): Promise<numbe
   return advice.interrupted ? ctx.interrupt.exitCode : EXIT.ok;
 }
 
-/** Prints the advice as a table, each row's reason and sweep, and the notes. */
+/** A value with the simulated time at it, when there is one: `4 (10.1 s)`. */
+function timed(value: string, timeS: number | null): string {
+  return timeS === null ? value : `${value} (${seconds(timeS)})`;
+}
+
+/**
+ * Prints the advice as a table, each row's reason and sweep, and the notes.
+ * Each value carries its simulated time, so the table has four columns and
+ * fits 80; the commands that show a row wrap with shell continuations.
+ */
 function render(ctx: Ctx, advice: Advice, recs: readonly Recommendation[], title: string): void {
   const { c } = ctx;
-  ctx.out(c.bold(title));
+  ctx.out(c.bold(wrap(ctx, title, 2)));
   const scaled = advice.notes.find((n) => n.kind === "scaled");
   if (scaled !== undefined)
-    ctx.out(c.yellow(`${scaled.text} Run the listed commands for full-size evidence.`));
+    ctx.out(c.yellow(wrap(ctx, `${scaled.text} Run the listed commands for full-size evidence.`, 2)));
   ctx.out(
     renderTable(
       ctx,
-      ["setting", "default", "recommended", "gain vs default", "time default -> recommended"],
+      ["setting", "default (time)", "recommended (time)", "gain vs default"],
       recs.map((r) => [
         r.setting,
-        r.defaultValue,
-        c.bold(r.recommended),
+        timed(r.defaultValue, r.defaultTimeS),
+        c.bold(timed(r.recommended, r.recommendedTimeS)),
         r.gain === null ? "-" : gapPct(r.gain),
-        r.defaultTimeS === null ? "-" : `${seconds(r.defaultTimeS)} -> ${seconds(r.recommendedTimeS)}`,
       ]),
-      ["left", "right", "right", "right", "right"],
+      ["left", "left", "left", "right"],
     ),
   );
   for (const r of recs) {
@@ -257,14 +265,20 @@ function render(ctx: Ctx, advice: Advice, recs: readonly Recommendation[], title
           wrap(ctx, `  simulated: ${r.sweep.map((s) => `${s.value} ${seconds(s.timeS)}`).join(", ")}`, 4),
         ),
       );
-    // A command to copy: never broken.
-    ctx.out(c.dim(`  shows it: ${r.command}`));
+    // A command to copy: broken only with shell continuations, so it still pastes.
+    const label = "  shows it: ";
+    for (const line of wrapCommand(`${label}${r.command}`, ctx.width, label.length + 1).split("\n"))
+      ctx.out(c.dim(line));
   }
   for (const n of advice.notes) if (n.kind === "throughput") ctx.out(wrap(ctx, n.text, 2));
   if (advice.interrupted)
     ctx.out(
       c.yellow(
-        "Interrupted: only the settings finished before the interruption (Ctrl-C or SIGTERM) are listed.",
+        wrap(
+          ctx,
+          "Interrupted: only the settings finished before the interruption (Ctrl-C or SIGTERM) are listed.",
+          2,
+        ),
       ),
     );
 }

@@ -391,7 +391,11 @@ export async function scanCommand(ctx: Ctx, path: string, flags: ScanFlags): Pro
   if (interrupted)
     ctx.out(
       ctx.c.yellow(
-        "Interrupted: the figures cover the blocks read before the interruption (Ctrl-C or SIGTERM).",
+        wrap(
+          ctx,
+          "Interrupted: the figures cover the blocks read before the interruption (Ctrl-C or SIGTERM).",
+          2,
+        ),
       ),
     );
   return interrupted ? ctx.interrupt.exitCode : EXIT.ok;
@@ -421,7 +425,11 @@ export function printScanRuns(ctx: Ctx, runs: ScanRun[], device: DeviceArg | nul
   const first = runs[0]!.result;
   ctx.out(
     ctx.c.bold(
-      `${first.target.kind === "relation" ? "Relation" : "File"} ${first.target.path}: ${(first.target.bytes / 1e6).toFixed(1)} MB, ${grouped(first.target.nblocks)} blocks of ${first.blockBytes} B, ${first.workers} worker(s), ${describeMode(first)}`,
+      wrap(
+        ctx,
+        `${first.target.kind === "relation" ? "Relation" : "File"} ${first.target.path}: ${(first.target.bytes / 1e6).toFixed(1)} MB, ${grouped(first.target.nblocks)} blocks of ${first.blockBytes} B, ${first.workers} worker(s), ${describeMode(first)}`,
+        2,
+      ),
     ),
   );
   const head = [
@@ -457,7 +465,16 @@ export function printScanRuns(ctx: Ctx, runs: ScanRun[], device: DeviceArg | nul
     }
     return row;
   });
-  ctx.out(renderTable(ctx, head, rows));
+  // The policy and the cache state are words; the rest are numbers. A table too wide for the
+  // output is split (renderTable), each part led by the policy.
+  ctx.out(
+    renderTable(
+      ctx,
+      head,
+      rows,
+      head.map((_, i) => (i < 2 ? "left" : "right")),
+    ),
+  );
   if (runs.length === 1) {
     const r = first;
     ctx.out(
@@ -477,13 +494,13 @@ export function printScanRuns(ctx: Ctx, runs: ScanRun[], device: DeviceArg | nul
   }
   if (runs.length === 2 && first.mode.kind === "pattern" && runs[1]!.result.mode.kind === "pattern") {
     const ratio = runs[1]!.result.mibPerS / first.mibPerS;
-    ctx.out(`${runs[1]!.policy} / ${runs[0]!.policy}: ${fixed(ratio, 2)}x the throughput.`);
+    ctx.out(wrap(ctx, `${runs[1]!.policy} / ${runs[0]!.policy}: ${fixed(ratio, 2)}x the throughput.`, 2));
   }
   const notes = new Set(runs.flatMap((r) => (r.predictionNote === undefined ? [] : [r.predictionNote])));
-  for (const n of notes) ctx.out(ctx.c.yellow(`note: no prediction: ${n}`));
+  for (const n of notes) ctx.out(ctx.c.yellow(wrap(ctx, `note: no prediction: ${n}`, 6)));
   const warnings = new Set(runs.flatMap((r) => r.result.warnings));
   if (!first.device.available) warnings.add(`device counters: ${first.device.reason}`);
-  for (const w of warnings) ctx.out(ctx.c.yellow(`note: ${w}`));
+  for (const w of warnings) ctx.out(ctx.c.yellow(wrap(ctx, `note: ${w}`, 6)));
   // (The simulator has no prefetch reader: no hint for a pattern's two runs.)
   if (device === null && runs.length > 1 && first.mode.kind !== "pattern") {
     ctx.out(

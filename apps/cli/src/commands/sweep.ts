@@ -25,6 +25,7 @@ import { splitList } from "../options.js";
 import { fixed, pct, seconds } from "../output/format.js";
 import { Bars } from "../output/progress.js";
 import { renderTable } from "../output/table.js";
+import { wrap } from "../output/wrap.js";
 import { sweepChart } from "../report/charts.js";
 import { esc, htmlChart, htmlPage, htmlTable } from "../report/html.js";
 import { pngRenderer } from "../report/render.js";
@@ -310,12 +311,17 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
     if (interrupted)
       ctx.out(
         ctx.c.yellow(
-          "Interrupted: points not finished before the interruption (Ctrl-C or SIGTERM) show as -.",
+          wrap(
+            ctx,
+            "Interrupted: points not finished before the interruption (Ctrl-C or SIGTERM) show as -.",
+            2,
+          ),
         ),
       );
+    // A grid too wide for the output is split into tables (renderTable), each led by the rows' names.
     ctx.out(renderTable(ctx, head, tableRows));
     if (reportDir !== null)
-      ctx.out(`Chart: ${reportDir}/sweep.svg${png === null ? "" : ", sweep.png"}, sweep.html`);
+      ctx.out(wrap(ctx, `Chart: ${reportDir}/sweep.svg${png === null ? "" : ", sweep.png"}, sweep.html`, 7));
   }
   return interrupted ? ctx.interrupt.exitCode : EXIT.ok;
 }

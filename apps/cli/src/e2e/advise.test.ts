@@ -2,7 +2,7 @@
  * Every `advise` row reads the same way: the time at PostgreSQL's default,
  * then the time at the recommended value, and gain = default / recommended
  * - 1 (positive when the recommendation is faster), in the JSON and in the
- * printed table. The scenario (an 800 GB table scanned by six synchronized
+ * printed table (each value beside its time). The scenario (an 800 GB table scanned by six synchronized
  * clients) puts the chunk cap's two values within a percent of each other, so
  * the chunk-cap row, whose default is the cap, is checked whichever way the
  * model decides: its recommended time is the sweep's entry for what it
@@ -66,14 +66,14 @@ describe("advise rows share one gain convention", () => {
     expect(cap.gain!).toBeGreaterThanOrEqual(0);
     expect(cap.gain! > 0).toBe(String(cap.recommended).startsWith("uncapped"));
 
-    // The printed table: each row's "default -> recommended" times and gain are the JSON's.
+    // The printed table: each row's default and recommended values with their times, and its gain, are the JSON's.
     for (const r of timed) {
-      const line = text.stdout
-        .split("\n")
-        .find((l) => l.includes(r.setting.slice(0, 40)) && l.includes("->"));
+      const line = text.stdout.split("\n").find((l) => l.startsWith(`│ ${r.setting.slice(0, 40)}`));
       expect(line, r.setting).toBeDefined();
-      expect(line).toContain(`${seconds(r.defaultTimeS)} -> ${seconds(r.recommendedTimeS)}`);
-      expect(line).toContain(`${r.gain! >= 0 ? "+" : ""}${(r.gain! * 100).toFixed(1)}%`);
+      const cells = line!.split("│").map((x) => x.trim());
+      expect(cells[2]).toBe(`${r.defaultValue} (${seconds(r.defaultTimeS)})`);
+      expect(cells[3]).toBe(`${r.recommended} (${seconds(r.recommendedTimeS)})`);
+      expect(cells[4]).toBe(`${r.gain! >= 0 ? "+" : ""}${(r.gain! * 100).toFixed(1)}%`);
     }
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Ctx } from "../context.js";
 import { colours } from "./colour.js";
-import { renderTable } from "./table.js";
+import { renderTable, splitColumns } from "./table.js";
 import { visibleWidth } from "./wrap.js";
 
 /** What renderTable reads of a context: the width and the colours. */
@@ -58,12 +58,17 @@ describe("renderTable", () => {
   });
 
   it("breaks text columns down to 10 characters but never a first column's names, and draws the minimum when even that is too wide", () => {
-    const out = renderTable(ctxOf(20), head, rows, ["left", "left", "right"]);
-    // The names whole, the title at 10, and the widest value of the numeric column, with borders and padding.
-    const frame = 4 + 2 * 3;
-    expect(widest(out)).toBe(frame + "intel-ssd-320-120gb".length + 10 + "MiB/s".length);
+    const out = renderTable(
+      ctxOf(20),
+      head.slice(0, 2),
+      rows.map((r) => r.slice(0, 2)),
+      ["left", "left"],
+    );
+    // The names whole and the title at 10, with borders and padding.
+    const frame = 3 + 2 * 2;
+    expect(widest(out)).toBe(frame + "intel-ssd-320-120gb".length + 10);
     expect(out).toMatch(/│ intel-ssd-320-120gb │/);
-    expect(out).toMatch(/│ +270 │/);
+    expect(out).toMatch(/│ Intel SSD {2}│/);
     // A second text column's long word is broken after a hyphen.
     const words = renderTable(ctxOf(20), ["a", "b"], [["x", "raid0-6x-intel-s3600-100gb"]], ["left", "left"]);
     expect(words).toContain("raid0-6x-");
@@ -76,6 +81,55 @@ describe("renderTable", () => {
     expect(lines(out)).toHaveLength(6);
     expect(out).toMatch(/│ device reads +│ +1,299 │/);
     expect(out).toMatch(/│ shared_buffers hits +│ +0% │/);
+  });
+
+  it("splits rows that cannot fit across into tables that fit, each led by the names", () => {
+    const wideHead = ["device", "1", "2", "4", "8", "16", "32", "64", "128", "256"];
+    const wideRows = [
+      ["intel-ssd-320-120gb", ...Array.from({ length: 9 }, (_, i) => `${(10 + i * 1.5).toFixed(1)} s`)],
+      ["hdd-7200rpm", ...Array.from({ length: 9 }, (_, i) => `${(100 + i * 11).toFixed(0)} s`)],
+    ];
+    const natural = renderTable(ctxOf(1000), wideHead, wideRows);
+    expect(widest(natural)).toBeGreaterThan(80);
+    const out = renderTable(ctxOf(80), wideHead, wideRows);
+    for (const line of lines(out)) expect(visibleWidth(line)).toBeLessThanOrEqual(80);
+    // Two tables (two top borders), both led by the device names, every value once and in order.
+    expect(lines(out).filter((l) => l.startsWith("┌"))).toHaveLength(2);
+    expect(lines(out).filter((l) => l.startsWith("│ intel-ssd-320-120gb │"))).toHaveLength(2);
+    expect(lines(out).filter((l) => l.startsWith("│ device "))).toHaveLength(2);
+    const cells = (name: string) =>
+      lines(out)
+        .filter((l) => l.startsWith(`│ ${name} `))
+        .flatMap((l) =>
+          l
+            .split("│")
+            .slice(2, -1)
+            .map((c) => c.trim()),
+        );
+    expect(cells("intel-ssd-320-120gb")).toEqual(wideRows[0]!.slice(1));
+    expect(cells("hdd-7200rpm")).toEqual(wideRows[1]!.slice(1));
+    // Six columns of 6 characters fit beside the names (1 + 22 + 6 x 9 = 77 columns); the other three follow.
+    expect(splitColumns(80, wideHead, wideRows, Array(10).fill("right"))).toEqual([
+      [0, 1, 2, 3, 4, 5, 6],
+      [0, 7, 8, 9],
+    ]);
+  });
+
+  it("gives a column too wide to sit beside the names even alone a table of its own", () => {
+    const out = renderTable(ctxOf(32), head, rows, ["left", "left", "right"]);
+    expect(lines(out).filter((l) => l.startsWith("┌"))).toHaveLength(2);
+    // The second part (names and numbers, 31 columns) fits; the first is drawn at its minimum.
+    expect(widest(out.slice(out.lastIndexOf("┌")))).toBeLessThanOrEqual(32);
+    expect(out).toMatch(/│ intel-ssd-320-120gb │ +270 │/);
+    expect(out).toMatch(/│ intel-ssd-320-120gb │ Intel SSD {2}│/);
+  });
+
+  it("wraps an indented label within its column, indented, rather than cutting it short", () => {
+    const out = renderTable(ctxOf(30), ["x", "a"], [["  % of read-ahead-kb=128", "100%"]], ["left", "right"]);
+    expect(widest(out)).toBeLessThanOrEqual(30);
+    expect(out).not.toContain("…");
+    expect(out).toMatch(/│ {3}% of +│/);
+    expect(out).toMatch(/│ {3}read-ahead-kb=128 +│/);
   });
 
   it("does not count colour codes as width", () => {

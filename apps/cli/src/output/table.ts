@@ -9,7 +9,10 @@
  * (left-aligned or centred) columns keep their longest word whole if they
  * can, and are never narrower than 10 characters. A left-aligned first
  * column holds the rows' names (what a user types next): its words are never
- * broken. A table that cannot fit even so is drawn at those minimums.
+ * broken. A table that cannot fit even so is split: one row is drawn down
+ * (a line per column), and several rows are drawn as several tables, each
+ * led by the first column and holding as many of the other columns as fit.
+ * A part that cannot fit even then is drawn at those minimums.
  */
 import Table from "cli-table3";
 import type { Ctx } from "../context.js";
@@ -29,13 +32,61 @@ const PADDING = 2;
 export function renderTable(ctx: Ctx, head: string[], rows: (string | number)[][], align?: Align[]): string {
   const { aligns, body } = cellsOf(head, rows, align);
   const widths = fitColumns(ctx.width, head, body, aligns);
-  if (widths !== null && body.length === 1 && head.length > 2 && tableWidth(widths) > ctx.width) {
-    // One row that cannot fit across: one line per column, without a header.
-    const across = head.map((h, i) => [ctx.c.bold(h), body[0]![i] ?? ""]);
-    const down: Align[] = ["left", aligns.every((a) => a === "right") ? "right" : "left"];
-    return draw(ctx, null, across, down, fitColumns(ctx.width, ["", ""], across, down));
+  if (widths !== null && head.length > 2 && tableWidth(widths) > ctx.width) {
+    if (body.length === 1) {
+      // One row that cannot fit across: one line per column, without a header.
+      const across = head.map((h, i) => [ctx.c.bold(h), body[0]![i] ?? ""]);
+      const down: Align[] = ["left", aligns.every((a) => a === "right") ? "right" : "left"];
+      return draw(ctx, null, across, down, fitColumns(ctx.width, ["", ""], across, down));
+    }
+    // Rows that cannot fit across: the columns split over tables that fit, each led by the first column.
+    return splitColumns(ctx.width, head, body, aligns)
+      .map((cols) => {
+        const pick = <T>(xs: readonly T[]) => cols.map((i) => xs[i]!);
+        const part = body.map(pick);
+        return draw(
+          ctx,
+          pick(head),
+          part,
+          pick(aligns),
+          fitColumns(ctx.width, pick(head), part, pick(aligns)),
+        );
+      })
+      .join("\n");
   }
   return draw(ctx, head, body, aligns, widths);
+}
+
+/**
+ * The columns of each table a too-wide table is split into: the first column
+ * (the rows' names) leads each, followed by as many of the next columns, in
+ * order, as fit `width` with the names on one line each (the other columns
+ * narrowed as {@link fitColumns} does). A column that cannot fit so even
+ * beside the names alone gets a table of its own, fitted as well as it can.
+ */
+export function splitColumns(
+  width: number,
+  head: readonly string[],
+  body: readonly string[][],
+  aligns: readonly Align[],
+): number[][] {
+  const names = Math.max(lineWidth(head[0]!), ...body.map((r) => lineWidth(r[0] ?? "")));
+  const fits = (cols: readonly number[]) => {
+    const pick = <T>(xs: readonly T[]) => cols.map((i) => xs[i]!);
+    const widths = fitColumns(width, pick(head), body.map(pick), pick(aligns));
+    return widths === null || (tableWidth(widths) <= width && widths[0] === names);
+  };
+  const groups: number[][] = [];
+  let group = [0];
+  for (let i = 1; i < head.length; i++) {
+    if (group.length > 1 && !fits([...group, i])) {
+      groups.push(group);
+      group = [0];
+    }
+    group.push(i);
+  }
+  groups.push(group);
+  return groups;
 }
 
 /** Draws a table with cli-table3: as it is, or with these column widths and its cells wrapped. */
@@ -56,8 +107,35 @@ function draw(
     // No rule between body rows: compact tables that still line up.
     chars: { mid: "", "left-mid": "", "mid-mid": "", "right-mid": "" },
   });
-  for (const r of body) t.push(widths === null ? r : r.map((x, i) => breakWords(x, widths[i]!)));
+  for (const r of body)
+    t.push(widths === null ? r : r.map((x, i) => breakWords(indentedLines(x, widths[i]!), widths[i]!)));
   return t.toString();
+}
+
+/**
+ * A cell whose lines that start with spaces (an indented label) are wrapped
+ * here, each continuation as indented as its line, since cli-table3 cuts such
+ * a line short instead of wrapping it. Other lines are left to cli-table3.
+ */
+function indentedLines(cell: string, width: number): string {
+  return cell
+    .split("\n")
+    .map((line) => {
+      const indent = /^ +/.exec(line)?.[0] ?? "";
+      if (indent === "" || visibleWidth(line) <= width) return line;
+      const out: string[] = [];
+      let current = indent;
+      for (const word of words(line)) {
+        if (current !== indent && visibleWidth(current) + 1 + visibleWidth(word) > width) {
+          out.push(current);
+          current = indent;
+        }
+        current += (current === indent ? "" : " ") + word;
+      }
+      out.push(current);
+      return out.join("\n");
+    })
+    .join("\n");
 }
 
 /** True when the table fits ctx.width as it is (no column narrowed). */

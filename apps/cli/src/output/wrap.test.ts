@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Ctx } from "../context.js";
-import { visibleWidth, wrap } from "./wrap.js";
+import { visibleWidth, wrap, wrapCommand } from "./wrap.js";
 
 const ctxOf = (width: number) => ({ width }) as unknown as Ctx;
 
@@ -49,5 +49,44 @@ describe("wrap", () => {
     const bold = (s: string) => `\u001b[1m${s}\u001b[22m`;
     const out = wrap(ctxOf(20), `${bold("aaaa bbbb")} cccc dddd eeee`, 2);
     expect(out.split("\n").map(visibleWidth)).toEqual([19, 6]);
+  });
+});
+
+describe("wrapCommand", () => {
+  const command =
+    "scanlab sweep --device intel-ssd-320-120gb --os linux-5.4 --table-size 800GB --clients 6 --workers 2 --vary read-ahead-kb=128,256,512,1024,2048,4096,8192";
+  /** The command a shell reads from the lines: continuations joined, the label dropped. */
+  const pasted = (text: string, label: string) =>
+    text
+      .slice(label.length)
+      .replace(/ \\\n +/g, " ")
+      .trim();
+
+  it("leaves a command that fits as it is", () => {
+    expect(wrapCommand("  $ scanlab simulate --seed 1", 80, 5)).toBe("  $ scanlab simulate --seed 1");
+  });
+
+  it("breaks before long options with continuations, each line within the width, the command intact", () => {
+    for (const width of [80, 60]) {
+      const label = "  shows it: ";
+      const out = wrapCommand(`${label}${command}`, width, label.length + 1);
+      const lines = out.split("\n");
+      expect(lines.length).toBeGreaterThan(1);
+      for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(width);
+      for (const line of lines.slice(0, -1)) expect(line).toMatch(/ \\$/);
+      for (const line of lines.slice(1)) expect(line).toMatch(/^ {6}--/);
+      expect(out.startsWith(`${label}scanlab sweep --`)).toBe(true);
+      expect(pasted(out, label)).toBe(command);
+    }
+  });
+
+  it("never breaks inside quotes or before the given column, and keeps a word longer than a line whole", () => {
+    const quoted = `  $ scanlab simulate --name "a name with spaces in it that runs long" --table-size 1GB`;
+    const out = wrapCommand(quoted, 40, 5).split("\n");
+    expect(out.some((l) => l.includes('"a name with spaces in it that runs long"'))).toBe(true);
+    const long = `  $ scanlab sweep ${"x".repeat(90)} --seed 1`;
+    const kept = wrapCommand(long, 40, 5);
+    expect(kept).toContain("x".repeat(90));
+    expect(kept.startsWith("  $ scanlab sweep")).toBe(true);
   });
 });

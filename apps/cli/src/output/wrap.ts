@@ -63,3 +63,49 @@ function tokenize(text: string): { gap: string; word: string }[] {
 function pieces(items: readonly string[]): { gap: string; word: string }[] {
   return items.map((word, i) => ({ gap: i === 0 ? "" : "  ", word }));
 }
+
+/**
+ * A shell command line broken with backslash continuations so that each line
+ * is at most `width` columns and the whole still pastes into a shell. Breaks
+ * fall outside quotes and $(...), after column `from` (the text before it,
+ * such as a prompt or a label, is never broken), preferring (in this order) a
+ * break before a long option, at a `;` or `|`, before a short option, at any
+ * space. Continuation lines are indented by `indent` spaces; a word longer
+ * than a line is kept whole.
+ */
+export function wrapCommand(line: string, width: number, from: number, indent = 6): string {
+  const out: string[] = [];
+  let rest = line;
+  let start = from;
+  while (rest.length > width) {
+    const spaces: number[] = [];
+    let quote: string | null = null;
+    let depth = 0;
+    for (let i = 0; i <= width - 3 && i < rest.length; i++) {
+      const c = rest[i];
+      if (quote !== null) {
+        if (c === quote) quote = null;
+      } else if (c === '"' || c === "'") quote = c;
+      else if (c === "(") depth++;
+      else if (c === ")") depth--;
+      else if (c === " " && depth === 0 && i >= start) spaces.push(i);
+    }
+    const preferred = [
+      (i: number) => rest.startsWith(" --", i),
+      (i: number) => rest[i - 1] === ";" || rest[i + 1] === "|",
+      (i: number) => rest[i + 1] === "-" && rest[i + 2] !== " ",
+      () => true,
+    ];
+    let at: number | undefined;
+    for (const ok of preferred) {
+      at = spaces.filter(ok).at(-1);
+      if (at !== undefined) break;
+    }
+    if (at === undefined) break;
+    out.push(`${rest.slice(0, at)} \\`);
+    rest = `${" ".repeat(indent)}${rest.slice(at + 1)}`;
+    start = indent + 1;
+  }
+  out.push(rest);
+  return out.join("\n");
+}
