@@ -21,6 +21,7 @@ export {
 } from "./calibrate.js";
 export { type EvictionResult, evictAndVerify } from "./page-cache-eviction.js";
 export {
+  BUSY_US_PER_BLOCK,
   FILL_REGION_BYTES,
   FILL_ROUNDS,
   type FillCost,
