@@ -160,7 +160,6 @@ export default function () {
     expect(r.stdout).toContain("backward, no advice");
     expect(r.stdout).toContain("backward, advise 4 ahead");
     expect(r.stdout).toMatch(/backward, advise 4 ahead \/ backward, no advice: [\d.]+x the throughput/);
-    expect(r.stdout).toContain("predicted advice calls");
     expect(r.stdout).not.toContain("no prediction");
     const j = await runBin([
       "scan",
