@@ -181,6 +181,16 @@ describe("advise on scripted times", () => {
     expect(estimates).toEqual([EIC_VALUES.length + READ_AHEAD_VALUES_KB.length]);
   });
 
+  it("refuses a plain-file reader in one sentence, running nothing", async () => {
+    const { run, calls } = scriptedRunner(() => 1);
+    const s = seqScan("64MB");
+    s.queries = [{ name: "read", table: "t", kind: "file", file: { pattern: "forward", adviseDistance: 1 } }];
+    await expect(advise(s, { run })).rejects.toThrow(
+      /^The advisor tunes the PostgreSQL settings of a scan[^\n]*\.$/,
+    );
+    expect(calls).toEqual([]);
+  });
+
   it("estimates the whole grid before anything runs, and a refusal runs nothing", async () => {
     const { run, calls } = scriptedRunner(() => 1);
     let grid = 0;

@@ -61,6 +61,7 @@ import {
   resolveDeviceProfile,
   resolveScenario,
   rowMetrics,
+  ScenarioError,
   type ScenarioInput,
   simulate,
   type WorkEstimate,
@@ -277,6 +278,11 @@ export async function advise(scenario: ScenarioInput, options: AdviceOptions = {
   const simSizeOption = options.simSizeOption ?? "simBytes";
   const full = resolveScenario(scenario, "the scenario to advise on").scenario;
   const query = full.queries[0]!;
+  if (query.kind === "file") {
+    throw new ScenarioError(
+      'The advisor tunes the PostgreSQL settings of a scan, and a plain-file reader (kind "file") has none: simulate it instead.',
+    );
+  }
   const workload = query.kind;
   const pg = query.pg;
   const cores = full.machine.cores;

@@ -1,7 +1,7 @@
 /**
  * @packageDocumentation
- * The scanlab discrete-event simulator: parallel and serial sequential scans
- * and bitmap heap scans on a modelled machine (device, OS page cache and
+ * The scanlab discrete-event simulator: parallel and serial sequential scans,
+ * bitmap heap scans and a plain-file reader with advice on a modelled machine (device, OS page cache and
  * readahead, shared buffers, CPU, allocator contention, synchronized scans),
  * composed from the scanlab model packages. Browser-safe. The published
  * experiments it reproduces live in `@scanlab/experiments`.
@@ -122,6 +122,7 @@ export { OS_NAMES, scenarioSchema } from "./scenario/schema.js";
 export type {
   AllocatorSpec,
   BitmapSpec,
+  FileReadSpec,
   Machine,
   MachineInput,
   OsName,

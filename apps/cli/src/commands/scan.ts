@@ -26,7 +26,13 @@ import {
   scanFile,
 } from "@scanlab/file-scan";
 import { blockQueueLimits, deviceNumbers } from "@scanlab/host";
-import { defaultAllocator, type PgVersion, type RowMetrics, type ScenarioInput } from "@scanlab/simulator";
+import {
+  defaultAllocator,
+  type PgVersion,
+  type RowMetrics,
+  type ScenarioInput,
+  type SimulationResult,
+} from "@scanlab/simulator";
 import { formatAllocator, parseAllocator } from "../allocator-arg.js";
 import type { Ctx } from "../context.js";
 import { type DeviceArg, resolveDeviceArg } from "../device-arg.js";
@@ -61,11 +67,23 @@ export interface ScanFlags {
   adviseDistance?: string;
 }
 
+/** What the simulator predicts of a prefetch reader's I/O (the simulator's plain-file reader, `kind: "file"`). */
+export interface PredictedIo {
+  /** Device reads. */
+  deviceReads: number;
+  /** Their average size, KiB. */
+  avgRequestKb: number;
+  /** posix_fadvise(WILLNEED) calls. */
+  adviceCalls: number;
+}
+
 /** A measured run and, when a device was given, the simulator's prediction (or why there is none). */
 export interface ScanRun {
   policy: string;
   result: ScanResult;
   prediction: RowMetrics | null;
+  /** A prefetch reader's predicted device reads and advice calls (pattern runs with a prediction). */
+  predictedIo?: PredictedIo;
   /** Why the simulator cannot predict this run, when it cannot. */
   predictionNote?: string;
 }
@@ -160,8 +178,8 @@ export function scanReadMode(flags: ScanFlags): ScanReadMode {
 /** Why the simulator cannot predict a run in this mode, or null when it can. */
 export function predictionGap(result: ScanResult): string | null {
   const m = result.mode;
-  if (m.kind === "pattern") {
-    return `the simulator has no user-level prefetch reader: it cannot predict a ${m.pattern} read${m.adviseDistance > 0 ? " with advice" : ""}.`;
+  if (m.kind === "pattern" && result.blockBytes !== 8192) {
+    return `the simulator's plain-file reader reads 8 kB blocks: it cannot predict a ${m.pattern} read of ${result.blockBytes} B blocks.`;
   }
   if (m.kind === "read-stream" && m.advice) {
     return "the simulator's sequential scan never advises (PostgreSQL's streams for sequential scans do not): it cannot predict a read stream with advice.";
@@ -196,6 +214,42 @@ export function predictionScenario(
     // The file cannot be examined here: the scan itself reports why.
   }
   const ramBytes = totalmem();
+  const m = result.mode;
+  if (m.kind === "pattern") {
+    const nblocks = result.target.nblocks;
+    return {
+      name: `prediction: ${m.pattern} read of ${path}${m.adviseDistance > 0 ? `, advising ${m.adviseDistance} ahead` : ""}`,
+      ...(seed === undefined ? {} : { seed }),
+      machine: {
+        cores: availableParallelism(),
+        ram: ramBytes,
+        // The reader has no buffer pool; shared_buffers only sets the page cache's share of the RAM.
+        sharedBuffers: Math.min(128 * 1024 * 1024, Math.floor(ramBytes / 4)),
+        os: process.platform === "linux" ? linuxLine(release()) : "linux-5.4",
+        osOptions,
+        device: device.device,
+        cpu: { perPageUs: 0, perTupleUs: 0 },
+      },
+      // One plain file: one segment as long as the file, so one readahead state, as the kernel keeps.
+      tables: [
+        {
+          name: "file",
+          blocks: nblocks,
+          segmentBlocks: Math.max(1, nblocks),
+          tuplesPerPage: 1,
+          cached: cold ? "none" : "os",
+        },
+      ],
+      queries: [
+        {
+          name: "read",
+          table: "file",
+          kind: "file",
+          file: { pattern: m.pattern, adviseDistance: m.adviseDistance, seed: m.seed },
+        },
+      ],
+    };
+  }
   return {
     name: `prediction: ${formatAllocator(policy)} scan of ${path}`,
     ...(seed === undefined ? {} : { seed }),
@@ -352,7 +406,8 @@ export async function scanCommand(ctx: Ctx, path: string, flags: ScanFlags): Pro
         readMode.pg,
       );
       validateScenario(scenario, "prediction");
-      return { kind: "simulate" as const, scenario, full: false };
+      // A prefetch reader's prediction carries its device reads and advice calls, from the full result.
+      return { kind: "simulate" as const, scenario, full: r.result.mode.kind === "pattern" };
     });
     if (tasks.length > 0) {
       ctx.interrupt.catch();
@@ -362,7 +417,10 @@ export async function scanCommand(ctx: Ctx, path: string, flags: ScanFlags): Pro
           | undefined
         )[];
         answers.forEach((a, k) => {
-          if (a !== undefined && !a.interrupted) runs[predictable[k]!]!.prediction = a.metrics;
+          if (a === undefined || a.interrupted) return;
+          const run = runs[predictable[k]!]!;
+          run.prediction = a.metrics;
+          if (a.result !== null) run.predictedIo = predictedIo(a.result);
         });
       } finally {
         ctx.interrupt.release();
@@ -381,6 +439,7 @@ export async function scanCommand(ctx: Ctx, path: string, flags: ScanFlags): Pro
       runs: runs.map((r) => ({
         policy: r.policy,
         prediction: r.prediction,
+        ...(r.predictedIo === undefined ? {} : { predictedIo: r.predictedIo }),
         ...(r.predictionNote === undefined ? {} : { predictionNote: r.predictionNote }),
         result: jsonForm(r.result),
       })),
@@ -399,6 +458,16 @@ export async function scanCommand(ctx: Ctx, path: string, flags: ScanFlags): Pro
       ),
     );
   return interrupted ? ctx.interrupt.exitCode : EXIT.ok;
+}
+
+/** A simulated prefetch reader's device reads and advice calls. */
+export function predictedIo(result: SimulationResult): PredictedIo {
+  const runs = result.queries.flatMap((q) => q.runs.filter((r) => r.finished));
+  return {
+    deviceReads: result.device.reads,
+    avgRequestKb: result.device.avgReadKb,
+    adviceCalls: runs.reduce((a, r) => a + (r.adviceCalls ?? 0), 0),
+  };
 }
 
 /** The read mode in words, for the header line. */
@@ -444,9 +513,12 @@ export function printScanRuns(ctx: Ctx, runs: ScanRun[], device: DeviceArg | nul
     "runs per worker",
     "exact cover",
   ];
-  if (device !== null)
+  const pattern = first.mode.kind === "pattern";
+  if (device !== null) {
     head.push(`predicted time (${device.label})`, `predicted ${THROUGHPUT_UNIT}`, "predicted avg read kB");
-  const rows = runs.map(({ policy, result: r, prediction: p }) => {
+    if (pattern) head.push("predicted device reads", "predicted advice calls");
+  }
+  const rows = runs.map(({ policy, result: r, prediction: p, predictedIo: io }) => {
     const runsPerWorker =
       r.perWorker.length > 0 ? r.perWorker.reduce((a, w) => a + w.runs.count, 0) / r.perWorker.length : 0;
     const row = [
@@ -462,6 +534,7 @@ export function printScanRuns(ctx: Ctx, runs: ScanRun[], device: DeviceArg | nul
     ];
     if (device !== null) {
       row.push(p ? seconds(p.timeS) : "-", p ? fixed(p.mibPerS, 0) : "-", p ? fixed(p.avgReadKb, 0) : "-");
+      if (pattern) row.push(io ? grouped(io.deviceReads) : "-", io ? grouped(io.adviceCalls) : "-");
     }
     return row;
   });
@@ -501,8 +574,7 @@ export function printScanRuns(ctx: Ctx, runs: ScanRun[], device: DeviceArg | nul
   const warnings = new Set(runs.flatMap((r) => r.result.warnings));
   if (!first.device.available) warnings.add(`device counters: ${first.device.reason}`);
   for (const w of warnings) ctx.out(ctx.c.yellow(wrap(ctx, `note: ${w}`, 6)));
-  // (The simulator has no prefetch reader: no hint for a pattern's two runs.)
-  if (device === null && runs.length > 1 && first.mode.kind !== "pattern") {
+  if (device === null && runs.length > 1) {
     ctx.out(
       ctx.c.dim(
         wrap(

@@ -79,6 +79,13 @@ export function describeScenario(r: ResolvedScenario): string[] {
       s.kind === "bitmap" && s.bitmap
         ? ` (${"pgbench" in s.bitmap ? "pgbench_accounts, scale 3000" : `${s.bitmap.dataset}, ${(s.bitmap.selectivity * 100).toFixed(1)}%`})`
         : "";
+    if (s.kind === "file" && s.file) {
+      const d = s.file.adviseDistance ?? 0;
+      lines.push(
+        `query ${s.name}: plain-file reader, ${s.file.pattern}, one 8 kB pread per block, ${d > 0 ? `posix_fadvise(WILLNEED) ${d} block(s) ahead` : "no advice"}, on ${s.table}, ${s.clients} client(s) x ${q.durationUs === null ? `${s.runs} run(s)` : `${q.durationUs / 1e6} s`}`,
+      );
+      continue;
+    }
     const eic =
       s.effectiveIoConcurrency === undefined ? "" : `, effective_io_concurrency ${s.effectiveIoConcurrency}`;
     lines.push(

@@ -144,7 +144,7 @@ export default function () {
     else expect(result.warnings.join(" ")).toContain("posix_fadvise");
   });
 
-  it("--pattern runs the reader without advice, then with it, and prints the ratio; --device says it cannot predict it", async () => {
+  it("--pattern runs the reader without advice, then with it, and prints the ratio and the simulator's prediction of each", async () => {
     const r = await runBin([
       "scan",
       file,
@@ -160,13 +160,32 @@ export default function () {
     expect(r.stdout).toContain("backward, no advice");
     expect(r.stdout).toContain("backward, advise 4 ahead");
     expect(r.stdout).toMatch(/backward, advise 4 ahead \/ backward, no advice: [\d.]+x the throughput/);
-    expect(r.stdout).toContain("no prediction: the simulator has no user-level prefetch reader");
-    const j = await runBin(["scan", file, "--pattern", "random", "--advise-distance", "2", "--json"]);
+    expect(r.stdout).not.toContain("no prediction");
+    const j = await runBin([
+      "scan",
+      file,
+      "--pattern",
+      "random",
+      "--advise-distance",
+      "2",
+      "--device",
+      "samsung-990-pro-1tb",
+      "--json",
+    ]);
     const runs = JSON.parse(j.stdout).result.runs;
     expect(
       runs.map((x: { result: { mode: { adviseDistance: number } } }) => x.result.mode.adviseDistance),
     ).toEqual([0, 2]);
-    for (const x of runs) expect(x.result.cover.exact).toBe(true);
+    for (const x of runs) {
+      expect(x.result.cover.exact).toBe(true);
+      expect(x.prediction.timeS).toBeGreaterThan(0);
+      expect(x.predictionNote).toBeUndefined();
+    }
+    // The simulated reader advises every block once, as the real one does; without advice, never.
+    expect(runs[0].predictedIo.adviceCalls).toBe(0);
+    expect(runs[1].predictedIo.adviceCalls).toBe(runs[1].result.target.nblocks);
+    if (runs[1].result.advice.available)
+      expect(runs[1].result.advice.calls).toBe(runs[1].predictedIo.adviceCalls);
   });
 
   it("--pg 17 with --device sets the simulator's prediction of the same PG17 scan beside the measurement", async () => {

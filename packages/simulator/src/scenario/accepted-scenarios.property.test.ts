@@ -141,7 +141,15 @@ const query = fc
         selectivity: fc.double({ min: 0.001, max: 1, noNaN: true }),
       }),
     ),
+    file: fc
+      .record({
+        pattern: fc.constantFrom("forward", "backward", "random"),
+        adviseDistance: opt(num(`${Q}.file.adviseDistance`, 0, 16)),
+      })
+      .map(clean),
   })
+  // A plain-file reader is one process with a reader; other kinds have none.
+  .map((q) => (q.kind === "file" ? { ...q, workers: undefined } : { ...q, file: undefined }))
   .map(clean);
 const scenarioArb = fc
   .record({

@@ -184,6 +184,13 @@ export const SCENARIO_LIMITS = Object.freeze({
     true,
     "io_combine_limit in guc_tables.c: 1 to MAX_IO_COMBINE_LIMIT, 128 blocks in PG18's src/include/storage/bufmgr.h",
   ),
+  /** queries[].file.adviseDistance, blocks (also checked against the table's size). */
+  adviseDistance: range(
+    0,
+    0xfffffffe,
+    true,
+    "a distance in blocks within one file of at most MaxBlockNumber blocks, src/include/storage/block.h",
+  ),
   /** Allocator claim and chunk sizes, blocks. */
   claimBlocks: range(
     1,

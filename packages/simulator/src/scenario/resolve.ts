@@ -238,6 +238,25 @@ function resolveFrom(s: Scenario, problems: ScenarioProblem[]): ResolvedScenario
         );
       }
     }
+    if (q.kind === "file") {
+      if (q.file === undefined)
+        add(`queries.${i}.file`, "a file query needs a reader (pattern, adviseDistance)");
+      if (q.workers !== 0)
+        add(`queries.${i}.workers`, "a file query is one process reading the file; set workers to 0");
+      const d = q.file?.adviseDistance ?? 0;
+      if (tableIndex >= 0 && q.file !== undefined && d > 0 && d >= tables[tableIndex]!.nblocks) {
+        const n = tables[tableIndex]!.nblocks;
+        add(
+          `queries.${i}.file.adviseDistance`,
+          `the advise distance ${d} is beyond the file: table "${q.table}" has ${n} blocks, so the distance must be less than ${n}`,
+        );
+      }
+    } else if (q.file !== undefined) {
+      add(
+        `queries.${i}.file`,
+        `only a query of kind "file" reads with a plain-file reader (kind is ${q.kind})`,
+      );
+    }
     const durationUs = q.duration === undefined ? null : parseDurationUs(q.duration, `queries.${i}.duration`);
     return {
       spec: q,

@@ -228,10 +228,16 @@ const bitmapSchema = z.union([
   z.strictObject({ pgbench: z.enum(["bitmap-2022", "seed004"]) }),
 ]);
 
+const fileReadSchema = z.strictObject({
+  pattern: z.enum(["forward", "backward", "random"]),
+  adviseDistance: z.optional(bounded("adviseDistance")),
+  seed: z.optional(bounded("seed")),
+});
+
 const querySchema = z.strictObject({
   name: text(),
   table: text(),
-  kind: z._default(z.enum(["seqscan", "bitmap"]), "seqscan"),
+  kind: z._default(z.enum(["seqscan", "bitmap", "file"]), "seqscan"),
   /** When the first run starts. */
   start: z._default(duration(), 0),
   /** Identical concurrent clients running this query (pgbench -c). */
@@ -255,6 +261,7 @@ const querySchema = z.strictObject({
   ioMethod: z.optional(z.enum(["sync", "worker", "io_uring"])),
   prefetch: z.optional(z.enum(["pg13", "read-stream", "adaptive", "pg84"])),
   bitmap: z.optional(bitmapSchema),
+  file: z.optional(fileReadSchema),
   /** Fraction of tuples that reach the query's output (work per tuple beyond the scan); informational. */
   note: z.optional(z.string()),
 });

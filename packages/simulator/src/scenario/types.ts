@@ -48,6 +48,22 @@ export type BitmapSpec =
       pgbench: PgbenchBitmap;
     };
 
+/**
+ * The plain-file reader of a `kind: "file"` query: one process reads every
+ * 8 kB block of the table's file once, one `pread` per block, in `pattern`
+ * order, and before reading the i-th block advises (posix_fadvise WILLNEED)
+ * the (i + adviseDistance)-th (the first `adviseDistance` blocks are advised
+ * before the first read). No shared buffers, no page or tuple work.
+ */
+export interface FileReadSpec {
+  /** Block order: 0, 1, 2, ...; the last block first; or a seeded random permutation. */
+  pattern: "forward" | "backward" | "random";
+  /** How many reads ahead each block is advised (default 0: no advice). */
+  adviseDistance?: number;
+  /** Seed of the random permutation (default 1; the same seed as `scanlab scan --pattern random --seed` gives the same order). */
+  seed?: number;
+}
+
 /** What the OS model is told beyond its version. */
 export interface OsOptions {
   /**
@@ -125,8 +141,8 @@ export interface QueryInput {
   name: string;
   /** The table it scans. */
   table: string;
-  /** Sequential scan or bitmap heap scan (default "seqscan"). */
-  kind?: "seqscan" | "bitmap";
+  /** Sequential scan, bitmap heap scan, or a plain-file reader (default "seqscan"). */
+  kind?: "seqscan" | "bitmap" | "file";
   /** When the first run starts (default 0). */
   start?: Quantity;
   /** Identical concurrent clients (pgbench -c, default 1). */
@@ -157,6 +173,8 @@ export interface QueryInput {
   prefetch?: "pg13" | "read-stream" | "adaptive" | "pg84";
   /** The bitmap of a bitmap heap scan. */
   bitmap?: BitmapSpec;
+  /** The reader of a `kind: "file"` query. */
+  file?: FileReadSpec;
   /** Free text. */
   note?: string;
 }
@@ -208,7 +226,7 @@ export interface Table extends TableInput {
 /** A query after validation, with defaults filled in. */
 export interface Query extends QueryInput {
   /** Scan kind. */
-  kind: "seqscan" | "bitmap";
+  kind: "seqscan" | "bitmap" | "file";
   /** First start. */
   start: Quantity;
   /** Clients. */

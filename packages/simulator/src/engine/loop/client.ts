@@ -124,6 +124,7 @@ export class Client implements Entity {
     record.blocks = run.stats.blocks;
     record.claims = run.stats.claims;
     record.sharedHits = run.stats.sharedHits;
+    if (this.q.query.spec.kind === "file") record.adviceCalls = run.stats.adviceCalls;
     this.pg.scheduler.schedule(this.id, t);
   }
 }

@@ -22,7 +22,7 @@ import { IoWorkers } from "../pg/read-stream-participant.js";
 import { type PgInstance, scanStrategy } from "../pg/run-start.js";
 import type { SharedLine } from "../pg/shared-memory.js";
 import { SharedBuffers } from "../seam/buffer-manager.js";
-import { machineCpuOverrides } from "../seam/device.js";
+import { fileAdviceCallUs, machineCpuOverrides } from "../seam/device.js";
 import type { ModelFactories } from "../seam/ports.js";
 import { Warp, type WarpSummary } from "../speedups/warp.js";
 import { Client } from "./client.js";
@@ -55,6 +55,8 @@ export interface RunResult {
   startBlock: number;
   /** Per process: role, blocks processed, claims made. */
   participants: ParticipantResult[];
+  /** posix_fadvise(WILLNEED) calls of a plain-file reader's run (`kind: "file"` queries only). */
+  adviceCalls?: number;
 }
 
 /** What one process of a run did. */
@@ -198,6 +200,7 @@ export function simulateWith(
   const machine: MachineRt = {
     cores: s.machine.cores,
     cpu,
+    fileAdviceCallUs: fileAdviceCallUs(s.machine.device, s.machine.cpu, cpu.fadviseUs),
     nbuffers: resolved.nbuffers,
     maxConnections: s.machine.maxConnections,
     sharedBuffers,

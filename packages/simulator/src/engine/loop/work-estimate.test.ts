@@ -57,6 +57,21 @@ describe("estimateWork predicts the engine's steps on every path: not below 0.7x
       ),
       false,
     ],
+    [
+      "plain-file reader, forward, no advice",
+      scenario({ size: "64MB" }, { kind: "file", file: { pattern: "forward" } }),
+      false,
+    ],
+    [
+      "plain-file reader, forward, advice 1 ahead",
+      scenario({ size: "64MB" }, { kind: "file", file: { pattern: "forward", adviseDistance: 1 } }),
+      false,
+    ],
+    [
+      "plain-file reader, random, advice 8 ahead",
+      scenario({ size: "64MB" }, { kind: "file", file: { pattern: "random", adviseDistance: 8 } }),
+      false,
+    ],
     ["5 clients", scenario({}, { workers: 1, clients: 5 }), false],
     ["pgbench -T 3s on a cached table", scenario({}, { workers: 1, duration: "3s" }), false],
     ["4 GB, 2 workers, warped", scenario({ size: "4GB" }, { workers: 2 }, { ram: "2GB" }), false],

@@ -102,6 +102,13 @@ const stridingStepsPerBlock = (processes: number) => 0.1 + 0.07 * processes;
 const READ_STREAM_STEPS_PER_BLOCK = 1.1;
 /** Steps per page of a bitmap heap scan (measured: 2.0 at 10% and 50%, random and sequential layouts). */
 const BITMAP_STEPS_PER_PAGE = 2;
+/**
+ * Steps per block of a plain-file reader (pg/file-reader-participant.ts): one
+ * per read (a wake-up or a step inside one), one more per read that advises.
+ */
+const fileStepsPerBlock = (adviseDistance: number) => (adviseDistance > 0 ? 2 : 1);
+/** Memory of a random plain-file reader's permutation: one uint32 a block. */
+const FILE_ORDER_BYTES_PER_BLOCK = 4;
 /** The pgbench bitmap of the 2022 eic benchmark (T7 b): aid 1000 to 50,000,000 of 300 M rows, one sixth of the pages (@scanlab/bitmap-prefetch). */
 const PGBENCH_BITMAP_SHARE = 1 / 6;
 /** Memory of a shared buffer: tag, valid-at time, usage count, and two slots of the mapping table (@scanlab/buffer-manager, through seam/buffer-manager.ts). */
@@ -276,6 +283,9 @@ export function estimateWork(resolved: ResolvedScenario, options: EstimateOption
       }
     }
 
+    if (spec.kind === "file" && spec.file?.pattern === "random")
+      memoryBytes += n * FILE_ORDER_BYTES_PER_BLOCK * spec.clients;
+
     // Runs: the scenario's, or what fits in its time at a lower bound of a run's time.
     const fits = n * BLOCK_BYTES <= cacheBytes;
     // A run's CPU work over the processes that share it, after its workers are launched
@@ -317,6 +327,7 @@ export function estimateWork(resolved: ResolvedScenario, options: EstimateOption
       options.exact !== true &&
       oneTable &&
       !readStream &&
+      spec.kind !== "file" &&
       (spec.kind === "seqscan" ||
         (lone &&
           spec.workers === 0 &&
@@ -332,6 +343,7 @@ export function estimateWork(resolved: ResolvedScenario, options: EstimateOption
     const simulatedCold = warpable ? Math.min(pages, warpWalk) : pages;
     const stepsFor = (blocks: number, coldRun: boolean): number => {
       if (spec.kind === "bitmap") return BITMAP_STEPS_PER_PAGE * blocks;
+      if (spec.kind === "file") return fileStepsPerBlock(spec.file?.adviseDistance ?? 0) * blocks;
       if (readStream) return READ_STREAM_STEPS_PER_BLOCK * blocks;
       if (striding) return stridingStepsPerBlock(processes) * blocks;
       const claims = spec.workers === 0 ? 1 : blocks / chunk + 64 * Math.log2(Math.max(2, chunk));

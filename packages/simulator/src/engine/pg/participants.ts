@@ -8,6 +8,7 @@
  * | seq | 17+ | ReadStreamParticipant (flag SEQUENTIAL: no advice) | same, asked by the stream | up to io_combine_limit blocks per read |
  * | bitmap | 9.6-17 | BitmapScanParticipant | the bitmap (shared iterator if parallel) | 8 kB pread + PG13 prefetch advice (or `adaptive`) |
  * | bitmap | 18+ | ReadStreamParticipant (default flags) | the bitmap | read stream, advice only with io_method sync |
+ * | file | any | FileReaderParticipant (one process) | forward, backward or a seeded permutation | one 8 kB pread per block, WILLNEED d blocks ahead |
  *
  * The models (the bitmap and its prefetch policies, read streams) come from
  * the run's {@link ModelFactories} (seam/ports.ts): this file chooses which
@@ -31,6 +32,7 @@ import type {
 import { StridingGang } from "../speedups/striding-gang.js";
 import { BitmapScanParticipant } from "./bitmap-participant.js";
 import { preadUs } from "./cpu-costs.js";
+import { FileReaderParticipant } from "./file-reader-participant.js";
 import type { MachineRt } from "./machine.js";
 import { type CostSink, type IoWorkers, ReadStreamParticipant } from "./read-stream-participant.js";
 import type { OpenFiles, ScanRunCtx } from "./scan-run.js";
@@ -160,6 +162,23 @@ export function startProcesses(setup: RunSetup): RunProcesses {
         setup.startTimes[i]!,
       );
     }
+    return null;
+  }
+
+  if (spec.kind === "file") {
+    // A plain-file reader: one process (resolve.ts refuses workers), no stream, nothing to warp.
+    const file = spec.file!;
+    new FileReaderParticipant(
+      ctx,
+      {
+        pattern: file.pattern,
+        adviseDistance: file.adviseDistance ?? 0,
+        seed: file.seed ?? 1,
+        adviceCallUs: machine.fileAdviceCallUs ?? machine.cpu.fadviseUs,
+      },
+      setup.opens[0]!,
+      setup.roles[0]!,
+    ).start(setup.startTimes[0]!);
     return null;
   }
 

@@ -15,6 +15,8 @@ export class RunStats {
   sharedHits = 0;
   /** Blocks requested from the OS (shared-buffer misses). */
   osBlocks = 0;
+  /** posix_fadvise calls a plain-file reader made (file-reader-participant.ts). */
+  adviceCalls = 0;
   /** Per participant: blocks and claims. */
   readonly perParticipant: { blocks: number; claims: number; role: "leader" | "worker" }[] = [];
 }

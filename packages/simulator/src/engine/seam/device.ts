@@ -62,3 +62,22 @@ export function machineCpuOverrides(
     if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   return out;
 }
+
+/**
+ * The CPU time of one posix_fadvise call of a plain-file reader
+ * (pg/file-reader-participant.ts): the scenario's `machine.cpu.fadviseUs`
+ * when it sets one; else, when the device profile carries what `scanlab
+ * calibrate` measured, its per-read system-call cost (`readSyscallUs`: the
+ * system call and the page-cache lookup, which a WILLNEED call makes too;
+ * the page allocation and bio submission it adds for an absent page are not
+ * in it); else `fallbackUs` (cpu-costs.ts's `fadviseUs` default).
+ */
+export function fileAdviceCallUs(
+  device: string | Record<string, unknown>,
+  cpu: Partial<CpuCosts> | undefined,
+  fallbackUs: number,
+): number {
+  if (cpu?.fadviseUs !== undefined) return cpu.fadviseUs;
+  const measured = typeof device === "string" ? undefined : resolveDeviceProfile(device).cpu;
+  return measured !== undefined ? measured.readSyscallUs : fallbackUs;
+}

@@ -14,6 +14,7 @@ export {
   BULKREAD_RING_BASE_BUFFERS,
   bulkReadRingBuffers,
   largeScanThresholdBlocks,
+  mulberry32,
   type SeededRandom,
   scrambleSeed32,
   xorshift32,
