@@ -60,6 +60,9 @@ export function spyingModels(): { models: ModelFactories; log: OsLog } {
         skipQuiet: (of, page, pages, pagesPerRead, nowUs, counted) =>
           p.skipQuiet(of, page, pages, pagesPerRead, nowUs, counted),
         cacheRun: (file, page, maxPages, nowUs) => p.cacheRun(file, page, maxPages, nowUs),
+        get submittedPages() {
+          return p.submittedPages;
+        },
         cachedReadsAreQuiet: p.cachedReadsAreQuiet,
         touch: (file, page, pages, readPages) => p.touch(file, page, pages, readPages),
         isResident: (file, page) => p.isResident(file, page),

@@ -29,7 +29,9 @@
  *   read_ahead_kb. Advice at a larger distance keeps more reads in flight
  *   but they stay one block each.
  *
- * CPU: each read is a pread that copies 8 kB (`preadUs` of cpu-costs.ts);
+ * CPU: each read is a pread that copies 8 kB (`preadUs` of cpu-costs.ts),
+ * plus the page-cache fill of whatever that read made the kernel read
+ * (`fillUsPerPage`);
  * each advice call costs one system call, `adviceCallUs` (simulate.ts: the
  * scenario's `fadviseUs` when it sets one, else the read-syscall cost a
  * calibrated device profile measured, else cpu-costs.ts's `fadviseUs`
@@ -44,7 +46,7 @@
 import { BLOCK_BYTES } from "../../units.js";
 import type { Entity } from "../loop/scheduler.js";
 import { mulberry32 } from "../seam/shared-leaf.js";
-import { preadUs } from "./cpu-costs.js";
+import { fillUs, preadUs } from "./cpu-costs.js";
 import { type OpenFiles, osBlocks, type ScanRunCtx } from "./scan-run.js";
 
 /** The reader's block order. */
@@ -157,9 +159,12 @@ export class FileReaderParticipant implements Entity {
           scheduler.advanceTo(t);
         }
       }
+      const submitted = ctx.machine.os.submittedPages;
       const ready = osBlocks(ctx, this.opens, this.blockAt(this.i), 1, t, false);
       ctx.stats.osBlocks++;
-      const after = (ready > t ? ready : t) + this.readUs * factor;
+      let after = (ready > t ? ready : t) + this.readUs * factor;
+      if (ctx.machine.cpu.fillUsPerPage > 0)
+        after += fillUs(ctx.machine.cpu, ctx.machine.os.submittedPages - submitted) * factor;
       ctx.stats.blocks++;
       ctx.stats.perParticipant[this.index]!.blocks++;
       this.i++;
