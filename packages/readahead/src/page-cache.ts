@@ -652,8 +652,13 @@ export class PageCache {
   }
 
   /** The absent sub-runs of [start, end) as flat (start, end) pairs. */
+  /** The answer of {@link PageCache.absentRuns}, reused: each call refills it. */
+  private readonly gaps: number[] = [];
+
+  /** The absent stretches of `[start, end)` as [from, to) pairs, in the reused {@link PageCache.gaps}. */
   private absentRuns(list: ExtentList, start: number, end: number): number[] {
-    const runs: number[] = [];
+    const runs = this.gaps;
+    runs.length = 0;
     let p = start;
     let e = list.findFrom(start);
     while (p < end) {
