@@ -13,6 +13,10 @@
  * is the sum of the rows' own times: what the same rows take on one thread.
  * Peak memory is the whole process's RSS, threads included.
  *
+ * Speed is simulated blocks per second of wall time, and per core: the
+ * blocks over "1 core", with its ratio to the bar of 20 M simulated blocks
+ * per second per core.
+ *
  * Set SCANLAB_BENCH_ONLY=T1,T7 to run a subset.
  */
 import { availableParallelism } from "node:os";
@@ -45,6 +49,9 @@ const sampleRss = () => {
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
 };
 const timer = setInterval(sampleRss, 50);
+
+/** Bar: simulated blocks per second per core, every target. */
+const BLOCKS_PER_CORE_S = 20e6;
 
 function fmt(x: number, d = 1): string {
   return x.toFixed(d);
@@ -97,7 +104,9 @@ for (const exp of TARGETS) {
   console.log(
     `${line.target.padEnd(4)} ${String(line.rows).padStart(4)} rows  wall ${fmt(line.wallS).padStart(6)} s  1 core ${fmt(line.oneCoreS).padStart(6)} s  ` +
       `simulated ${fmt(line.simulatedS, 0).padStart(6)} s  ${fmt(line.blocks / 1e6, 1).padStart(7)} M blocks  ` +
-      `${fmt(line.blocks / line.wallS / 1e6, 2).padStart(7)} M blocks/s`,
+      `${fmt(line.blocks / line.wallS / 1e6, 2).padStart(7)} M blocks/s  ` +
+      `${fmt(line.blocks / line.oneCoreS / 1e6, 2).padStart(7)} M blocks/s per core ` +
+      `(${fmt(line.blocks / line.oneCoreS / BLOCKS_PER_CORE_S, 3)} of 20 M)`,
   );
 }
 clearInterval(timer);

@@ -20,6 +20,9 @@ import { type SeededRandom, xorshift32 } from "@scanlab/core";
 /** Internal: tallest tower; 4^16 extents is far beyond any simulated cache. */
 const MAX_LEVEL = 16;
 
+/** The forward pointers of an extent not yet in a list: shared, never written. */
+const NO_LINKS: (Extent | null)[] = [];
+
 /**
  * One run of cached pages `[start, end)` of one file sharing one state.
  * @internal
@@ -39,8 +42,8 @@ export class Extent {
   order: number;
   /** Owning file (renamed only by `renumberSegmentFiles`, sim.ts). */
   file: number;
-  /** Forward pointers, one per level. */
-  next: (Extent | null)[] = [];
+  /** Forward pointers, one per level (set by {@link ExtentList.insert}; none before). */
+  next: (Extent | null)[] = NO_LINKS;
   /** Backward pointer at level 0. */
   prev: Extent | null = null;
   /** False once removed from its list. */

@@ -219,10 +219,10 @@ export class LinuxOpenFile implements OpenFile {
 }
 
 class LinuxPending implements PendingRead {
-  readonly of: LinuxOpenFile;
+  of: LinuxOpenFile;
   pos: number;
-  readonly startPage: number;
-  readonly end: number;
+  startPage: number;
+  end: number;
   readyAtUs: number;
   hitPages: number;
   done = false;
@@ -233,6 +233,12 @@ class LinuxPending implements PendingRead {
     this.end = end;
     this.readyAtUs = readyAtUs;
     this.hitPages = hitPages;
+  }
+  /** The same read, as a handle of its own (the model's scratch read is reused). */
+  copy(): LinuxPending {
+    const c = new LinuxPending(this.of, this.startPage, this.end, this.readyAtUs, this.hitPages);
+    c.pos = this.pos;
+    return c;
   }
   get remainingPages(): number {
     return this.end - this.pos;
@@ -285,6 +291,10 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
   private readonly onDecision: ((d: LinuxDecision) => void) | undefined;
   /** Async window ends aligned to the folio order. */
   readonly alignWindows: boolean;
+  /** The read being walked when it came from {@link LinuxReadahead.read} (reused; see there). */
+  private scratch: LinuxPending | null = null;
+  /** The tally of the read being walked (reused: {@link outcome} copies it into the result). */
+  private readonly tally: IoTally = emptyTally();
 
   constructor(cache: PageCache, options: LinuxOptions = {}) {
     this.cache = cache;
@@ -344,8 +354,18 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
   read(of: LinuxOpenFile, page: number, pages: number, nowUs: number, submit: SubmitIo): ReadOutcome {
     checkRead(of, page, pages);
     const hitPages = validPagesAt(this.cache, of.file, page, pages, nowUs);
-    const pending = new LinuxPending(of, page, page + pages, nowUs, hitPages);
-    return this.walk(pending, nowUs, submit);
+    // A read that finishes within this call needs no handle of its own: the scratch one is reset and
+    // walked, and copied only when the read must wait and be resumed (walk), so most reads allocate none.
+    let r = this.scratch;
+    if (r === null) r = this.scratch = new LinuxPending(of, page, page + pages, nowUs, hitPages);
+    r.of = of;
+    r.pos = page;
+    r.startPage = page;
+    r.end = page + pages;
+    r.readyAtUs = nowUs;
+    r.hitPages = hitPages;
+    r.done = false;
+    return this.walk(r, nowUs, submit);
   }
 
   resume(pendingRead: PendingRead, nowUs: number, submit: SubmitIo): ReadOutcome {
@@ -363,7 +383,11 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
   private walk(r: LinuxPending, nowUs: number, submit: SubmitIo): ReadOutcome {
     const of = r.of;
     const cache = this.cache;
-    const tally = emptyTally();
+    const tally = this.tally;
+    tally.syncIos = 0;
+    tally.syncPages = 0;
+    tally.asyncIos = 0;
+    tally.asyncPages = 0;
     const file = of.file;
     const prevPerBatch = this.version === "<=6.9" && this.readLoop === "5.12";
     while (r.pos < r.end) {
@@ -416,7 +440,7 @@ export class LinuxReadahead implements ReadaheadModel<LinuxOpenFile> {
         const after = q + 1;
         if (after < r.end && this.needsDecision(file, after, r.end)) {
           r.pos = after;
-          return outcome(tally, stopReady, r, r.hitPages);
+          return outcome(tally, stopReady, r === this.scratch ? r.copy() : r, r.hitPages);
         }
         r.readyAtUs = Math.max(r.readyAtUs, cache.readyAt(file, after, r.end, nowUs));
         r.pos = r.end;

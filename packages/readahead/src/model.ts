@@ -227,28 +227,30 @@ export function issueRun(
   maxSegments = Number.POSITIVE_INFINITY,
 ): void {
   const end = start + pages;
-  const runs = folioOrders ?? [start, pages, 0];
-  // Cut the run into requests.
-  const cuts: number[] = [];
+  // Without folioOrders the run is one stretch of order-0 pages (no triple is allocated for it).
+  const runsLength = folioOrders === undefined ? 3 : folioOrders.length;
+  // Cut the run into requests, each issued as soon as it is cut (the cuts depend on nothing a request changes).
   let reqStart = start;
   let reqSegs = 0;
-  for (let i = 0; i < runs.length; i += 3) {
-    const rs = Math.max(start, runs[i]!);
-    const re = Math.min(end, runs[i]! + runs[i + 1]!);
-    const fpages = 2 ** runs[i + 2]!;
+  for (let i = 0; i < runsLength; i += 3) {
+    const runStart = folioOrders === undefined ? start : folioOrders[i]!;
+    const runPages = folioOrders === undefined ? pages : folioOrders[i + 1]!;
+    const rs = Math.max(start, runStart);
+    const re = Math.min(end, runStart + runPages);
+    const fpages = folioOrders === undefined ? 1 : 2 ** folioOrders[i + 2]!;
     for (let p = rs; p < re; ) {
       // how many folios of this run fit in the current request
       const roomPages = maxIoPages - (p - reqStart);
       const roomSegs = maxSegments - reqSegs;
       const fit = Math.min(Math.floor(roomPages / fpages), roomSegs, Math.ceil((re - p) / fpages));
       if (fit <= 0) {
-        cuts.push(reqStart, p);
+        issueRequest(cache, submit, tally, file, reqStart, p, sync, nowUs, folioOrders);
         reqStart = p;
         reqSegs = 0;
         if (fpages > maxIoPages) {
           // a folio larger than a request: split it at maxIoPages
           const q = Math.min(p + maxIoPages, re);
-          cuts.push(p, q);
+          issueRequest(cache, submit, tally, file, p, q, sync, nowUs, folioOrders);
           reqStart = q;
           p = q;
         }
@@ -259,24 +261,37 @@ export function issueRun(
       p = q;
     }
   }
-  if (reqStart < end) cuts.push(reqStart, end);
-  for (let c = 0; c < cuts.length; c += 2) {
-    const p = cuts[c]!;
-    const n = cuts[c + 1]! - p;
-    if (n <= 0) continue;
-    const t = submit({ file, page: p, pages: n, sync });
-    for (let i = 0; i < runs.length; i += 3) {
-      const a = Math.max(p, runs[i]!);
-      const b = Math.min(p + n, runs[i]! + runs[i + 1]!);
-      if (a < b) cache.insert(file, a, b - a, t, nowUs, runs[i + 2]!);
+  if (reqStart < end) issueRequest(cache, submit, tally, file, reqStart, end, sync, nowUs, folioOrders);
+}
+
+/** One request of {@link issueRun}: pages `[p, q)` to the device, in flight in the cache, counted. */
+function issueRequest(
+  cache: PageCache,
+  submit: SubmitIo,
+  tally: IoTally,
+  file: number,
+  p: number,
+  q: number,
+  sync: boolean,
+  nowUs: number,
+  folioOrders: readonly number[] | undefined,
+): void {
+  const n = q - p;
+  if (n <= 0) return;
+  const t = submit({ file, page: p, pages: n, sync });
+  if (folioOrders === undefined) cache.insert(file, p, n, t, nowUs, 0);
+  else
+    for (let i = 0; i < folioOrders.length; i += 3) {
+      const a = Math.max(p, folioOrders[i]!);
+      const b = Math.min(p + n, folioOrders[i]! + folioOrders[i + 1]!);
+      if (a < b) cache.insert(file, a, b - a, t, nowUs, folioOrders[i + 2]!);
     }
-    if (sync) {
-      tally.syncIos++;
-      tally.syncPages += n;
-    } else {
-      tally.asyncIos++;
-      tally.asyncPages += n;
-    }
+  if (sync) {
+    tally.syncIos++;
+    tally.syncPages += n;
+  } else {
+    tally.asyncIos++;
+    tally.asyncPages += n;
   }
 }
 

@@ -294,9 +294,10 @@ export class PageCache {
   insertAged(file: number, start: number, pages: number, epoch: number): number {
     if (pages <= 0) return 0;
     const list = this.listOf(file);
-    const runs = this.absentRuns(list, start, start + pages);
+    const n = this.absentRuns(list, start, start + pages);
+    const runs = this.gaps;
     let add = 0;
-    for (let i = 0; i < runs.length; i += 2) {
+    for (let i = 0; i < n; i += 2) {
       const x = new Extent(file, runs[i]!, runs[i + 1]!, VALID, epoch, -1, 0);
       list.insert(x);
       this.extentCount++;
@@ -527,14 +528,15 @@ export class PageCache {
     if (pages <= 0) return;
     const list = this.listOf(file);
     // Collect the absent sub-runs first (the common case is one run).
-    const runs = this.absentRuns(list, start, start + pages);
+    const n = this.absentRuns(list, start, start + pages);
+    const runs = this.gaps;
     let add = 0;
-    for (let i = 0; i < runs.length; i += 2) add += runs[i + 1]! - runs[i]!;
+    for (let i = 0; i < n; i += 2) add += runs[i + 1]! - runs[i]!;
     if (add === 0) return;
     const over = this.resident + add - this.capacityPages;
     if (over > 0) this.evict(over, nowUs);
     const ready = readyAtUs <= nowUs ? VALID : readyAtUs;
-    for (let i = 0; i < runs.length; i += 2) {
+    for (let i = 0; i < n; i += 2) {
       const a = runs[i]!;
       const b = runs[i + 1]!;
       // Split the new run at epoch boundaries of the touch clock.
@@ -652,8 +654,17 @@ export class PageCache {
   }
 
   /** The absent sub-runs of [start, end) as flat (start, end) pairs. */
-  private absentRuns(list: ExtentList, start: number, end: number): number[] {
-    const runs: number[] = [];
+  /** The answer of {@link PageCache.absentRuns}, reused: each call overwrites its first entries. */
+  private readonly gaps: number[] = [];
+
+  /**
+   * The absent stretches of `[start, end)` as [from, to) pairs in the first
+   * entries of {@link PageCache.gaps}; returns how many entries (twice the
+   * stretches). The array keeps its length, so it is not reallocated.
+   */
+  private absentRuns(list: ExtentList, start: number, end: number): number {
+    const runs = this.gaps;
+    let n = 0;
     let p = start;
     let e = list.findFrom(start);
     while (p < end) {
@@ -663,10 +674,14 @@ export class PageCache {
         continue;
       }
       const gapEnd = Math.min(end, e === null ? end : e.start);
-      runs.push(p, gapEnd);
+      if (n < runs.length) {
+        runs[n] = p;
+        runs[n + 1] = gapEnd;
+      } else runs.push(p, gapEnd);
+      n += 2;
       p = gapEnd;
     }
-    return runs;
+    return n;
   }
 
   private epochOf(clock: number): number {

@@ -27,7 +27,7 @@ import { Bars } from "../output/progress.js";
 import { renderTable } from "../output/table.js";
 import { wrap } from "../output/wrap.js";
 import { checkBudget, estimateScenario, fractionDone, isLong, progressDetail } from "../work-budget.js";
-import { runPool } from "../workers/pool.js";
+import { runPool, SimPool } from "../workers/pool.js";
 import type { SimulateAnswer } from "../workers/protocol.js";
 import { buildScenario, scenarioSchemaUrl, validateScenario } from "./scenario-input.js";
 
@@ -189,6 +189,24 @@ export async function simulateCommand(
     ctx.out(toJson({ $schema: scenarioSchemaUrl(), ...rest }));
     return EXIT.ok;
   }
+  // The simulation's thread starts now and loads the simulator while this one checks and estimates the scenario.
+  const pool = new SimPool({ jobs: 1, flag: ctx.interrupt.flag });
+  pool.warm();
+  try {
+    return await checkedSimulation(ctx, scenario, file, flags, pool);
+  } finally {
+    await pool.close();
+  }
+}
+
+/** The rest of `simulate` once its thread is starting: check, estimate, run on `pool`, print. */
+async function checkedSimulation(
+  ctx: Ctx,
+  scenario: ReturnType<typeof buildScenario>["scenario"],
+  file: string | undefined,
+  flags: SimulateFlags,
+  pool: SimPool,
+): Promise<number> {
   const resolved = validateScenario(scenario, file ?? "flags");
   const exact = flags.exact === true;
   const estimate = estimateScenario(scenario as ScenarioInput, exact);
@@ -209,6 +227,7 @@ export async function simulateCommand(
       {
         jobs: 1,
         flag: ctx.interrupt.flag,
+        pool,
         onProgress: bars.drawn
           ? ([slot]) =>
               tick(Math.round(1000 * fractionDone(estimate, slot!)), {

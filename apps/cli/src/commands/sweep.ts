@@ -38,7 +38,7 @@ import {
   scenarioFlag,
 } from "../scenario-flags.js";
 import { checkBudget, estimateScenario, fractionDone, isLong } from "../work-budget.js";
-import { parseJobs, runPool } from "../workers/pool.js";
+import { localThreads, parseJobs, runPool, SimPool } from "../workers/pool.js";
 import type { SimulateAnswer, SimulateTask } from "../workers/protocol.js";
 import { runOnQueue } from "./queue-run.js";
 import { buildScenario, validateScenario } from "./scenario-input.js";
@@ -188,14 +188,27 @@ export async function sweepCommand(ctx: Ctx, file: string | undefined, flags: Sw
     tasks.push({ kind: "simulate", scenario, full: false });
   }
 
-  const estimates = tasks.map((t) => estimateScenario(t.scenario));
-  checkBudget(`This sweep of ${tasks.length} points`, estimates, flags.overBudget === true);
-  const png = await pngRenderer(flags);
-  // After the budget: a refused sweep leaves no report directory behind.
-  const reportDir = flags.report === undefined ? null : prepareReportDir(flags.report);
-  let answers: (SimulateAnswer | undefined)[];
-  if (flags.queue === undefined) answers = await runLocal(ctx, tasks, estimates, jobs);
-  else {
+  // Local threads start now and load the simulator while this one estimates the cells.
+  const pool =
+    flags.queue === undefined
+      ? new SimPool({ jobs: localThreads(jobs, tasks.length), flag: ctx.interrupt.flag })
+      : null;
+  pool?.warm();
+  let estimates: ReturnType<typeof estimateScenario>[];
+  let png: Awaited<ReturnType<typeof pngRenderer>>;
+  let reportDir: ReturnType<typeof prepareReportDir> | null;
+  let answers: (SimulateAnswer | undefined)[] = [];
+  try {
+    estimates = tasks.map((t) => estimateScenario(t.scenario));
+    checkBudget(`This sweep of ${tasks.length} points`, estimates, flags.overBudget === true);
+    png = await pngRenderer(flags);
+    // After the budget: a refused sweep leaves no report directory behind.
+    reportDir = flags.report === undefined ? null : prepareReportDir(flags.report);
+    if (pool !== null) answers = await runLocal(ctx, tasks, estimates, pool);
+  } finally {
+    await pool?.close();
+  }
+  if (flags.queue !== undefined) {
     const run = await runOnQueue(
       ctx,
       tasks.map((t) => t.scenario),
@@ -331,7 +344,7 @@ async function runLocal(
   ctx: Ctx,
   tasks: SimulateTask[],
   estimates: ReturnType<typeof estimateScenario>[],
-  jobs: number | undefined,
+  pool: SimPool,
 ): Promise<(SimulateAnswer | undefined)[]> {
   const bars = Bars.start(ctx, "sweep {bar} {percentage}% {step}", { long: isLong(estimates) });
   const scale = 1000;
@@ -353,8 +366,8 @@ async function runLocal(
   ctx.interrupt.catch();
   try {
     return (await runPool(tasks, {
-      jobs,
       flag: ctx.interrupt.flag,
+      pool,
       onDone: (i) => {
         done++;
         finished.add(i);

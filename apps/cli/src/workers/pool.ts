@@ -33,6 +33,11 @@ export interface PoolOptions {
   jobs?: number;
   /** The shared stop flag (Interrupt.flag). */
   flag: Int32Array;
+  /**
+   * A pool made (and perhaps warmed) by the caller, used instead of a new
+   * one; it is closed when the tasks are done, like the pool runPool makes.
+   */
+  pool?: SimPool;
   /** A task finished. */
   onDone?(task: number, answer: Answer): void;
   /**
@@ -49,6 +54,11 @@ export const PROGRESS_TICK_MS = 250;
 /** Threads to use by default: one per core the process may use. */
 function defaultJobs(): number {
   return Math.max(1, availableParallelism());
+}
+
+/** Threads for `tasks` tasks with `--jobs` (undefined: one per core): never more than the tasks. */
+export function localThreads(jobs: number | undefined, tasks: number): number {
+  return Math.max(1, Math.min(jobs ?? defaultJobs(), tasks));
 }
 
 /** Rebuilds a worker's error in the main thread: a user error becomes a `ScanlabError` again, with its code. */
@@ -106,14 +116,28 @@ export class SimPool {
     });
   }
 
-  /** Ends every thread (running tasks are abandoned). */
-  async close(): Promise<void> {
-    this.closed = true;
-    this.drain();
-    const all = [...this.idle, ...this.busy.keys()];
-    this.idle.length = 0;
-    await Promise.all(all.map((w) => w.terminate()));
+  /**
+   * Starts the pool's threads now, idle: each loads the simulator while the
+   * caller still checks and estimates its tasks, instead of after.
+   */
+  warm(): void {
+    while (!this.stopped() && this.threads < this.jobs) this.idle.push(this.spawn());
   }
+
+  /** Ends every thread (running tasks are abandoned); closing again waits for the same end. */
+  close(): Promise<void> {
+    if (this.ending === null) {
+      this.closed = true;
+      this.drain();
+      const all = [...this.idle, ...this.busy.keys()];
+      this.idle.length = 0;
+      this.busy.clear();
+      this.ending = Promise.all(all.map((w) => w.terminate())).then(() => undefined);
+    }
+    return this.ending;
+  }
+
+  private ending: Promise<void> | null = null;
 
   private stopped(): boolean {
     return this.closed || this.failure !== null || Atomics.load(this.options.flag, 0) === 1;
@@ -174,11 +198,16 @@ export class SimPool {
  */
 export async function runPool(tasks: readonly Task[], options: PoolOptions): Promise<(Answer | undefined)[]> {
   const answers: (Answer | undefined)[] = new Array(tasks.length).fill(undefined);
-  if (tasks.length === 0) return answers;
-  const pool = new SimPool({
-    jobs: Math.min(options.jobs ?? defaultJobs(), tasks.length),
-    flag: options.flag,
-  });
+  if (tasks.length === 0) {
+    await options.pool?.close();
+    return answers;
+  }
+  const pool =
+    options.pool ??
+    new SimPool({
+      jobs: localThreads(options.jobs, tasks.length),
+      flag: options.flag,
+    });
   const { onProgress } = options;
   const slots =
     onProgress === undefined
