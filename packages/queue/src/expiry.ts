@@ -32,6 +32,13 @@ export interface QueueKeys {
 }
 
 /**
+ * Keys of the queue that BullMQ writes with a short expiry of their own, left
+ * alone: the guard of the stalled-cell check (one check per interval among
+ * all workers, which a longer expiry would stop) and the rate limiter.
+ */
+const OWN_EXPIRY = new Set(["stalled-check", "limiter"]);
+
+/**
  * Sets the keys of the cells `jobIds` (their hashes, and their logs when
  * they have any) to expire `ttlS` seconds from now, and every key of the
  * queue {@link RESULT_TTL_S} from now, in one round trip. A cell's claim
@@ -44,7 +51,8 @@ export async function expireKeys(
   ttlS: number,
 ): Promise<void> {
   const pipeline = client.pipeline();
-  for (const key of new Set(Object.values(queue.keys))) pipeline.expire(key, RESULT_TTL_S);
+  for (const [name, key] of Object.entries(queue.keys))
+    if (!OWN_EXPIRY.has(name)) pipeline.expire(key, RESULT_TTL_S);
   for (const id of jobIds) {
     const job = queue.toKey(id);
     pipeline.expire(job, ttlS);
