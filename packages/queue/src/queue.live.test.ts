@@ -23,6 +23,7 @@ import {
   RESULT_TTL_S,
   runSweepOnQueue,
   runWorker,
+  STALL_CHECK_MS,
 } from "@scanlab/queue";
 import { cellsQueue, freePort, redisAvailable, startRedis, type TestRedis } from "@scanlab/queue/testing";
 import { rowMetrics, type ScenarioInput, simulate } from "@scanlab/simulator";
@@ -220,6 +221,9 @@ describe.runIf(available)("the queue on a real Redis", () => {
         const forever = ttls.filter(([, t]) => t === -1).map(([k]) => k);
         expect(forever).toEqual([]);
         for (const [k, t] of ttls) if (t !== -2) expect(t, k).toBeLessThanOrEqual(RESULT_TTL_S * 1000);
+        // The guard of the stalled-cell check keeps its own short expiry: a long one would stop the checks.
+        const guard = ttls.find(([k]) => k.endsWith(":stalled-check"));
+        if (guard !== undefined && guard[1] !== -2) expect(guard[1]).toBeLessThanOrEqual(STALL_CHECK_MS);
         expect(RESULT_TTL_S).toBe(7 * 24 * 3600);
         expect(CELL_TTL_S).toBe(7 * 24 * 3600);
       } finally {
