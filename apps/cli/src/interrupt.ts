@@ -31,6 +31,11 @@ export type StopSignal = "SIGINT" | "SIGTERM";
 /** Exit status for a stop by each signal: 128 + its number. */
 const STATUS: Record<StopSignal, number> = { SIGINT: EXIT.interrupted, SIGTERM: EXIT.terminated };
 
+/** How a second signal of the same kind is named: "Ctrl-C again" or "the signal again". */
+export function again(signal: StopSignal): string {
+  return `${signal === "SIGINT" ? "Ctrl-C" : "the signal"} again`;
+}
+
 /** The stop state of one command run. */
 export class Interrupt {
   /** Aborted on the first signal. */
@@ -40,6 +45,7 @@ export class Interrupt {
   /** The first signal received, or null. */
   received: StopSignal | null = null;
   private installed = false;
+  private notice: ((signal: StopSignal) => string) | null = null;
   private readonly on = (signal: StopSignal): void => {
     if (this.stopped) {
       process.stderr.write(`\nscanlab: ${signal} again; quitting now.\n`);
@@ -49,7 +55,8 @@ export class Interrupt {
     Atomics.store(this.flag, 0, 1);
     this.controller.abort();
     process.stderr.write(
-      `\nscanlab: ${signal === "SIGINT" ? "interrupted" : "terminated (SIGTERM)"}; finishing cleanly and printing what was done (${signal === "SIGINT" ? "Ctrl-C" : "the signal"} again to quit now).\n`,
+      this.notice?.(signal) ??
+        `\nscanlab: ${signal === "SIGINT" ? "interrupted" : "terminated (SIGTERM)"}; finishing cleanly and printing what was done (${again(signal)} to quit now).\n`,
     );
   };
   private readonly onSigint = (): void => this.on("SIGINT");
@@ -70,8 +77,13 @@ export class Interrupt {
     return this.controller.signal;
   }
 
-  /** Starts catching SIGINT and SIGTERM. */
-  catch(): void {
+  /**
+   * Starts catching SIGINT and SIGTERM. `notice` gives the line printed on
+   * the first signal, for a command whose stop is not "print what was done"
+   * (a queue worker); it ends with a newline.
+   */
+  catch(notice?: (signal: StopSignal) => string): void {
+    if (notice !== undefined) this.notice = notice;
     if (this.installed) return;
     this.installed = true;
     process.on("SIGINT", this.onSigint);

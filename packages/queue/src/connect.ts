@@ -11,6 +11,7 @@
 import { errorClause } from "@scanlab/core";
 import { Redis, type RedisOptions } from "ioredis";
 import { QueueError } from "./errors.js";
+import { RECONNECT_MAX_MS, SOCKET_TIMEOUT_MS } from "./settings.js";
 import { type QueueConnection, redactUrls } from "./url.js";
 
 /** How long the first connection may take: 5 s, generous for a remote Redis, short for a person waiting. */
@@ -27,6 +28,11 @@ function errorCode(e: unknown): string {
 export function describeFailure(conn: QueueConnection, e: unknown): QueueError {
   const code = errorCode(e);
   const clause = redactUrls(errorClause(e), conn.secrets);
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS_CERT/.test(code))
+    return new QueueError(
+      `The queue at ${conn.display} presented a TLS certificate that cannot be verified (${clause}): trust the certificate authority that signed it with NODE_EXTRA_CA_CERTS=FILE, and use the host name the certificate names.`,
+      { code: "QUEUE_TLS", cause: e },
+    );
   if (["WRONGPASS", "NOAUTH", "NOPERM"].includes(code) || /AUTH|password/i.test(clause))
     return new QueueError(
       `The queue at ${conn.display} refused the user or password (${clause}): check the URL's user:password.`,
@@ -77,20 +83,33 @@ export async function probe(conn: QueueConnection): Promise<void> {
     const pong = await client.ping();
     if (pong !== "PONG") throw new Error(`PING answered ${String(pong)}`);
   } catch (e) {
-    // The connection's own error event may say more (WRONGPASS) than the rejected call (Connection is closed).
-    throw describeFailure(conn, pickAuth(e, lastError) ?? e);
+    // The connection's own error event may say more (WRONGPASS, a certificate) than the rejected call (Connection is closed).
+    throw describeFailure(conn, pickTelling(e, lastError) ?? e);
   } finally {
     client.disconnect();
   }
 }
 
-/** Of two errors of one failed connection, the one that speaks of authentication, if any. */
-function pickAuth(a: unknown, b: unknown): unknown {
+/** Of two errors of one failed connection, the one that speaks of authentication, or else of a certificate, if any. */
+function pickTelling(a: unknown, b: unknown): unknown {
   for (const e of [a, b]) if (/WRONGPASS|NOAUTH|NOPERM|AUTH/.test(errorClause(e))) return e;
+  for (const e of [a, b]) if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(errorCode(e))) return e;
   return undefined;
 }
 
-/** Options of a long-lived connection: reconnect for ever (BullMQ requires `maxRetriesPerRequest: null`). */
+/**
+ * Options of a long-lived connection: it reconnects for ever, at most
+ * {@link RECONNECT_MAX_MS} apart, and keeps its commands meanwhile (BullMQ
+ * requires `maxRetriesPerRequest: null`); a connection that waits
+ * {@link SOCKET_TIMEOUT_MS} for an answer is dropped and made again. The
+ * waits of the sweep and the worker above it are bounded on their own.
+ */
 export function lastingOptions(conn: QueueConnection): RedisOptions {
-  return { ...conn.redis, maxRetriesPerRequest: null, connectTimeout: CONNECT_TIMEOUT_MS };
+  return {
+    ...conn.redis,
+    maxRetriesPerRequest: null,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    socketTimeout: SOCKET_TIMEOUT_MS,
+    retryStrategy: (attempt: number) => Math.min(100 * attempt, RECONNECT_MAX_MS),
+  };
 }

@@ -10,6 +10,8 @@ export type QueueErrorCode =
   | "QUEUE_UNREACHABLE"
   /** The queue's server refused the user name or password. */
   | "QUEUE_AUTH"
+  /** The queue's TLS certificate is not trusted (or not for its host). */
+  | "QUEUE_TLS"
   /** The queue's server answered, but not as a Redis that BullMQ can use. */
   | "QUEUE_SERVER"
   /** The queue was lost for longer than scanlab waits for it to come back. */

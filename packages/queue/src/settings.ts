@@ -68,5 +68,31 @@ export const MAX_CELL_BYTES = 1024 * 1024;
 /**
  * How long a sweep waits for a lost queue (Redis restarting, a network
  * blip) before it gives up: 60 s. The client reconnects by itself meanwhile.
+ * A worker that is stopped while its queue is away waits as long for the
+ * results of its last cells to be stored, then quits: those cells go back to
+ * the queue when their claims lapse.
  */
 export const OUTAGE_S = 60;
+
+/**
+ * The longest pause between two attempts to reconnect to a lost queue: 2 s.
+ * Attempts start 100 ms apart and slow down to this, so a Redis that is back
+ * is found again within 2 s however long it was away (BullMQ's own default
+ * slows down to 20 s, a third of {@link OUTAGE_S}).
+ */
+export const RECONNECT_MAX_MS = 2_000;
+
+/**
+ * How long a connection may wait for an answer that does not come before it
+ * is dropped and made again: 30 s. A connection whose peer vanished without
+ * closing it (a machine lost, a network cut) would otherwise wait for ever;
+ * the longest wait scanlab asks of Redis, a worker's blocking wait for a
+ * cell, is 10 s (BullMQ's longest block).
+ */
+export const SOCKET_TIMEOUT_MS = 30_000;
+
+/**
+ * How often a worker tries again to store a result or take a cell after an
+ * error of its connection: every second (BullMQ's default waits 15 s).
+ */
+export const RETRY_MS = 1_000;

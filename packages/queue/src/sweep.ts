@@ -20,14 +20,20 @@
  * - The first failed cell ends the collection with its reason. Its sweep's
  *   other cells go on running on the workers, and their results wait for a
  *   restart.
- * - Cells, results and failures expire: each sweep removes finished cells
- *   older than {@link RESULT_TTL_S} and waiting ones older than
- *   {@link CELL_TTL_S} when it starts, and BullMQ removes finished ones past
- *   that age as others finish.
+ * - Cells, results and failures expire: every key a sweep writes carries
+ *   an expiry of at most {@link RESULT_TTL_S} (expiry.ts); each sweep also
+ *   removes finished cells older than {@link RESULT_TTL_S} and waiting ones
+ *   older than {@link CELL_TTL_S} when it starts, and BullMQ removes
+ *   finished ones past that age as others finish.
+ * - No wait is unbounded: every request to Redis is given up after
+ *   {@link OUTAGE_S} (the connection meanwhile reconnects by itself), and
+ *   nothing waits for an event that a lost connection could swallow: the
+ *   state of every unfinished cell is read again on every look.
  */
 import { errorClause } from "@scanlab/core";
 import type { RowMetrics } from "@scanlab/simulator";
 import { Job, Queue } from "bullmq";
+import type { Redis } from "ioredis";
 import {
   type CellJobData,
   cellHash,
@@ -38,6 +44,7 @@ import {
 } from "./cell.js";
 import { describeFailure, lastingOptions, probe } from "./connect.js";
 import { QueueError } from "./errors.js";
+import { expireKeys } from "./expiry.js";
 import { ATTEMPTS, CELL_TTL_S, KEY_PREFIX, OUTAGE_S, QUEUE_NAME, RESULT_TTL_S } from "./settings.js";
 import { parseQueueUrl, redactUrls } from "./url.js";
 import { INVALID_CELL } from "./worker.js";
@@ -88,6 +95,12 @@ export interface SweepRun {
 
 /** Default time between two looks at the queue, ms. */
 const POLL_MS = 250;
+
+/** What a request rejects with when the sweep is stopped (`signal`). */
+const STOPPED = Symbol("stopped");
+
+/** How long closing the queue may take before its connection is dropped: 5 s. */
+const CLOSE_MS = 5_000;
 
 /**
  * Runs cells (complete scenarios, seeds included) on the queue at `url` and
@@ -141,8 +154,15 @@ export async function runSweepOnQueue(
   queue.on("error", (e) => {
     queueError = e;
   });
+  // A stop ends a request at once: a queue that is away does not hold up Ctrl-C.
+  const stopped = new Promise<never>((_, reject) => {
+    options.signal?.addEventListener("abort", () => reject(STOPPED), { once: true });
+  });
+  stopped.catch(() => undefined);
   const guarded = <T>(what: Promise<T>): Promise<T> =>
-    withDeadline(what, OUTAGE_S * 1000, () => lost(conn.display, conn.secrets, queueError));
+    withDeadline(Promise.race([what, stopped]), OUTAGE_S * 1000, () =>
+      lost(conn.display, conn.secrets, queueError),
+    );
   try {
     await guarded(expire(queue));
     const indexOf = new Map(ids.map((id, i) => [id, i]));
@@ -194,6 +214,8 @@ export async function runSweepOnQueue(
     }
     const now = Date.now();
     await guarded(queue.addBulk(toAdd.map((id) => cellJob(id, now))));
+    const client = (await guarded(queue.client)) as unknown as Redis;
+    await guarded(expireKeys(client, queue, toAdd, CELL_TTL_S));
     options.onProgress?.({ ...progress });
     const pollMs = options.pollMs ?? POLL_MS;
     while (metricsById.size < unique.length) {
@@ -238,9 +260,10 @@ export async function runSweepOnQueue(
           progress.done++;
           progress.retried += Math.max(0, (job.attemptsStarted ?? 1) - 1);
         } else if (state === "unknown") {
-          // Removed under us (expired, or by hand): put it back.
+          // Removed under us (expired, lost with a Redis that keeps no data, or by hand): put it back.
           const job = cellJob(id, Date.now());
           await guarded(queue.add(job.name, job.data, job.opts));
+          await guarded(expireKeys(client, queue, [id], CELL_TTL_S));
         }
       }
       progress.running = running;
@@ -248,16 +271,35 @@ export async function runSweepOnQueue(
       if (metricsById.size < unique.length) await sleep(pollMs, options.signal);
     }
     progress.running = 0;
+    // The results are kept RESULT_TTL_S from their sweep's last use.
+    await guarded(expireKeys(client, queue, unique, RESULT_TTL_S));
     return finish(false);
   } catch (e) {
+    if (e === STOPPED) return finish(metricsById.size < unique.length);
     if (e instanceof QueueError) throw e;
     throw describeFailure(conn, e);
   } finally {
-    // Closing waits for the connection; a lost one is dropped instead.
-    await withDeadline(queue.close(), 5_000, () => new Error("close timed out")).catch(() =>
-      queue.disconnect(),
-    );
+    await closeQueue(queue);
   }
+}
+
+/**
+ * Closes the sweep's queue within {@link CLOSE_MS}, or drops its connection:
+ * a queue whose connection is lost (or reconnecting) would wait for it.
+ */
+async function closeQueue(queue: Queue): Promise<void> {
+  const closing = queue.close();
+  closing.catch(() => undefined);
+  const closed = await withDeadline(closing, CLOSE_MS, () => new Error("close timed out")).then(
+    () => true,
+    () => false,
+  );
+  // Not awaited: the client of a connection that never came up is never handed out.
+  if (!closed)
+    void queue.client.then(
+      (c) => c.disconnect(),
+      () => undefined,
+    );
 }
 
 /** Removes finished cells older than {@link RESULT_TTL_S} and waiting ones older than {@link CELL_TTL_S}. */

@@ -28,6 +28,12 @@ describe("parseQueueUrl", () => {
     expect(c.secrets).toContain("p%40ss%2Fword");
   });
 
+  it("sends no server name over TLS to an address (SNI names hosts only), and still speaks TLS", () => {
+    expect(parseQueueUrl("rediss://10.0.0.5:6380/0").redis.tls).toEqual({});
+    expect(parseQueueUrl("rediss://[::1]:6380/0").redis.tls).toEqual({});
+    expect(parseQueueUrl("rediss://localhost:6380/0").redis.tls).toEqual({ servername: "localhost" });
+  });
+
   it("defaults to port 6379 and database 0, without TLS or credentials", () => {
     const c = parseQueueUrl("redis://127.0.0.1");
     expect(c.redis).toEqual({ host: "127.0.0.1", port: 6379, db: 0 });

@@ -5,6 +5,7 @@
  * through {@link redactUrls}: the password becomes `***` in every message and
  * log line, including the message about a URL too broken to parse.
  */
+import { isIP } from "node:net";
 import { QueueError } from "./errors.js";
 
 /** Where a queue is and how to log in: the connection options a Redis client takes. */
@@ -19,10 +20,14 @@ export interface RedisTarget {
   username?: string;
   /** Password, when the URL has one. */
   password?: string;
-  /** TLS (a `rediss://` URL). */
+  /**
+   * TLS (a `rediss://` URL). The server's certificate is checked against the
+   * URL's host and Node's trusted certificate authorities, to which
+   * `NODE_EXTRA_CA_CERTS` adds a private one.
+   */
   tls?: {
-    /** The name the server's certificate is checked against: the URL's host. */
-    servername: string;
+    /** The name sent to the server (SNI): the URL's host when it is a name, not an address. */
+    servername?: string;
   };
 }
 
@@ -116,7 +121,8 @@ export function parseQueueUrl(raw: string): QueueConnection {
     db,
     ...(username === "" ? {} : { username }),
     ...(password === "" ? {} : { password }),
-    ...(scheme === "rediss" ? { tls: { servername: host } } : {}),
+    // SNI carries host names only (RFC 6066, section 3); an address is still checked against the certificate.
+    ...(scheme === "rediss" ? { tls: isIP(host) === 0 ? { servername: host } : {} } : {}),
   };
   const auth = username === "" && password === "" ? "" : `${url.username}${password === "" ? "" : ":***"}@`;
   const display = `${scheme}://${auth}${url.host}/${db}`;

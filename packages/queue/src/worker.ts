@@ -14,13 +14,23 @@
  * on at most {@link MAX_LOST} times.
  *
  * Stopping: when `signal` aborts, the worker takes no new cell, lets the
- * cells it is running finish and store their results, and closes.
+ * cells it is running finish and store their results, and closes. No step
+ * of the stop waits for ever: the cells on its threads finish within the
+ * simulator's work budget; storing their results may wait {@link OUTAGE_S}
+ * for a queue that is away; the connections are then dropped without waiting
+ * on them (BullMQ's own close waits for a connection's end, which a
+ * connection that is between two attempts to reconnect never reaches).
+ *
+ * Expiry: each finished cell (result or failure) and the queue's own keys
+ * are given {@link RESULT_TTL_S} as soon as the cell is stored (expiry.ts).
  */
 import { availableParallelism } from "node:os";
 import { errorClause } from "@scanlab/core";
 import { type Job, UnrecoverableError, Worker } from "bullmq";
+import type { Redis } from "ioredis";
 import { type CellJobData, cellJobId } from "./cell.js";
 import { lastingOptions, probe } from "./connect.js";
+import { expireKeys } from "./expiry.js";
 import {
   ATTEMPTS,
   CELL_TTL_S,
@@ -28,7 +38,10 @@ import {
   LOCK_MS,
   MAX_CELL_BYTES,
   MAX_LOST,
+  OUTAGE_S,
   QUEUE_NAME,
+  RESULT_TTL_S,
+  RETRY_MS,
   STALL_CHECK_MS,
 } from "./settings.js";
 import { CellThreads } from "./threads.js";
@@ -115,15 +128,53 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
   const jobs = Math.max(1, options.jobs ?? availableParallelism());
   const threads = new CellThreads(jobs);
   const summary: WorkerSummary = { done: 0, failed: 0 };
-  const worker = new Worker<CellJobData>(QUEUE_NAME, (job) => runCell(job, threads, log), {
-    connection: lastingOptions(conn),
-    prefix: KEY_PREFIX,
-    concurrency: jobs,
-    lockDuration: LOCK_MS,
-    stalledInterval: STALL_CHECK_MS,
-    maxStalledCount: MAX_LOST,
-    autorun: false,
-  });
+  /** Cells taken whose result is not stored yet. */
+  const unstored = new Set<string>();
+  /** Cells on the threads now, and a wake-up for the stop waiting for them. */
+  let onThreads = 0;
+  let threadsIdle: (() => void) | null = null;
+  const worker = new Worker<CellJobData>(
+    QUEUE_NAME,
+    async (job) => {
+      if (job.id !== undefined) unstored.add(job.id);
+      onThreads++;
+      try {
+        return await runCell(job, threads, log);
+      } finally {
+        onThreads--;
+        if (onThreads === 0) threadsIdle?.();
+      }
+    },
+    {
+      connection: lastingOptions(conn),
+      prefix: KEY_PREFIX,
+      concurrency: jobs,
+      lockDuration: LOCK_MS,
+      stalledInterval: STALL_CHECK_MS,
+      maxStalledCount: MAX_LOST,
+      runRetryDelay: RETRY_MS,
+      // Run below, each check bounded: BullMQ's own loop waits on each check, so a reply lost
+      // with a connection would end its checks for good and leave a lost cell claimed for ever.
+      skipStalledCheck: true,
+      autorun: false,
+    },
+  );
+  // A renewal of claims lost with a connection must not end the renewals: each is bounded.
+  const extend = worker.extendJobLocks.bind(worker);
+  worker.extendJobLocks = (ids, tokens, duration) =>
+    withDeadline(extend(ids, tokens, duration), LOCK_MS / 2, "the renewal of claims timed out");
+  /** The stalled-job checks: one every STALL_CHECK_MS, each given up after LOCK_MS. */
+  let checking = true;
+  let checkTimer: NodeJS.Timeout | undefined;
+  const checkStalled = () => {
+    if (!checking) return;
+    const check = (worker as unknown as StallChecks).moveStalledJobsToWait();
+    void withDeadline(check, LOCK_MS, "the stalled-cell check timed out")
+      .catch((e: unknown) => worker.emit("error", e as Error))
+      .then(() => {
+        if (checking) checkTimer = setTimeout(checkStalled, STALL_CHECK_MS);
+      });
+  };
   let lastError = "";
   worker.on("error", (e) => {
     // A lost connection repeats its error on every reconnection attempt: one line per change.
@@ -131,13 +182,27 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
     if (text !== lastError) log(`queue error on ${conn.display} (${text}); reconnecting.`);
     lastError = text;
   });
-  worker.on("completed", () => {
+  /** Expiries being set, awaited by the stop. */
+  const expiring = new Set<Promise<void>>();
+  /** Gives a stored cell, and the queue's keys, their expiry; a failure here is made up for by the next cell's. */
+  const expire = (id: string | undefined) => {
+    if (id === undefined) return;
+    unstored.delete(id);
+    const setting = worker.client
+      .then((c) => expireKeys(c as unknown as Redis, worker, [id], RESULT_TTL_S))
+      .catch(() => undefined)
+      .finally(() => expiring.delete(setting));
+    expiring.add(setting);
+  };
+  worker.on("completed", (job) => {
     summary.done++;
     lastError = "";
+    expire(job.id);
   });
   worker.on("failed", (job, e) => {
     summary.failed++;
     log(`cell ${job?.id ?? "?"} failed: ${errorClause(e)}.`);
+    expire(job?.id);
   });
   const stopped = new Promise<void>((resolve) => {
     if (options.signal === undefined) return;
@@ -147,17 +212,80 @@ export async function runWorker(options: WorkerOptions): Promise<WorkerSummary> 
     `serving ${conn.display} (queue ${QUEUE_NAME}) as worker ${worker.id} with ${jobs} thread${jobs === 1 ? "" : "s"}.`,
   );
   const running = worker.run();
+  running.catch(() => undefined);
+  /** The connection that waits for cells, once the worker is ready. */
+  let waiting: Redis | undefined;
   try {
-    await worker.waitUntilReady();
-    options.onReady?.();
-    await Promise.race([stopped, running]);
+    // A queue lost between the probe and here is waited for, until stopped.
+    const ready = await Promise.race([
+      worker.waitUntilReady().then((c) => {
+        waiting = c as unknown as Redis;
+        return true;
+      }),
+      stopped.then(() => false),
+      running.then(() => false),
+    ]);
+    if (ready) {
+      checkStalled();
+      options.onReady?.();
+      await Promise.race([stopped, running]);
+    }
   } finally {
-    await worker.close();
-    await running.catch(() => undefined);
+    // Take no new cell. The wait for one ends at once when its connection is up (or within
+    // BullMQ's block of 10 s when it is not): it is closed under it.
+    checking = false;
+    clearTimeout(checkTimer);
+    await worker.pause(true).catch(() => undefined);
+    if (waiting?.status === "ready") waiting.disconnect();
+    // The cells on the threads finish (they are bounded by the simulator's work budget).
+    if (onThreads > 0) await new Promise<void>((resolve) => (threadsIdle = resolve));
+    // Their results are stored, within OUTAGE_S of a queue that is away.
+    const limit = unstored.size > 0 ? OUTAGE_S * 1000 : CLOSE_MS;
+    if (!(await settles(running, limit)) && unstored.size > 0)
+      log(
+        `the queue at ${conn.display} did not take the result of ${unstored.size} cell${unstored.size === 1 ? "" : "s"} within ${OUTAGE_S} s; ${unstored.size === 1 ? "it goes" : "they go"} back to the queue when the claim lapses.`,
+      );
+    await settles(Promise.all(expiring), CLOSE_MS);
+    // Force: drop the connections without waiting for them.
+    await settles(worker.close(true), CLOSE_MS);
     await threads.close();
   }
   log(`stopped: ${summary.done} cell${summary.done === 1 ? "" : "s"} done, ${summary.failed} failed.`);
   return summary;
+}
+
+/** How long the last steps of a stop may take (the wait for a cell ending, closing): 15 s. */
+const CLOSE_MS = 15_000;
+
+/** BullMQ's stalled-job check of a worker (moves cells whose claim lapsed back to the queue). */
+interface StallChecks {
+  moveStalledJobsToWait(): Promise<void>;
+}
+
+/** `what`, or a rejection with `why` when it takes longer than `ms`. */
+function withDeadline<T>(what: Promise<T>, ms: number, why: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(why)), ms);
+  });
+  return Promise.race([what, late]).finally(() => clearTimeout(timer));
+}
+
+/** True when `what` settles within `ms`. */
+async function settles(what: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const done = what.then(
+    () => true,
+    () => true,
+  );
+  try {
+    return await Promise.race([done, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Runs one job: the cell checked, simulated on a thread, its metrics returned for BullMQ to store. */

@@ -11,6 +11,7 @@
  */
 import type { Ctx } from "../context.js";
 import { EXIT } from "../errors.js";
+import { again } from "../interrupt.js";
 import { parseJobs } from "../workers/pool.js";
 import { loadQueue, queueFailure } from "./queue-run.js";
 
@@ -24,7 +25,10 @@ export interface WorkerFlags extends Record<string, unknown> {
 export async function workerCommand(ctx: Ctx, flags: WorkerFlags): Promise<number> {
   const jobs = parseJobs(flags.jobs);
   const { runWorker } = await loadQueue();
-  ctx.interrupt.catch();
+  ctx.interrupt.catch(
+    (signal) =>
+      `scanlab worker: ${signal === "SIGINT" ? "interrupted" : "SIGTERM"}; taking no new cell, finishing the running ones and storing their results (${again(signal)} to quit now).\n`,
+  );
   try {
     await runWorker({
       url: flags.queue,

@@ -8,6 +8,10 @@
  *   id, the sweep reuses every cell;
  * - with one worker killed by SIGKILL in the middle of a cell, the sweep
  *   still completes with the same bytes and counts the retried cell;
+ * - over `rediss://` (a TLS redis-server whose certificate authority is
+ *   given in NODE_EXTRA_CA_CERTS) with an ACL user and password, the sweep
+ *   gives the local `--json`, and the password is never printed;
+ * - a worker stopped by SIGTERM says so in its own line and exits 0;
  * - bad input (a malformed URL, nothing listening, a wrong password, a cell
  *   whose scenario was made invalid on the queue) is one sentence and a
  *   non-zero exit, and leaves the queue consistent.
@@ -43,10 +47,11 @@ interface WorkerProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts `scanlab worker --queue url --jobs 1` and waits for it to serve. */
-async function startWorker(url: string): Promise<WorkerProcess> {
+/** Starts `scanlab worker --queue url --jobs 1` (with `env` added to the environment) and waits for it to serve. */
+async function startWorker(url: string, env: Record<string, string> = {}): Promise<WorkerProcess> {
   const child = spawn(process.execPath, [BIN, "worker", "--queue", url, "--jobs", "1"], {
     cwd: PKG,
+    env: { ...process.env, ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let err = "";
@@ -77,6 +82,11 @@ async function stopWorkers(workers: WorkerProcess[]): Promise<void> {
     const code = await w.exited;
     if (w.child.signalCode !== "SIGKILL") {
       expect(code, w.stderr()).toBe(0);
+      // The worker's own line for the signal, not a command's "printing what was done".
+      expect(w.stderr()).toMatch(
+        /\nscanlab worker: SIGTERM; taking no new cell, finishing the running ones and storing their results \(the signal again to quit now\)\.\n/,
+      );
+      expect(w.stderr()).not.toMatch(/printing what was done/);
       expect(w.stderr()).toMatch(/stopped: \d+ cells? done/);
     }
   }
@@ -168,6 +178,47 @@ describe.runIf(available)("sweep --queue and worker on a real Redis", () => {
       await stopWorkers(workers);
     }
   }, 900_000 /* the advice's simulations twice, locally and over two worker processes, on a loaded machine */);
+
+  it("rediss:// with an ACL user: the local --json over TLS, the CA from NODE_EXTRA_CA_CERTS, no password printed", async () => {
+    const password = "tls-horse-battery";
+    const secure = await startRedis({ tls: true, user: "scanlab-ci", password });
+    const small = ["sweep", ...base, "--vary", "workers=0,1,2", "--json"];
+    const env = { NODE_EXTRA_CA_CERTS: secure.caFile! };
+    let workers: WorkerProcess[] = [];
+    try {
+      expect(secure.url).toMatch(/^rediss:\/\/scanlab-ci:[^@]+@localhost:\d+\/0$/);
+      const localSmall = await runBin(small);
+      expect(localSmall.code, localSmall.stderr).toBe(0);
+      // Without the certificate authority: refused in one sentence that says what to do.
+      const untrusted = await runBin([...small, "--queue", secure.url]);
+      expect(untrusted.code).toBe(2);
+      expect(untrusted.stderr).toMatch(
+        /^scanlab sweep: The queue at rediss:\/\/scanlab-ci:\*\*\*@localhost:\d+\/0 presented a TLS certificate that cannot be verified \([^\n]+\): trust [^\n]+NODE_EXTRA_CA_CERTS[^\n]+\n$/,
+      );
+      workers = await Promise.all([0, 1].map(() => startWorker(secure.url, env)));
+      const r = await runBin([...small, "--queue", secure.url, "--sweep-id", "tls"], { env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(localSmall.stdout);
+      expect(r.stderr).toMatch(/queue sweep tls: 3 of 3 cells done \(0 reused\), 0 failed, 0 retried\.\n$/);
+      // The ACL user is the one in use: the default user is off on this server.
+      const anonymous = await runBin([...small, "--queue", secure.url.replace(/\/\/[^@]+@/, "//")], { env });
+      expect(anonymous.code).toBe(2);
+      expect(anonymous.stderr).toMatch(/refused the user or password/);
+      await stopWorkers(workers);
+      for (const text of [
+        untrusted.stderr,
+        r.stdout,
+        r.stderr,
+        anonymous.stderr,
+        ...workers.map((w) => w.stderr()),
+      ])
+        expect(text).not.toContain(password);
+      for (const w of workers) expect(w.stderr()).toMatch(/serving rediss:\/\/scanlab-ci:\*\*\*@localhost:/);
+    } finally {
+      await stopWorkers(workers);
+      await secure.stop();
+    }
+  }, 600_000 /* a TLS redis-server with its certificates, three small simulations twice and two worker processes on a loaded machine */);
 
   it("bad queue URLs: one sentence, a non-zero exit, no password", async () => {
     const small = ["sweep", ...base, "--vary", "workers=0,1"];
