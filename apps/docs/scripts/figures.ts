@@ -373,6 +373,7 @@ function main(): void {
   writeFragment("cli-calibrate-help", help("calibrate"));
   writeFragment("cli-advise-help", help("advise"));
   writeFragment("cli-worker-help", help("worker"));
+  writeFragment("cli-lab-help", help("lab"));
   const adviseArgs = [
     "advise",
     "--device",

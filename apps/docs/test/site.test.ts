@@ -67,6 +67,15 @@ describe("the built site", () => {
     });
   }
 
+  it("measure-your-disk: the lab's section has its generated help and the replay command", () => {
+    const html = readFileSync(join(dist, "guides", "measure-your-disk.html"), "utf8");
+    expect(html).not.toContain("@include");
+    const text = html.replace(/<[^>]+>/g, "");
+    expect(text).toContain("$ scanlab lab --help");
+    expect(text).toContain("--replay");
+    expect(text).toMatch(/scanlab lab --replay lab-full\.json --profile other-disk\.json/);
+  });
+
   it("sweeps-across-machines: the page is built with the worker's generated help and the commands", () => {
     const html = readFileSync(join(dist, "guides", "sweeps-across-machines.html"), "utf8");
     expect(html).not.toContain("@include");
