@@ -22,6 +22,7 @@ export {
   type Quantity,
   rint,
 } from "./quantities.js";
+export { type ReadPattern, readOrder } from "./read-order.js";
 export { linuxInitRaSize, linuxNextRaSize } from "./readahead-window.js";
 export {
   errorClause,

@@ -249,31 +249,7 @@ export class ReadStreamPlan {
   }
 }
 
-/** The order of a prefetch experiment: the file front to back, back to front, or in a seeded random permutation. */
-export type ReadPattern = "forward" | "backward" | "random";
-
-/**
- * Block numbers 0..nblocks-1 in `pattern` order; the random order is a
- * Fisher-Yates shuffle driven by `below(n)` (a uniform integer in [0, n)).
- */
-export function patternOrder(
-  pattern: ReadPattern,
-  nblocks: number,
-  below: (n: number) => number,
-): Uint32Array {
-  const order = new Uint32Array(nblocks);
-  if (pattern === "backward") {
-    for (let i = 0; i < nblocks; i++) order[i] = nblocks - 1 - i;
-    return order;
-  }
-  for (let i = 0; i < nblocks; i++) order[i] = i;
-  if (pattern === "random") {
-    for (let i = nblocks - 1; i > 0; i--) {
-      const j = below(i + 1);
-      const t = order[i]!;
-      order[i] = order[j]!;
-      order[j] = t;
-    }
-  }
-  return order;
-}
+/** The order of a prefetch experiment (@scanlab/core's, shared with the simulator's plain-file reader). */
+export type { ReadPattern } from "@scanlab/core";
+/** Block numbers in a prefetch experiment's order (@scanlab/core `readOrder`). */
+export { readOrder as patternOrder } from "@scanlab/core";

@@ -45,35 +45,20 @@
  */
 import { BLOCK_BYTES } from "../../units.js";
 import type { Entity } from "../loop/scheduler.js";
-import { mulberry32 } from "../seam/shared-leaf.js";
+import { mulberry32, type ReadPattern, readOrder } from "../seam/shared-leaf.js";
 import { fillUs, preadUs } from "./cpu-costs.js";
 import { type OpenFiles, osBlocks, type ScanRunCtx } from "./scan-run.js";
 
 /** The reader's block order. */
-export type FilePattern = "forward" | "backward" | "random";
+export type FilePattern = ReadPattern;
 
 /**
- * The blocks of a file of `nblocks` in `pattern` order: 0..n-1, n-1..0, or a
- * Fisher-Yates shuffle of 0..n-1 drawing from mulberry32(seed), the same
- * permutation @scanlab/file-scan's prefetch reader uses for the same seed.
+ * The blocks of a file of `nblocks` in `pattern` order, drawing from
+ * mulberry32(seed): @scanlab/core's `readOrder`, the same permutation
+ * @scanlab/file-scan's prefetch reader uses for the same seed.
  */
 export function filePatternOrder(pattern: FilePattern, nblocks: number, seed: number): Uint32Array {
-  const order = new Uint32Array(nblocks);
-  if (pattern === "backward") {
-    for (let i = 0; i < nblocks; i++) order[i] = nblocks - 1 - i;
-    return order;
-  }
-  for (let i = 0; i < nblocks; i++) order[i] = i;
-  if (pattern === "random") {
-    const below = mulberry32(seed).below;
-    for (let i = nblocks - 1; i > 0; i--) {
-      const j = below(i + 1);
-      const t = order[i]!;
-      order[i] = order[j]!;
-      order[j] = t;
-    }
-  }
-  return order;
+  return readOrder(pattern, nblocks, mulberry32(seed).below);
 }
 
 /** The reader's settings. */

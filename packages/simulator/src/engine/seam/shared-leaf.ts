@@ -1,7 +1,7 @@
 /**
  * What the engine takes from @scanlab/core, the shared leaf every scanlab
  * package builds on (not a model): PostgreSQL's buffer-strategy formulas and
- * the seeded generator, and the renumbering protocol the warp speaks to
+ * the seeded generator, the prefetch experiment's read order, and the renumbering protocol the warp speaks to
  * every model.
  *
  * The seam is the engine's only door to the `@scanlab/*` packages, so that a
@@ -15,6 +15,8 @@ export {
   bulkReadRingBuffers,
   largeScanThresholdBlocks,
   mulberry32,
+  type ReadPattern,
+  readOrder,
   type SeededRandom,
   scrambleSeed32,
   xorshift32,
