@@ -63,8 +63,20 @@ export interface FillRound {
 
 /** What {@link measureFillCost} found. */
 export type FillCost =
-  | { readonly fillUsPerPage: number; readonly rounds: readonly FillRound[]; readonly measuredWith: string }
-  | { readonly fillUsPerPage: null; readonly reason: string };
+  | {
+      /** Kernel CPU per 4 KiB page brought into the page cache, microseconds (the median round). */
+      readonly fillUsPerPage: number;
+      /** Every round's system times. */
+      readonly rounds: readonly FillRound[];
+      /** How it was measured (tool, region, rounds). */
+      readonly measuredWith: string;
+    }
+  | {
+      /** No figure: the file could not be measured. */
+      readonly fillUsPerPage: null;
+      /** Why, in one sentence's words. */
+      readonly reason: string;
+    };
 
 function systemUsOfRead(fd: number, bytes: number, buffer: Buffer): number {
   const before = process.cpuUsage();

@@ -17,10 +17,10 @@ import { NODE_ONLY_PACKAGES, publishedPackages, repoRoot } from "./workspace.js"
 
 const DEFAULT_BUDGET_BYTES = 150e3;
 const BUDGET_BYTES: Record<string, number> = {
-  // Every model of the project in one entry: scanlab's own code is about 190 KB of it.
-  "@scanlab/simulator": 230e3,
+  // Every model of the project in one entry (with the plain-file reader with advice): scanlab's own code is about 195 KB of it.
+  "@scanlab/simulator": 232e3,
   // The simulator plus the advisor's sweeps.
-  "@scanlab/advisor": 235e3,
+  "@scanlab/advisor": 238e3,
 };
 
 /** Bytes of the minified browser bundle of everything a package's main entry exports. */
