@@ -98,12 +98,16 @@ describe("this machine's device counters", () => {
       skip(cold);
       return;
     }
+    // The machine may drop a few cached pages meanwhile (reclaim, other programs): a scan that did not
+    // find the file whole in the page cache reads it back and the next attempt is warm again.
     let warmBytes = Number.POSITIVE_INFINITY;
+    const states: string[] = [];
     for (let attempt = 0; attempt < 4 && warmBytes > 0.1 * FILE_BYTES; attempt++) {
       const warm = await scanFile(file, { workers: 1 });
-      expect(warm.cache.state).toBe("warm");
-      if (warm.device.available) warmBytes = warm.device.readBytes;
+      states.push(warm.cache.state);
+      if (warm.cache.state === "warm" && warm.device.available) warmBytes = warm.device.readBytes;
     }
+    expect(states, "a scan found the file warm").toContain("warm");
     expect(warmBytes).toBeLessThanOrEqual(0.1 * FILE_BYTES);
   });
 
