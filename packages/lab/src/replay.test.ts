@@ -4,16 +4,8 @@
  * capped at 2048 blocks so each prediction is a small simulation.
  */
 import { describe, expect, it } from "vitest";
-import {
-  assembleReport,
-  type Cell,
-  LAB_REPORT_VERSION,
-  type LabReport,
-  parseLabReport,
-  planLab,
-  type RunRecord,
-  replayLab,
-} from "./index.js";
+import { LAB_REPORT_VERSION, type LabReport, parseLabReport, planLab, replayLab } from "./index.js";
+import { syntheticReport } from "./test-support/synthetic-report.js";
 
 const plan = planLab({
   pgMajors: [15],
@@ -23,31 +15,10 @@ const plan = planLab({
   maxTableBlocks: 2048,
 });
 
-function runsFor(cell: Cell): RunRecord[] {
-  const blocks = plan.tables.find((t) => t.name === cell.table)!.blocks;
-  const usPerBlock = cell.cache === "warm" ? 6 : 11;
-  return [1.0, 1.2, 0.9].map((f) => ({
-    executionMs: (blocks * usPerBlock * f) / 1000,
-    clientMs: (blocks * usPerBlock * f) / 1000 + 20,
-    deviceBytes: cell.cache === "warm" ? 0 : blocks * 8192,
-    deviceReads: cell.cache === "warm" ? 0 : (blocks * 8192) / 131072,
-    sharedHitBlocks: 0,
-    sharedReadBlocks: blocks,
-    residentBefore: cell.cache === "warm" ? 1 : 0,
-    workersLaunched: cell.workers * cell.clients,
-  }));
-}
-
 const measuredOn = (device: string): LabReport =>
-  assembleReport({
-    startedAt: "2026-01-01T00:00:00.000Z",
-    interrupted: false,
-    quick: true,
+  syntheticReport(
     plan,
-    tables: plan.tables,
-    measured: plan.cells.map((cell) => ({ cell, runs: runsFor(cell), notes: [`note on ${cell.id}`] })),
-    servers: [{ pg: 15, bin: "/usr/lib/postgresql/15/bin", version: "15.20" }],
-    machine: {
+    {
       cores: 2,
       ramBytes: 24 * 2 ** 30,
       sharedBuffersBytes: 32 << 20,
@@ -56,11 +27,13 @@ const measuredOn = (device: string): LabReport =>
       readAheadKb: 128,
       device,
     },
-    deviceLabel: `built-in ${device}`,
-    deviceName: "vda",
-    coldMethod: "test",
-    fit: true,
-  });
+    {
+      usPerBlock: { warm: 6, cold: 11 },
+      factors: [1.0, 1.2, 0.9],
+      notes: (cell) => [`note on ${cell.id}`],
+      version: "15.20",
+    },
+  );
 
 // Every quick cell is simulated twice or three times over: generous timeout for a loaded 2-core machine.
 const SIM_TIMEOUT_MS = 300_000;

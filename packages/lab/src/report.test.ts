@@ -6,8 +6,8 @@ import {
   type LabMachine,
   labReportHtml,
   planLab,
-  type RunRecord,
 } from "./index.js";
+import { syntheticReport, syntheticRuns } from "./test-support/synthetic-report.js";
 
 const machine: LabMachine = {
   cores: 2,
@@ -22,41 +22,9 @@ const machine: LabMachine = {
 const plan = planLab({ pgMajors: [15], quick: true, deviceReadAheadKb: 128, readAheadRefusal: null });
 
 /** Synthetic runs: warm cells 5 us a block, cold ones 10 us, for every cell (no PostgreSQL involved). */
-function runsFor(cell: Cell, scale = 1): RunRecord[] {
-  const blocks = plan.tables.find((t) => t.name === cell.table)!.blocks;
-  const usPerBlock = (cell.cache === "warm" ? 5 : 10) * scale;
-  return [1.0, 1.1, 0.9].map((f) => ({
-    executionMs: (blocks * usPerBlock * f) / 1000,
-    clientMs: (blocks * usPerBlock * f) / 1000 + 20,
-    deviceBytes: cell.cache === "warm" ? 0 : blocks * 8192,
-    deviceReads: cell.cache === "warm" ? 0 : (blocks * 8192) / 131072,
-    sharedHitBlocks: 0,
-    sharedReadBlocks: blocks,
-    residentBefore: cell.cache === "warm" ? 1 : 0,
-    workersLaunched: cell.workers * cell.clients,
-  }));
-}
-
-function report(scalePredicted = 1) {
-  return assembleReport({
-    startedAt: "2026-01-01T00:00:00.000Z",
-    interrupted: false,
-    quick: true,
-    plan,
-    tables: plan.tables,
-    measured: plan.cells.map((cell) => ({
-      cell,
-      runs: runsFor(cell, cell.role === "predict" ? scalePredicted : 1),
-      notes: [],
-    })),
-    servers: [{ pg: 15, bin: "/usr/lib/postgresql/15/bin", version: "15.14" }],
-    machine,
-    deviceLabel: "built-in samsung-990-pro-1tb",
-    deviceName: "vda",
-    coldMethod: "test",
-    fit: true,
-  });
-}
+const SYNTHETIC = { usPerBlock: { warm: 5, cold: 10 }, factors: [1.0, 1.1, 0.9], version: "15.14" };
+const runsFor = (cell: Cell) => syntheticRuns(plan, cell, SYNTHETIC);
+const report = (scalePredicted = 1) => syntheticReport(plan, machine, { ...SYNTHETIC, scalePredicted });
 
 // Every quick cell is simulated (a few 64-128 MiB scans): generous timeout for a loaded 2-core machine.
 const SIM_TIMEOUT_MS = 300_000;

@@ -21,9 +21,11 @@
  * - Cold means a cold table, not a cold machine. Dropping every cache
  *   (/proc/sys/vm/drop_caches) also drops the server's own executable and
  *   libraries, and the run would then time and count the page faults that
- *   read them back (about 13 MiB for PostgreSQL 15 on x86-64). A running
- *   server has its code cached, so drop_caches is only the fallback, as root,
- *   when DONTNEED left the heap resident, and the run says so.
+ *   read them back (13.2 MiB for Debian's PostgreSQL 15.20 on x86-64: the
+ *   device bytes of a cold 128 MiB seq scan with every cache dropped, less
+ *   the heap). A running server has its code cached, so drop_caches is
+ *   only the fallback, as root, when DONTNEED left the heap resident, and the
+ *   run says so.
  * - A warm cell first reads its whole table with a serial seq scan and runs
  *   its query once, unrecorded, to fill the page cache.
  * - The plan's node types are checked: a cell whose plan lacks its scan node,

@@ -98,7 +98,7 @@ interface Row {
 
 const rows: Row[] = [];
 
-describe("the prefetch reader: the kernel here beside the simulator", () => {
+describe("the prefetch reader: the running kernel beside the simulator", () => {
   it("cold reads, forward and backward, d = 0, 1, 8: measured and predicted device requests", async () => {
     // Request counts and sizes follow from the readahead rules and the queue limits, not from the
     // device's speed; the predicted times printed are this built-in profile's, not the local disk's.

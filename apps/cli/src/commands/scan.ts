@@ -214,22 +214,26 @@ export function predictionScenario(
     // The file cannot be examined here: the scan itself reports why.
   }
   const ramBytes = totalmem();
+  const machine: ScenarioInput["machine"] = {
+    cores: availableParallelism(),
+    ram: ramBytes,
+    // PostgreSQL's default shared_buffers. file-scan has none: a PG-style scan reads through it once like
+    // any cold buffer pool; for the plain-file reader it only sets the page cache's share of the RAM.
+    sharedBuffers: Math.min(128 * 1024 * 1024, Math.floor(ramBytes / 4)),
+    os: process.platform === "linux" ? linuxLine(release()) : "linux-5.4",
+    osOptions,
+    device: device.device,
+    // file-scan does no per-page or per-tuple work (work "none"): only the read system call and the copy,
+    // at the simulator's default costs.
+    cpu: { perPageUs: 0, perTupleUs: 0 },
+  };
   const m = result.mode;
   if (m.kind === "pattern") {
     const nblocks = result.target.nblocks;
     return {
       name: `prediction: ${m.pattern} read of ${path}${m.adviseDistance > 0 ? `, advising ${m.adviseDistance} ahead` : ""}`,
       ...(seed === undefined ? {} : { seed }),
-      machine: {
-        cores: availableParallelism(),
-        ram: ramBytes,
-        // The reader has no buffer pool; shared_buffers only sets the page cache's share of the RAM.
-        sharedBuffers: Math.min(128 * 1024 * 1024, Math.floor(ramBytes / 4)),
-        os: process.platform === "linux" ? linuxLine(release()) : "linux-5.4",
-        osOptions,
-        device: device.device,
-        cpu: { perPageUs: 0, perTupleUs: 0 },
-      },
+      machine,
       // One plain file: one segment as long as the file, so one readahead state, as the kernel keeps.
       tables: [
         {
@@ -253,19 +257,7 @@ export function predictionScenario(
   return {
     name: `prediction: ${formatAllocator(policy)} scan of ${path}`,
     ...(seed === undefined ? {} : { seed }),
-    machine: {
-      cores: availableParallelism(),
-      ram: ramBytes,
-      // PostgreSQL's default shared_buffers; file-scan has none, so the scan
-      // below reads through it once like any cold buffer pool.
-      sharedBuffers: Math.min(128 * 1024 * 1024, Math.floor(ramBytes / 4)),
-      os: process.platform === "linux" ? linuxLine(release()) : "linux-5.4",
-      osOptions,
-      device: device.device,
-      // file-scan does no per-page or per-tuple work (work "none"): only the
-      // read system call and the copy, at the simulator's default costs.
-      cpu: { perPageUs: 0, perTupleUs: 0 },
-    },
+    machine,
     tables: [{ name: "file", blocks: result.target.nblocks, tuplesPerPage: 1, cached: cold ? "none" : "os" }],
     queries: [
       {

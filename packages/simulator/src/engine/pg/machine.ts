@@ -38,8 +38,8 @@ export function fileIdOf(table: TableRt, segment: number): number {
 export interface MachineRt {
   cores: number;
   cpu: CpuCosts;
-  /** CPU time of one posix_fadvise call of a plain-file reader (seam/device.ts `fileAdviceCallUs`; default `cpu.fadviseUs`). */
-  fileAdviceCallUs?: number;
+  /** CPU time of one posix_fadvise call of a plain-file reader (seam/device.ts `fileAdviceCallUs`). */
+  fileAdviceCallUs: number;
   nbuffers: number;
   maxConnections: number;
   sharedBuffers: SharedBuffers;

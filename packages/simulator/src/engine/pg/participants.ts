@@ -174,7 +174,7 @@ export function startProcesses(setup: RunSetup): RunProcesses {
         pattern: file.pattern,
         adviseDistance: file.adviseDistance ?? 0,
         seed: file.seed ?? 1,
-        adviceCallUs: machine.fileAdviceCallUs ?? machine.cpu.fadviseUs,
+        adviceCallUs: machine.fileAdviceCallUs,
       },
       setup.opens[0]!,
       setup.roles[0]!,
