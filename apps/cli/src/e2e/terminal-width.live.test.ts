@@ -9,28 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runBin } from "./run-bin.js";
+import { fitted80, rowCells } from "./terminal-lines.js";
 
 const base = existsSync("/var/tmp") ? "/var/tmp" : tmpdir();
 const dir = mkdtempSync(join(base, "scanlab-cli-width-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const file = join(dir, "table.dat");
 writeFileSync(file, Buffer.alloc(8 * 1024 * 1024, 1));
-
-/** Columns a line without colour takes on a terminal: one a character. */
-const columns = (line: string) => [...line].length;
-
-/** The lines of a run's output, each checked to fit 80 columns and to carry no colour. */
-function fitted80(stdout: string): string[] {
-  expect(stdout).not.toContain("\u001b");
-  const lines = stdout.trimEnd().split("\n");
-  for (const line of lines) expect(columns(line), line).toBeLessThanOrEqual(80);
-  return lines;
-}
-
-/** The cells after the first of every table line that starts with the cell `name`, across split tables. */
-function rowCells(lines: readonly string[], name: string): string[] {
-  return lines.filter((l) => l.startsWith(`│ ${name} `)).flatMap((l) => l.split("│").slice(2, -1));
-}
 
 describe("scan at 80 columns", () => {
   it("one run: every line fits, each column on a line of its own", async () => {

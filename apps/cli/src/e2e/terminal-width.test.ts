@@ -8,9 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { seconds } from "../output/format.js";
 import { runBin } from "./run-bin.js";
-
-/** Columns a line without colour takes on a terminal: one a character. */
-const columns = (line: string) => [...line].length;
+import { columns, fitted80, rowCells } from "./terminal-lines.js";
 
 describe("COLUMNS=80", () => {
   it.concurrent.each([
@@ -27,26 +25,6 @@ describe("COLUMNS=80", () => {
     for (const line of lines) expect(columns(line), line).toBeLessThanOrEqual(80);
   });
 });
-
-/** The lines of a run's output, each checked to fit 80 columns and to carry no colour. */
-function fitted80(stdout: string): string[] {
-  expect(stdout).not.toContain("\u001b");
-  const lines = stdout.trimEnd().split("\n");
-  for (const line of lines) expect(columns(line), line).toBeLessThanOrEqual(80);
-  return lines;
-}
-
-/** The cells after the first of every table line that starts with the cell `name`, across split tables. */
-function rowCells(lines: readonly string[], name: string): string[] {
-  return lines
-    .filter((l) => l.startsWith(`│ ${name} `))
-    .flatMap((l) =>
-      l
-        .split("│")
-        .slice(2, -1)
-        .map((x) => x.trim()),
-    );
-}
 
 describe("advise at 80 columns", () => {
   // The advice of advise.test.ts (every row, the longest setting names and commands), scaled to 64 MB.
