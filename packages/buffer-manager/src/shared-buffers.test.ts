@@ -49,6 +49,17 @@ describe("SharedBuffers: the clock sweep", () => {
     expect(sb.residentCount(0)).toBe(16);
     expect(sb.evictions).toBe(0);
     expect(sb.misses).toBe(16);
+    expect(sb.firstUses).toBe(16);
+  });
+
+  it("a buffer's memory is touched for the first time once: a full pool's misses evict and count no first use", () => {
+    const sb = new SharedBuffers({ nBuffers: 16, relationBlocks: [100] });
+    sb.installRun(0, 0, 10, null, 0);
+    expect(sb.firstUses).toBe(10);
+    sb.installRun(0, 10, 40, null, 0);
+    // 6 more free buffers, then 34 evictions of buffers already used.
+    expect(sb.firstUses).toBe(16);
+    expect(sb.evictions).toBe(34);
   });
 
   it("with every buffer at usage 1, one pass of the hand brings all to 0 and takes the buffer it started at", () => {
@@ -169,6 +180,7 @@ describe("SharedBuffers: the BAS_BULKREAD ring", () => {
     expect(resident(sb, 1, 100)).toEqual([96, 97, 98, 99]);
     expect(sb.evictions).toBe(96); // every miss after the first four reuses a ring slot
     expect(sb.misses).toBe(132);
+    expect(sb.firstUses).toBe(36); // the other table's 32 and the ring's 4
 
     // The same scan without a ring pushes the other table out.
     const plain = new SharedBuffers({ nBuffers: 64, relationBlocks: [32, 100] });

@@ -148,6 +148,13 @@ export class SharedBuffers {
   misses = 0;
   /** Installs that pushed another block out. A caller may add evictions it accounted for itself. */
   evictions = 0;
+  /**
+   * Installs into a buffer never used since the pool was created (the free
+   * list's first lap). Its memory is touched for the first time: with
+   * PostgreSQL's anonymous shared mapping (sysv_shmem.c,
+   * CreateAnonymousSegment) that is where the kernel faults its pages in.
+   */
+  firstUses = 0;
 
   /** @throws `BufferManagerError` `BUFFER_MANAGER_BAD_NBUFFERS` or `BUFFER_MANAGER_BAD_RELATION_BLOCKS`. */
   constructor(options: SharedBuffersOptions) {
@@ -297,7 +304,7 @@ export class SharedBuffers {
       this.map.delete(t, b);
       this.residentBits[t]![b >>> 5]! &= ~(1 << (b & 31));
       this.evictions++;
-    }
+    } else this.firstUses++;
     const key = relation * TAG_TABLE_STRIDE + block;
     this.tag[id] = key;
     this.usage[id] = 1;

@@ -4,15 +4,32 @@ import { type Cell, LabError, planLab } from "./index.js";
 const base = { quick: true, deviceReadAheadKb: 128, readAheadRefusal: null } as const;
 
 describe("planLab", () => {
-  it("plans two fit cells per version, warm and serial, on tables of two tuple densities", () => {
-    const plan = planLab({ ...base, pgMajors: [15, 18] });
+  it("fits on warm serial sequential scans of two tuple densities, and on warm bitmap scans of two selectivities", () => {
+    const plan = planLab({ ...base, quick: false, pgMajors: [15, 18] });
     for (const pg of [15, 18]) {
       const fit = plan.cells.filter((c) => c.pg === pg && c.role === "fit");
-      expect(fit).toHaveLength(2);
-      expect(fit.every((c) => c.cache === "warm" && c.workers === 0 && c.scan === "seqscan")).toBe(true);
-      const densities = fit.map((c) => plan.tables.find((t) => t.name === c.table)!.tuplesPerPage);
+      const seq = fit.filter((c) => c.scan === "seqscan");
+      const bitmap = fit.filter((c) => c.scan === "bitmap");
+      expect(fit.every((c) => c.cache === "warm" && c.workers === 0)).toBe(true);
+      expect(seq).toHaveLength(2);
+      const densities = seq.map((c) => plan.tables.find((t) => t.name === c.table)!.tuplesPerPage);
       expect(new Set(densities).size).toBe(2);
+      // The middle (10 %) and the highest (50 %) of the five selectivities, on one table.
+      expect(bitmap.map((c) => c.selectivity).sort()).toEqual([0.1, 0.5]);
+      expect(new Set(bitmap.map((c) => c.table)).size).toBe(1);
+      // PG18's at io_method sync: the backend reads into its buffers itself.
+      expect(bitmap.every((c) => c.ioMethod === (pg === 18 ? "sync" : null))).toBe(true);
     }
+  });
+
+  it("the quick set fits on one bitmap selectivity, and PG18's on a warm io_method sync cell it adds for that", () => {
+    const plan = planLab({ ...base, pgMajors: [15, 18] });
+    const bitmapFit = (pg: number) =>
+      plan.cells.filter((c) => c.pg === pg && c.role === "fit" && c.scan === "bitmap");
+    expect(bitmapFit(15).map((c) => c.ioMethod)).toEqual([null]);
+    expect(bitmapFit(18).map((c) => c.ioMethod)).toEqual(["sync"]);
+    // Every other cell is a prediction.
+    expect(plan.cells.filter((c) => c.role === "fit")).toHaveLength(6);
   });
 
   it("gives every cell a unique id and runs each at least three times", () => {

@@ -11,11 +11,16 @@
  * pair of cells that differ in exactly one setting.
  *
  * Choices.
- * - Two cells are marked `role: "fit"`: warm serial sequential scans of a
- *   narrow table (226 tuples a page) and of the bitmap table (27 a page).
- *   Their per-block times are the only input of the CPU fit (cpu-fit.ts);
- *   they are never reported as predictions and take part in no comparison.
- *   Two tuple densities are what separate a per-page cost from a per-tuple one.
+ * - Up to four cells per version are marked `role: "fit"` ({@link fitRoles}):
+ *   warm serial sequential scans of a narrow table (226 tuples a page) and
+ *   of the first bitmap table (27 a page), and warm bitmap scans of that
+ *   table at the middle and the highest selectivity. Their times are the
+ *   only input of the CPU fit (cpu-fit.ts); they are never reported as
+ *   predictions and take part in no comparison. Two tuple densities are what
+ *   separate a per-page cost from a per-tuple one; two bitmap selectivities,
+ *   one below and one above shared_buffers' worth of pages, separate what a
+ *   matched tuple costs from a buffer's first use (the simulator's
+ *   bitmapTupleUs and bufferFirstUseUs).
  * - read_ahead_kb: the device's own value, and 128 (the kernel's
  *   VM_READAHEAD_PAGES default, include/linux/mm.h) when it differs and the
  *   lab may write /sys/block/DEV/queue/read_ahead_kb. Where it may not, the
@@ -212,7 +217,7 @@ const BASE = {
  * @example
  * ```ts
  * const plan = planLab({ pgMajors: [15], quick: true, deviceReadAheadKb: 128, readAheadRefusal: null });
- * plan.cells.filter((c) => c.role === "fit").length; // 2
+ * plan.cells.filter((c) => c.role === "fit").length; // 3 (the quick set has one bitmap selectivity)
  * ```
  */
 export function planLab(options: PlanOptions): LabPlan {
@@ -357,7 +362,26 @@ export function planLab(options: PlanOptions): LabPlan {
         }
       }
     }
+    // The quick set's PG18 bitmap cells read through I/O workers; one warm cell at io_method sync
+    // gives the CPU fit a scan whose buffers the backend reads itself (fitRoles).
+    if (pg18 && quick) {
+      add(
+        cell({
+          ...BASE,
+          pg,
+          scan: "bitmap",
+          table: bitmapTables[0]!.name,
+          cache: "warm",
+          workers: 0,
+          eic: WARM_BITMAP_EIC,
+          selectivity: selectivities.at(-1)!,
+          ioMethod: "sync",
+          role: "predict",
+        }),
+      );
+    }
   }
+  fitRoles(cells, tables);
   if (options.only === undefined)
     return { tables, cells, comparisons: planComparisons(cells), refused, runs };
   const kept = cells.filter(options.only);
@@ -370,6 +394,58 @@ export function planLab(options: PlanOptions): LabPlan {
   // Only the tables the kept cells scan are made.
   const used = tables.filter((t) => kept.some((c) => c.table === t.name));
   return { tables: used, cells: kept, comparisons: planComparisons(kept), refused, runs };
+}
+
+/**
+ * Marks each version's fit cells in `cells` (in place, and returns them): the
+ * warm serial sequential scans of the first table and of the first bitmap
+ * table, and the warm bitmap scans of that bitmap table at the middle and
+ * the highest of the selectivities its warm cells have, at eic
+ * {@link WARM_BITMAP_EIC}, with io_method sync where the version's cells
+ * have it, else the server's default. Every other cell is a prediction. A replay marks an
+ * older report's cells the same way, so it fits as this version plans.
+ */
+export function fitRoles(cells: Cell[], tables: readonly LabTable[]): Cell[] {
+  const first = tables[0]?.name;
+  const bitmap = tables.find((t) => t.kind === "bitmap")?.name;
+  const isSeqFit = (c: Cell) =>
+    c.scan === "seqscan" &&
+    c.cache === "warm" &&
+    c.workers === 0 &&
+    c.clients === 1 &&
+    c.readAheadKb === null &&
+    c.ioMethod === null &&
+    c.ioCombineLimit === null &&
+    (c.table === first || c.table === bitmap);
+  const warmBitmap = (c: Cell) =>
+    c.scan === "bitmap" &&
+    c.cache === "warm" &&
+    c.table === bitmap &&
+    c.workers === 0 &&
+    c.eic === WARM_BITMAP_EIC &&
+    c.ioCombineLimit === null;
+  // io_method sync where a version has it: the backend reads into the buffers itself, so their
+  // first use is its CPU. With io_method worker an I/O worker reads them, whose CPU the model
+  // does not queue, and the fit could not see the cost.
+  const syncPgs = new Set(cells.filter((c) => warmBitmap(c) && c.ioMethod === "sync").map((c) => c.pg));
+  const isWarmBitmap = (c: Cell) => warmBitmap(c) && c.ioMethod === (syncPgs.has(c.pg) ? "sync" : null);
+  // Per version: the middle and the highest selectivity of the warm bitmap cells.
+  const fitSelectivities = new Map<number, number[]>();
+  for (const pg of new Set(cells.map((c) => c.pg))) {
+    const sels = [
+      ...new Set(cells.filter((c) => c.pg === pg && isWarmBitmap(c)).map((c) => c.selectivity ?? 0)),
+    ];
+    sels.sort((a, b) => a - b);
+    if (sels.length > 0) fitSelectivities.set(pg, [sels[Math.floor((sels.length - 1) / 2)]!, sels.at(-1)!]);
+  }
+  for (let i = 0; i < cells.length; i++) {
+    const c = cells[i]!;
+    const fit =
+      isSeqFit(c) || (isWarmBitmap(c) && (fitSelectivities.get(c.pg) ?? []).includes(c.selectivity ?? 0));
+    const role = fit ? "fit" : "predict";
+    if (c.role !== role) cells[i] = { ...c, role };
+  }
+  return cells;
 }
 
 const VARIED: readonly { key: keyof Cell; varied: VariedSetting }[] = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assertFitDisjoint, fitCpuCosts } from "./cpu-fit.js";
+import { assertFitDisjoint, fitBitmapCosts, fitCpuCosts } from "./cpu-fit.js";
 
 const PREAD = 1.0;
 const sample = (
@@ -82,5 +82,50 @@ describe("fitCpuCosts with the simulator's own base per block", () => {
     expect(fit.perPageUs).toBeCloseTo(0.8, 9);
     expect(fit.perTupleUs).toBeCloseTo(0.02, 9);
     expect(fit.residualsUs.every((r) => Math.abs(r) < 1e-9)).toBe(true);
+  });
+});
+
+describe("fitBitmapCosts", () => {
+  // Two warm bitmap scans of a 256 MiB table with 4,096 shared buffers, 27 matched tuples a page:
+  // 10 % matches 3,277 pages (every buffer new to them), 50 % matches 16,384 (only 4,096 new).
+  const cell = (cellId: string, pages: number, bitmapTupleUs: number, bufferFirstUseUs: number) => {
+    const perTupleSlopeUs = pages * 27;
+    const perFirstUseSlopeUs = Math.min(pages, 4096);
+    const baseUs = pages * 3.5;
+    return {
+      cellId,
+      baseUs,
+      perTupleSlopeUs,
+      perFirstUseSlopeUs,
+      timeUs: baseUs + bitmapTupleUs * perTupleSlopeUs + bufferFirstUseUs * perFirstUseSlopeUs,
+    };
+  };
+
+  it("tells a matched tuple's cost from a buffer's first use with two selectivities", () => {
+    const fit = fitBitmapCosts([cell("sel10%", 3277, 0.06, 10), cell("sel50%", 16384, 0.06, 10)])!;
+    expect(fit.bitmapTupleUs).toBeCloseTo(0.06, 9);
+    expect(fit.bufferFirstUseUs).toBeCloseTo(10, 6);
+    expect(fit.fitCells).toEqual(["sel10%", "sel50%"]);
+    for (const r of fit.residualsUs) expect(Math.abs(r)).toBeLessThan(1e-6);
+  });
+
+  it("with one selectivity below shared_buffers the two cannot be told apart: the better single cost is kept", () => {
+    const fit = fitBitmapCosts([cell("sel5%", 1638, 0, 10)])!;
+    // 1,638 pages x 27 tuples and 1,638 first uses are proportional: one cost carries the whole gap.
+    const gap = fit.bitmapTupleUs * 1638 * 27 + fit.bufferFirstUseUs * 1638;
+    expect(gap).toBeCloseTo(10 * 1638, 6);
+    expect(fit.bitmapTupleUs === 0 || fit.bufferFirstUseUs === 0).toBe(true);
+  });
+
+  it("never returns a negative cost: a scan measured faster at the higher selectivity per page keeps costs at 0 or above", () => {
+    const a = cell("sel10%", 3277, 0.06, 10);
+    const b = { ...cell("sel50%", 16384, 0.06, 10), timeUs: cell("sel50%", 16384, 0, 0).timeUs };
+    const fit = fitBitmapCosts([a, b])!;
+    expect(fit.bitmapTupleUs).toBeGreaterThanOrEqual(0);
+    expect(fit.bufferFirstUseUs).toBeGreaterThanOrEqual(0);
+  });
+
+  it("has nothing to fit without a usable sample", () => {
+    expect(fitBitmapCosts([])).toBeNull();
   });
 });

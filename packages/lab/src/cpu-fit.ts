@@ -101,6 +101,78 @@ export function fitCpuCosts(samples: readonly FitSample[], preadBlockUs: number)
   };
 }
 
+/** A warm bitmap fit cell: its median time and how the simulator's time for it moves with each bitmap cost. */
+export interface BitmapFitSample {
+  /** The fit cell's id. */
+  readonly cellId: string;
+  /** Median execution time, us. */
+  readonly timeUs: number;
+  /** The simulator's time with the fitted page and tuple costs and both bitmap costs at 0, us. */
+  readonly baseUs: number;
+  /** What 1 us of bitmapTupleUs adds to the simulator's time, us (the scan's matched tuples). */
+  readonly perTupleSlopeUs: number;
+  /** What 1 us of bufferFirstUseUs adds, us (the buffers the scan uses for the first time). */
+  readonly perFirstUseSlopeUs: number;
+}
+
+/** The fitted costs of a bitmap scan. */
+export interface BitmapCostFit {
+  /** Extra work per tuple a bitmap scan matches, us. */
+  readonly bitmapTupleUs: number;
+  /** Faulting in a shared buffer on its first use since the server started, us. */
+  readonly bufferFirstUseUs: number;
+  /** The cells the fit used (never predicted). */
+  readonly fitCells: readonly string[];
+  /** Fitted minus measured time, us, per fit cell. */
+  readonly residualsUs: readonly number[];
+}
+
+/**
+ * Fits bitmapTupleUs and bufferFirstUseUs to warm bitmap scans whose page
+ * and tuple costs are already fitted. A warm scan reads no device, so its
+ * time is linear in both costs: base + a x perTupleSlope + b x
+ * perFirstUseSlope. Scans of different selectivity tell them apart: every
+ * matched tuple costs a, but only the buffers up to shared_buffers cost b.
+ * Least squares, kept non-negative: when the two-cost solution makes one
+ * negative, or the samples cannot tell the costs apart, the better of the
+ * one-cost fits is kept.
+ */
+export function fitBitmapCosts(samples: readonly BitmapFitSample[]): BitmapCostFit | null {
+  const usable = samples.filter(
+    (s) => Number.isFinite(s.timeUs) && s.timeUs > 0 && s.perTupleSlopeUs + s.perFirstUseSlopeUs > 0,
+  );
+  if (usable.length === 0) return null;
+  const ys = usable.map((s) => s.timeUs - s.baseUs);
+  const xa = usable.map((s) => s.perTupleSlopeUs);
+  const xb = usable.map((s) => s.perFirstUseSlopeUs);
+  const dot = (u: number[], v: number[]) => u.reduce((acc, x, i) => acc + x * v[i]!, 0);
+  const sse = (a: number, b: number) => ys.reduce((acc, y, i) => acc + (a * xa[i]! + b * xb[i]! - y) ** 2, 0);
+  const candidates: [number, number][] = [[0, 0]];
+  const aa = dot(xa, xa);
+  const bb = dot(xb, xb);
+  const ab = dot(xa, xb);
+  const ay = dot(xa, ys);
+  const by = dot(xb, ys);
+  if (aa > 0) candidates.push([Math.max(0, ay / aa), 0]);
+  if (bb > 0) candidates.push([0, Math.max(0, by / bb)]);
+  const det = aa * bb - ab * ab;
+  // Two costs only when the samples separate them (not nearly collinear).
+  if (usable.length >= 2 && det > 1e-9 * aa * bb) {
+    const a = (ay * bb - by * ab) / det;
+    const b = (by * aa - ay * ab) / det;
+    if (a >= 0 && b >= 0) candidates.push([a, b]);
+  }
+  let best = candidates[0]!;
+  for (const c of candidates) if (sse(c[0], c[1]) < sse(best[0], best[1])) best = c;
+  const [bitmapTupleUs, bufferFirstUseUs] = best;
+  return {
+    bitmapTupleUs,
+    bufferFirstUseUs,
+    fitCells: usable.map((s) => s.cellId),
+    residualsUs: ys.map((y, i) => bitmapTupleUs * xa[i]! + bufferFirstUseUs * xb[i]! - y),
+  };
+}
+
 /** Throws when a cell used for the fit is also among the cells to predict. */
 export function assertFitDisjoint(fitCells: readonly string[], predictedCells: readonly string[]): void {
   const fit = new Set(fitCells);

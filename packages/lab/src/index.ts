@@ -17,6 +17,7 @@ export {
   type Cell,
   type Comparison,
   cellId,
+  fitRoles,
   KERNEL_DEFAULT_READ_AHEAD_KB,
   LAB_PG_MAJORS,
   type LabPlan,
@@ -38,7 +39,15 @@ export {
   judgeComparisons,
   SAME_BAND,
 } from "./comparisons.js";
-export { assertFitDisjoint, type CpuFit, type FitSample, fitCpuCosts } from "./cpu-fit.js";
+export {
+  assertFitDisjoint,
+  type BitmapCostFit,
+  type BitmapFitSample,
+  type CpuFit,
+  type FitSample,
+  fitBitmapCosts,
+  fitCpuCosts,
+} from "./cpu-fit.js";
 export { LabError, type LabErrorCode } from "./errors.js";
 export { type ExplainFigures, parseExplain } from "./explain.js";
 export { median } from "./median.js";

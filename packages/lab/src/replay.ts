@@ -14,14 +14,16 @@
  * - The measured runs, notes, servers and cold method are kept as they are;
  *   only the predictions, the CPU fit and the judgement are made again, with
  *   the simulator of this version.
- * - The CPU costs are fitted again from the same warm fit cells (or not, with
- *   `fit: false`), so a replay never predicts a cell it fitted on.
+ * - The CPU costs are fitted again from the warm fit cells this version
+ *   plans (cells.ts `fitRoles`), or not, with `fit: false`; the comparisons
+ *   are planned again between the cells it predicts. A replay never predicts
+ *   a cell it fitted on.
  * - A document that is not a lab report of this version is refused in one
  *   sentence (`LAB_BAD_REPORT`).
  *
  * Interface: `replayLab(report, options)`, `parseLabReport(json)`.
  */
-import { type Cell, type LabPlan, MIN_RUNS } from "./cells.js";
+import { type Cell, fitRoles, type LabPlan, MIN_RUNS, planComparisons } from "./cells.js";
 import { LabError } from "./errors.js";
 import { assembleReport, LAB_REPORT_VERSION, type LabReport } from "./run-lab.js";
 
@@ -37,10 +39,15 @@ export interface ReplayOptions {
 
 /** Predicts the measured cells of `report` again with this simulator (and, optionally, another device model). */
 export function replayLab(report: LabReport, options: ReplayOptions = {}): LabReport {
+  // This version's fit cells, and the comparisons between the cells it predicts.
+  const cells = fitRoles(
+    report.cells.map((c) => c.cell),
+    report.tables,
+  );
   const plan: LabPlan = {
     tables: report.tables,
-    cells: report.cells.map((c) => c.cell),
-    comparisons: report.comparisons.map(({ varied, a, b }) => ({ varied, a, b })),
+    cells,
+    comparisons: planComparisons(cells),
     refused: report.refused,
     runs: report.runsPerCell,
   };
@@ -51,7 +58,7 @@ export function replayLab(report: LabReport, options: ReplayOptions = {}): LabRe
     quick: report.quick,
     plan,
     tables: report.tables,
-    measured: report.cells.map((c) => ({ cell: c.cell, runs: [...c.runs], notes: [...c.notes] })),
+    measured: report.cells.map((c, i) => ({ cell: cells[i]!, runs: [...c.runs], notes: [...c.notes] })),
     servers: report.servers,
     machine: options.device === undefined ? machine : { ...machine, device: options.device },
     deviceLabel: options.deviceLabel ?? reportLabel,

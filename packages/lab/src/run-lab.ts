@@ -56,7 +56,7 @@ import { type Cluster, cachedPostgres, ensurePostgres, startCluster } from "@sca
 import { DEFAULT_CPU_COSTS } from "@scanlab/simulator";
 import { type Cell, type LabPlan, type LabTable, planLab, type RefusedCell } from "./cells.js";
 import { type ComparisonResult, judgeComparisons } from "./comparisons.js";
-import { assertFitDisjoint, type CpuFit, fitCpuCosts } from "./cpu-fit.js";
+import { assertFitDisjoint, type CpuFit, fitBitmapCosts, fitCpuCosts } from "./cpu-fit.js";
 import { LabError } from "./errors.js";
 import { parseExplain } from "./explain.js";
 import { median } from "./median.js";
@@ -186,10 +186,16 @@ export interface CpuUsed {
   readonly perPageUs: number;
   /** Per-tuple cost, us. */
   readonly perTupleUs: number;
+  /** Extra cost per tuple a bitmap scan matches, us (the simulator's bitmapTupleUs). */
+  readonly bitmapTupleUs: number;
+  /** A shared buffer's first use since the server started, us (the simulator's bufferFirstUseUs). */
+  readonly bufferFirstUseUs: number;
   /** Cells fitted on (never predicted). */
   readonly fitCells: readonly string[];
-  /** Fitted minus measured per-block time of each fit cell, us. */
+  /** Fitted minus measured per-block time of each sequential fit cell, us. */
   readonly residualsUs: readonly number[];
+  /** Fitted minus measured time of each bitmap fit cell, us. */
+  readonly bitmapResidualsUs: readonly number[];
 }
 
 /** The whole result: the JSON document of `scanlab lab --json`. */
@@ -362,7 +368,9 @@ export function fitPerVersion(
   const out = new Map<number, CpuFit | null>();
   for (const pg of pgMajors) {
     const samples = results
-      .filter((r) => r.cell.pg === pg && r.cell.role === "fit" && r.measured !== null)
+      .filter(
+        (r) => r.cell.pg === pg && r.cell.role === "fit" && r.cell.scan === "seqscan" && r.measured !== null,
+      )
       .map((r) => {
         const t = tables.find((x) => x.name === r.cell.table)!;
         return {
@@ -394,23 +402,49 @@ export function predictAll(
   const fits = fit ? fitPerVersion(bare, tables, pgs, base) : new Map<number, CpuFit | null>();
   const cpu: CpuUsed[] = pgs.map((pg) => {
     const f = fits.get(pg) ?? null;
-    return f === null
-      ? {
-          pg,
-          source: "default",
-          perPageUs: DEFAULT_CPU_COSTS.perPageUs,
-          perTupleUs: DEFAULT_CPU_COSTS.perTupleUs,
-          fitCells: [],
-          residualsUs: [],
-        }
-      : {
-          pg,
-          source: "fit",
-          perPageUs: f.perPageUs,
-          perTupleUs: f.perTupleUs,
-          fitCells: f.fitCells,
-          residualsUs: f.residualsUs,
+    if (f === null) {
+      return {
+        pg,
+        source: "default",
+        perPageUs: DEFAULT_CPU_COSTS.perPageUs,
+        perTupleUs: DEFAULT_CPU_COSTS.perTupleUs,
+        bitmapTupleUs: DEFAULT_CPU_COSTS.bitmapTupleUs,
+        bufferFirstUseUs: DEFAULT_CPU_COSTS.bufferFirstUseUs,
+        fitCells: [],
+        residualsUs: [],
+        bitmapResidualsUs: [],
+      };
+    }
+    // The page and tuple costs first (sequential fit cells), then what a bitmap scan's matched tuple adds.
+    const costs = { perPageUs: f.perPageUs, perTupleUs: f.perTupleUs };
+    const samples = bare
+      .filter(
+        (r) => r.cell.pg === pg && r.cell.role === "fit" && r.cell.scan === "bitmap" && r.measured !== null,
+      )
+      .map((r) => {
+        const t = tables.find((x) => x.name === r.cell.table)!;
+        const at = (bitmapTupleUs: number, bufferFirstUseUs: number) =>
+          predictCell(r.cell, t, machine, { ...costs, bitmapTupleUs, bufferFirstUseUs }).timeMs * 1000;
+        const baseUs = at(0, 0);
+        return {
+          cellId: r.cell.id,
+          timeUs: r.measured!.timeMs * 1000,
+          baseUs,
+          perTupleSlopeUs: at(1, 0) - baseUs,
+          perFirstUseSlopeUs: at(0, 1) - baseUs,
         };
+      });
+    const b = fitBitmapCosts(samples);
+    return {
+      pg,
+      source: "fit",
+      ...costs,
+      bitmapTupleUs: b?.bitmapTupleUs ?? DEFAULT_CPU_COSTS.bitmapTupleUs,
+      bufferFirstUseUs: b?.bufferFirstUseUs ?? DEFAULT_CPU_COSTS.bufferFirstUseUs,
+      fitCells: [...f.fitCells, ...(b?.fitCells ?? [])],
+      residualsUs: f.residualsUs,
+      bitmapResidualsUs: b?.residualsUs ?? [],
+    };
   });
   // Never predict a cell the fit used.
   assertFitDisjoint(
@@ -420,7 +454,15 @@ export function predictAll(
   const cells = measured.map((m) => {
     const t = tables.find((x) => x.name === m.cell.table)!;
     const c = cpu.find((x) => x.pg === m.cell.pg)!;
-    const costs = c.source === "fit" ? { perPageUs: c.perPageUs, perTupleUs: c.perTupleUs } : {};
+    const costs =
+      c.source === "fit"
+        ? {
+            perPageUs: c.perPageUs,
+            perTupleUs: c.perTupleUs,
+            bitmapTupleUs: c.bitmapTupleUs,
+            bufferFirstUseUs: c.bufferFirstUseUs,
+          }
+        : {};
     return judgeCell(m.cell, m.runs, predictCell(m.cell, t, machine, costs), m.notes);
   });
   const times = new Map(

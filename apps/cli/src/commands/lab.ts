@@ -107,8 +107,8 @@ export function printLabReport(ctx: Ctx, r: LabReport): void {
   for (const cpu of r.cpu) {
     ctx.out(
       cpu.source === "fit"
-        ? `  CPU costs PG${cpu.pg}: fitted from the warm runs of ${cpu.fitCells.join(" and ")}: perPageUs ${fixed(cpu.perPageUs, 2)}, perTupleUs ${fixed(cpu.perTupleUs, 4)} (those cells are not predictions).`
-        : `  CPU costs PG${cpu.pg}: the simulator's documented defaults (perPageUs ${cpu.perPageUs}, perTupleUs ${cpu.perTupleUs}): no fit.`,
+        ? `  CPU costs PG${cpu.pg}: fitted from the warm runs of ${cpu.fitCells.join(", ")}: perPageUs ${fixed(cpu.perPageUs, 2)}, perTupleUs ${fixed(cpu.perTupleUs, 4)}, bitmapTupleUs ${fixed(cpu.bitmapTupleUs ?? 0, 4)}, bufferFirstUseUs ${fixed(cpu.bufferFirstUseUs ?? 0, 2)} (those cells are not predictions).`
+        : `  CPU costs PG${cpu.pg}: the simulator's documented defaults (perPageUs ${cpu.perPageUs}, perTupleUs ${cpu.perTupleUs}, bitmapTupleUs ${cpu.bitmapTupleUs ?? 0}, bufferFirstUseUs ${cpu.bufferFirstUseUs ?? 0}): no fit.`,
     );
   }
   ctx.out(

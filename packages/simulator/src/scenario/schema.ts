@@ -128,8 +128,10 @@ const allocatorSchema = z.discriminatedUnion("kind", [
 const cpuSchema = z.strictObject({
   perPageUs: z.optional(bounded("cpuUs")),
   perTupleUs: z.optional(bounded("cpuUs")),
+  bitmapTupleUs: z.optional(bounded("cpuUs")),
   readSyscallUs: z.optional(bounded("cpuUs")),
   copyBytesPerUs: z.optional(bounded("copyBytesPerUs")),
+  bufferFirstUseUs: z.optional(bounded("cpuUs")),
   fadviseUs: z.optional(bounded("cpuUs")),
   fillUsPerPage: z.optional(bounded("cpuUs")),
   spinlockHoldUs: z.optional(bounded("cpuUs")),

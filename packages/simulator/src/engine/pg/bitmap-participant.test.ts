@@ -180,6 +180,44 @@ describe("policies and errors", () => {
   });
 });
 
+describe("the CPU of a warm bitmap scan: matched tuples and buffers used for the first time", () => {
+  // The table in the OS page cache, no CPU jitter: the scan's time is its CPU, so costs add exactly.
+  const warm = (cpu: Record<string, number>, sharedBuffers = "128MB"): ScenarioInput => {
+    const s = bitmapScenario("random", {}, { sharedBuffers, cpu: { jitter: 0, ...cpu } });
+    s.tables[0] = { ...s.tables[0]!, cached: "os" };
+    return s;
+  };
+  const seconds = (s: ScenarioInput) =>
+    simulateWith(resolveScenario(s), realModels).queries[0]!.meanDurationS;
+
+  it("bitmapTupleUs is paid once per matched tuple: 27 a page in the 2022 data sets", () => {
+    const pages = pagesOf(warm({})).length;
+    const extra = seconds(warm({ bitmapTupleUs: 1 })) - seconds(warm({}));
+    expect(extra * 1e6).toBeCloseTo(pages * 27 * 1, 3);
+  });
+
+  it("bufferFirstUseUs is paid for every page while shared buffers have unused buffers, and not after", () => {
+    const pages = pagesOf(warm({})).length;
+    // 128 MB is 16,384 buffers: every one of the scan's pages lands in a buffer never used before.
+    const big = seconds(warm({ bufferFirstUseUs: 10 }, "128MB")) - seconds(warm({}, "128MB"));
+    expect(big * 1e6).toBeCloseTo(pages * 10, 3);
+    // 4 MB is 512 buffers: the first 512 pages fault their buffers in, the rest reuse them.
+    expect(pages).toBeGreaterThan(512);
+    const small = seconds(warm({ bufferFirstUseUs: 10 }, "4MB")) - seconds(warm({}, "4MB"));
+    expect(small * 1e6).toBeCloseTo(512 * 10, 3);
+  });
+
+  it("a sequential scan of the same table reads through its 32-buffer BAS_BULKREAD ring and pays for those only", () => {
+    const seq = (cpu: Record<string, number>) => {
+      const s = warm(cpu);
+      s.queries[0] = { name: "seq", table: "t", kind: "seqscan", pg: "13" };
+      return s;
+    };
+    const extra = seconds(seq({ bufferFirstUseUs: 10 })) - seconds(seq({}));
+    expect(extra * 1e6).toBeCloseTo(32 * 10, 3);
+  });
+});
+
 describe("determinism", () => {
   it("the same scenario and seed give byte-identical results; another seed gives other results", () => {
     // Default CPU jitter, so the seed matters.

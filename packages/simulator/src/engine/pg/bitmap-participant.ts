@@ -20,7 +20,7 @@
 import { BLOCK_BYTES } from "../../units.js";
 import type { Entity } from "../loop/scheduler.js";
 import type { BitmapScanPort, BufferLookup, Renumbering } from "../seam/ports.js";
-import { fillUs, pageWorkUs, preadUs } from "./cpu-costs.js";
+import { bitmapPageWorkUs, fillUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
 import { PAGES_PER_BLOCK } from "./machine.js";
 import { type OpenFiles, openSegment, osBlocks, type ScanRunCtx } from "./scan-run.js";
@@ -86,9 +86,12 @@ export class BitmapScanParticipant implements Entity {
           const submitted = os.submittedPages;
           const ready = os.read(openSegment(ctx, this.opens, seg), page, PAGES_PER_BLOCK, t);
           const valid = ready > t ? ready : t;
+          const firstUses = sb.firstUses;
           sb.installRun(table.index, b, 1, null, valid);
           ctx.stats.osBlocks++;
-          let after = valid + preadUs(cpu, BLOCK_BYTES) * factor;
+          // The pread into the buffer, which faults its memory in on its first use.
+          const firstUseUs = (sb.firstUses - firstUses) * cpu.bufferFirstUseUs;
+          let after = valid + (preadUs(cpu, BLOCK_BYTES) + firstUseUs) * factor;
           if (cpu.fillUsPerPage > 0) after += fillUs(cpu, os.submittedPages - submitted) * factor;
           if (after > t && !ctx.scheduler.canContinue(after)) {
             ctx.scheduler.schedule(this.id, after);
@@ -102,7 +105,7 @@ export class BitmapScanParticipant implements Entity {
       const factor = ctx.cpuFactor();
       for (const a of this.policy.pageRead(this.env)) t = this.advise(a.firstBlock, a.blocks, t, factor);
       for (const a of this.policy.restOfPage(this.env)) t = this.advise(a.firstBlock, a.blocks, t, factor);
-      t += pageWorkUs(cpu, this.tuples) * factor * this.jitter.factor(1);
+      t += bitmapPageWorkUs(cpu, this.tuples) * factor * this.jitter.factor(1);
       ctx.stats.blocks++;
       ctx.stats.perParticipant[this.index]!.blocks++;
       this.page = -1;

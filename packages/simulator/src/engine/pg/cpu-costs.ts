@@ -20,6 +20,30 @@
  * - perPageUs 1.0 and perTupleUs 0.05: page-level visibility work and a
  *   simple qual or count per tuple [I]. These are the unknowns a scenario may
  *   calibrate (apps/docs/src/reference/experiments.md#how-targets-are-used: at most one, from the baseline row).
+ * - bitmapTupleUs 0: what a bitmap scan spends per matched tuple beyond a
+ *   sequential scan's perTupleUs. Each TID passes through the index scan that
+ *   builds the bitmap (btgetbitmap and tbm_add_tuples, nbtree.c and
+ *   tidbitmap.c) and is then fetched on its own by heap_hot_search_buffer
+ *   (heapam_handler.c: heapam_scan_bitmap_next_block up to PG17, the same
+ *   loop under the read stream in PG18), which checks the tuple's visibility
+ *   one at a time; a sequential scan's page-at-a-time loop (heapgetpage,
+ *   heap_prepare_pagescan from PG17) skips that check on an all-visible
+ *   page. Both scale with the matched tuples, so one figure carries both. No
+ *   published figure holds for any machine: the default charges nothing
+ *   extra, and `scanlab lab` fits it per PostgreSQL version from a warm
+ *   bitmap scan on the user's machine.
+ * - bufferFirstUseUs 0: the first use of a shared buffer after the server
+ *   started. PostgreSQL maps shared memory anonymous and shared
+ *   (sysv_shmem.c, CreateAnonymousSegment), so a buffer's memory is backed
+ *   only when first written: the read into it faults its pages in, and the
+ *   kernel allocates and zeroes each one (shmem_fault in mm/shmem.c; two
+ *   4 KiB pages per 8 kB buffer without huge pages, one 2 MiB page per 256
+ *   buffers with them). A scan through the BAS_BULKREAD ring pays it for the
+ *   ring only; a bitmap heap scan, which uses no ring, pays it for every
+ *   buffer up to shared_buffers. A scenario starts with empty shared buffers,
+ *   as after a restart. The cost depends on the kernel, huge pages and
+ *   virtualisation, so the default is 0, and `scanlab lab` fits it per
+ *   PostgreSQL version from warm bitmap scans on the user's machine.
  * - fadviseUs 2.0: one posix_fadvise(WILLNEED) system call on an uncached
  *   8 kB block, which allocates the page and submits a bio in the caller's
  *   context [I]; the regression of the 2022 eic benchmark (eic=1 slower than 0) is mostly not
@@ -52,10 +76,14 @@ export interface CpuCosts {
   perPageUs: number;
   /** Work per tuple (visibility, qual, aggregate), us. */
   perTupleUs: number;
+  /** Extra work per tuple a bitmap scan matches: the index entry into the bitmap and the fetch by TID, us. */
+  bitmapTupleUs: number;
   /** Fixed cost of a pread system call that hits the page cache, us. */
   readSyscallUs: number;
   /** Copy rate from the page cache to the process, bytes per us. */
   copyBytesPerUs: number;
+  /** Faulting in a shared buffer's memory on its first use after the server started, us. */
+  bufferFirstUseUs: number;
   /** One posix_fadvise(WILLNEED) call, us. */
   fadviseUs: number;
   /** Kernel CPU per 4 KiB page a read() brings into the page cache, charged to the reading process, us. */
@@ -78,8 +106,10 @@ export interface CpuCosts {
 export const DEFAULT_CPU_COSTS: Readonly<CpuCosts> = Object.freeze({
   perPageUs: 1.0,
   perTupleUs: 0.05,
+  bitmapTupleUs: 0,
   readSyscallUs: 0.35,
   copyBytesPerUs: 12000,
+  bufferFirstUseUs: 0,
   fadviseUs: 2.0,
   fillUsPerPage: 0,
   spinlockHoldUs: 0.25,
@@ -102,6 +132,11 @@ export function resolveCpuCosts(overrides: Partial<CpuCosts> | undefined): CpuCo
 /** CPU time to process one heap page with `tuplesPerPage` tuples, excluding how it was fetched. */
 export function pageWorkUs(cpu: CpuCosts, tuplesPerPage: number): number {
   return cpu.perPageUs + tuplesPerPage * cpu.perTupleUs;
+}
+
+/** CPU time to process one heap page of a bitmap scan with `tuples` matched tuples, excluding how it was fetched. */
+export function bitmapPageWorkUs(cpu: CpuCosts, tuples: number): number {
+  return pageWorkUs(cpu, tuples) + tuples * cpu.bitmapTupleUs;
 }
 
 /** CPU time of one pread of `bytes` that finds its pages in the OS page cache. */

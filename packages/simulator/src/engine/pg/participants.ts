@@ -212,9 +212,16 @@ export function startProcesses(setup: RunSetup): RunProcesses {
         maxConnections: machine.maxConnections,
       });
       const io = (spec.ioMethod ?? "worker") === "worker" ? setup.ioWorkers : null;
-      new ReadStreamParticipant(ctx, stream, setup.opens[i]!, null, { debtUs: 0 }, io, setup.roles[i]!).start(
-        setup.startTimes[i]!,
-      );
+      new ReadStreamParticipant(
+        ctx,
+        stream,
+        setup.opens[i]!,
+        null,
+        { debtUs: 0 },
+        io,
+        setup.roles[i]!,
+        true,
+      ).start(setup.startTimes[i]!);
     }
     return null;
   }
@@ -229,7 +236,7 @@ export function startProcesses(setup: RunSetup): RunProcesses {
       bitmaps.adaptive(spec, nblocks, {
         ...setup.adaptive(),
         cpuPerPageUs: cpu.perPageUs + preadUs(cpu, BLOCK_BYTES),
-        cpuPerTupleUs: cpu.perTupleUs,
+        cpuPerTupleUs: cpu.perTupleUs + cpu.bitmapTupleUs,
         adviceCallUs: cpu.fadviseUs,
       }),
     ];

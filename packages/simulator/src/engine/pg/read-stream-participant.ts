@@ -12,9 +12,11 @@
  *   bitmap's pages in order.
  * - io_method sync (PG17, or 18+ when chosen): advice is a posix_fadvise
  *   when the read is started; the read itself is a synchronous preadv done
- *   when the consumer reaches it. worker / io_uring: the read starts at
- *   StartReadBuffers on an I/O worker's own open file (PostgreSQL 18's
- *   io_workers = 3 by default) and the backend only waits for it.
+ *   when the consumer reaches it. worker: the read is queued at
+ *   StartReadBuffers for the I/O worker pool ({@link IoWorkers}: PostgreSQL
+ *   18's io_workers = 3 by default), which performs one read per worker at a
+ *   time, on the worker's own open file; the backend only waits for it.
+ *   io_uring: the kernel performs the read, with no such bound.
  * - CPU: the preadv's copy (syscall + bytes / copy rate) in the process that
  *   reads; per buffer consumed a pin and the page's work; per advice call
  *   one fadvise syscall; the allocator's shared-memory cost per claim.
@@ -23,25 +25,52 @@ import { BLOCK_BYTES } from "../../units.js";
 import type { Entity } from "../loop/scheduler.js";
 import type { BufferRing } from "../seam/buffer-manager.js";
 import type { ReadStreamPort, StreamEnv, StreamIo, StreamStep } from "../seam/ports.js";
-import { fillUs, pageWorkUs, preadUs } from "./cpu-costs.js";
+import { bitmapPageWorkUs, fillUs, pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
 import { type OpenFiles, osBlocks, type ScanRunCtx } from "./scan-run.js";
 
 /**
- * The I/O workers' open files (io_method = worker), shared by every backend
- * of the instance: each worker has its own open files, per table (OpenFiles
- * are keyed by segment number within one table).
+ * The I/O worker pool of io_method = worker (PostgreSQL 18, method_worker.c),
+ * shared by every backend of the instance. A backend queues a read and an
+ * idle worker takes it (pgaio_worker_submit, pgaio_worker_choose_idle); the
+ * worker performs it with a synchronous preadv into the shared buffers, so it
+ * does one read at a time: with every worker busy a new read waits for the
+ * first to be free, and the pool bounds the reads in flight however far
+ * ahead the stream looks. Each worker has its own open files, per table
+ * (OpenFiles are keyed by segment number within one table).
  */
 export class IoWorkers {
-  private next = 0;
   private readonly files: Map<number, OpenFiles>[];
+  /** When each worker is done with the read it was last given. */
+  private readonly freeAtUs: Float64Array;
   constructor(workers: number) {
     this.files = Array.from({ length: workers }, () => new Map());
+    this.freeAtUs = new Float64Array(workers);
   }
-  /** The next worker's open files of `table` (round robin over the workers). */
-  pick(table: number): OpenFiles {
-    const w = this.files[this.next]!;
-    this.next = (this.next + 1) % this.files.length;
+  /**
+   * The worker that takes a read queued at `nowUs`: the lowest-numbered idle
+   * one (pgaio_worker_choose_idle takes the lowest bit of the idle mask), else
+   * the one that is free first.
+   */
+  pick(nowUs: number): number {
+    let best = 0;
+    for (let w = 0; w < this.freeAtUs.length; w++) {
+      if (this.freeAtUs[w]! <= nowUs) return w;
+      if (this.freeAtUs[w]! < this.freeAtUs[best]!) best = w;
+    }
+    return best;
+  }
+  /** When `worker` can start its next read. */
+  freeAt(worker: number): number {
+    return this.freeAtUs[worker]!;
+  }
+  /** `worker` is busy with a read until `us`. */
+  busyUntil(worker: number, us: number): void {
+    this.freeAtUs[worker] = us;
+  }
+  /** `worker`'s open files of `table`. */
+  opens(worker: number, table: number): OpenFiles {
+    const w = this.files[worker]!;
     let opens = w.get(table);
     if (opens === undefined) {
       opens = new Map();
@@ -77,12 +106,16 @@ export class ReadStreamParticipant implements Entity {
     private readonly costs: CostSink,
     ioWorkers: IoWorkers | null,
     role: "leader" | "worker",
+    /** A bitmap heap scan's stream: its pages' tuples cost bitmapPageWorkUs (the stream carries no match count, so every tuple of the page counts, as for the page work). */
+    bitmap = false,
   ) {
     this.id = ctx.scheduler.add(this);
     this.index = ctx.stats.perParticipant.length;
     ctx.stats.perParticipant.push({ blocks: 0, claims: 0, role });
     const cpu = ctx.machine.cpu;
-    this.consumeUs = cpu.sharedBufferHitUs + pageWorkUs(cpu, ctx.table.tuplesPerPage);
+    const tuples = ctx.table.tuplesPerPage;
+    this.consumeUs =
+      cpu.sharedBufferHitUs + (bitmap ? bitmapPageWorkUs(cpu, tuples) : pageWorkUs(cpu, tuples));
     this.jitter = new CpuJitter(ctx.seed + this.id, cpu.jitter);
     const sb = ctx.machine.sharedBuffers;
     const table = ctx.table;
@@ -108,7 +141,12 @@ export class ReadStreamParticipant implements Entity {
         if (!io.async) return null;
         // The copy of an asynchronous read is not this backend's CPU (an I/O worker's, or the
         // kernel's with io_uring): no CPU-sharing factor.
-        return self.read(io, ioWorkers !== null ? ioWorkers.pick(ctx.table.index) : self.opens, nowUs, 1);
+        if (ioWorkers === null) return self.read(io, self.opens, nowUs, 1);
+        const w = ioWorkers.pick(nowUs);
+        const startUs = Math.max(nowUs, ioWorkers.freeAt(w));
+        const valid = self.read(io, ioWorkers.opens(w, ctx.table.index), nowUs, 1, startUs - nowUs);
+        ioWorkers.busyUntil(w, valid);
+        return valid;
       },
       waitRead(io: StreamIo, nowUs: number): number {
         if (io.async) return io.readyAtUs ?? nowUs;
@@ -120,16 +158,24 @@ export class ReadStreamParticipant implements Entity {
   /**
    * The preadv of a stream I/O on `files`: the OS read, then the copy's CPU
    * (times `cpuFactor`); the buffers are valid, and installed, from then on.
+   * `queuedUs`: how long the read waited for an I/O worker before it began.
    */
-  private read(io: StreamIo, files: OpenFiles, nowUs: number, cpuFactor: number): number {
+  private read(io: StreamIo, files: OpenFiles, nowUs: number, cpuFactor: number, queuedUs = 0): number {
     const ctx = this.ctx;
     const cpu = ctx.machine.cpu;
     const submitted = ctx.machine.os.submittedPages;
-    const ready = osBlocks(ctx, files, io.firstBlock, io.blocks, nowUs, false);
+    // A read queued behind a busy I/O worker starts late, and so does everything after it. The OS
+    // and device see it when it was queued (their clocks only move forward).
+    const ready = osBlocks(ctx, files, io.firstBlock, io.blocks, nowUs, false) + queuedUs;
     let valid = ready + preadUs(cpu, io.blocks * BLOCK_BYTES) * cpuFactor;
     // The page-cache fill is the reading process's CPU, as the copy is (an I/O worker's for io_method worker).
     if (cpu.fillUsPerPage > 0) valid += fillUs(cpu, ctx.machine.os.submittedPages - submitted) * cpuFactor;
-    ctx.machine.sharedBuffers.installRun(ctx.table.index, io.firstBlock, io.blocks, this.ring, valid);
+    // A buffer's first use faults its memory in as the read fills it: the reader's CPU. Other
+    // backends see the buffers valid before that fault time (at most one read's faults early).
+    const sb = ctx.machine.sharedBuffers;
+    const firstUses = sb.firstUses;
+    sb.installRun(ctx.table.index, io.firstBlock, io.blocks, this.ring, valid);
+    valid += (sb.firstUses - firstUses) * cpu.bufferFirstUseUs * cpuFactor;
     ctx.stats.osBlocks += io.blocks;
     return valid;
   }

@@ -224,6 +224,7 @@ export class StridingGang implements Entity {
     const factor = ctx.cpuFactor();
     const missUs = members[0]!.missUs * factor;
     const hitUs = members[0]!.hitUs * factor;
+    const firstUseUs = ctx.machine.cpu.bufferFirstUseUs * factor;
     const viaRing = members[0]!.ring !== null;
     // CPU of `blocks` blocks from `first`: a shared-buffer hit or a read from the page cache each.
     // Each block read from the page cache goes into the reader's ring, as in the exact path,
@@ -244,9 +245,10 @@ export class StridingGang implements Entity {
           t = (valid > t ? valid : t) + hitUs;
         } else {
           if (osReadyUs > t) t = osReadyUs;
+          const firstUses = sb.firstUses;
           sb.installRun(table.index, b, 1, ring, t);
           ctx.stats.osBlocks++;
-          t += missUs;
+          t += missUs + (sb.firstUses - firstUses) * firstUseUs;
         }
       }
       return t;
