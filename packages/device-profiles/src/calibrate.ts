@@ -39,7 +39,9 @@
  * `readSyscallUs` and `copyBytesPerUs` (packages/simulator cpu-costs.ts,
  * apps/docs/src/reference/storage-device-models.md#copying-8-kb-from-the-page-cache).
  * Before them, `measureFillCost` (`page-cache-fill.ts`) measures the kernel's
- * CPU per page a cold read brings into the page cache (`fillUsPerPage`).
+ * CPU per page a cold read brings into the page cache (`fillUsPerPage`), and
+ * after them `measureWakeUp` (`wake-up.ts`) the time to wake a sleeping
+ * process (`wakeUpUs`).
  *
  * Measurements on a shared machine are noisy; the profile keeps every point
  * (`measurements`) so the noise can be seen. Calibration needs a file of at
@@ -61,6 +63,7 @@ import { evictAndVerify } from "./page-cache-eviction.js";
 import { measureFillCost } from "./page-cache-fill.js";
 import type { FlashProfile, MachineCpuCosts, ReadMeasurement } from "./profile-schema.js";
 import { KiB, MiB } from "./units.js";
+import { measureWakeUp } from "./wake-up.js";
 
 /**
  * Queue depths of the random-read phases: QD1 for the profile's latency, then
@@ -410,10 +413,12 @@ export async function measureCpuCosts(
   }
   if (points.length < 2) throw calibrationError(path, "the CPU-cost reads gave fewer than two points");
   const fit = fitCpuCosts(points);
+  const wake = await measureWakeUp();
   const cpu = cpus()[0]?.model?.trim() ?? "unknown CPU";
   return {
     ...fit,
     ...(fill.fillUsPerPage === null ? {} : { fillUsPerPage: fill.fillUsPerPage }),
+    wakeUpUs: wake.wakeUpUs,
     measuredWith:
       `${how}; sequential buffered reads of the first ${Math.round(region / MiB)} MiB of ${path}, read once before ` +
       `so it is cached (${resident}); one thread on ${cpu} (${cpus().length} cores); ` +
@@ -421,6 +426,7 @@ export async function measureCpuCosts(
       (fill.fillUsPerPage === null
         ? `no page-cache fill cost: ${fill.reason}; `
         : `fillUsPerPage: ${fill.measuredWith}; `) +
+      `wakeUpUs: ${wake.measuredWith}; ` +
       new Date().toISOString(),
     points,
   };

@@ -34,3 +34,4 @@ export {
   readDeviceProfileFile,
   writeDeviceProfileFile,
 } from "./profile-file.js";
+export { measureWakeUp, WAKE_UP_IDLE_MS, WAKE_UP_ROUND_TRIPS, type WakeUp } from "./wake-up.js";

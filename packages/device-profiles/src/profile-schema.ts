@@ -128,6 +128,12 @@ const commonFields = {
             MAX_LATENCY_US,
           ),
         ),
+        wakeUpUs: z.optional(
+          nonNegative(
+            "time to wake a sleeping process on an idle CPU (half a futex round trip between two threads), microseconds",
+            MAX_LATENCY_US,
+          ),
+        ),
         measuredWith: z
           .string()
           .check(z.minLength(1), z.describe("how and where the CPU costs were measured")),
@@ -374,6 +380,8 @@ export interface MachineCpuCosts {
   readonly copyBytesPerUs: number;
   /** Kernel CPU per 4 KiB page a buffered read brings into the page cache, in the reading process, microseconds. */
   readonly fillUsPerPage?: number | undefined;
+  /** Time to wake a sleeping process on an idle CPU, microseconds. */
+  readonly wakeUpUs?: number | undefined;
   /** How and where the costs were measured. */
   readonly measuredWith: string;
   /** The measured points the costs were fitted to. */

@@ -132,6 +132,7 @@ const cpuSchema = z.strictObject({
   readSyscallUs: z.optional(bounded("cpuUs")),
   copyBytesPerUs: z.optional(bounded("copyBytesPerUs")),
   bufferFirstUseUs: z.optional(bounded("cpuUs")),
+  wakeUpUs: z.optional(bounded("cpuUs")),
   fadviseUs: z.optional(bounded("cpuUs")),
   fillUsPerPage: z.optional(bounded("cpuUs")),
   spinlockHoldUs: z.optional(bounded("cpuUs")),

@@ -44,6 +44,15 @@
  *   as after a restart. The cost depends on the kernel, huge pages and
  *   virtualisation, so the default is 0, and `scanlab lab` fits it per
  *   PostgreSQL version from warm bitmap scans on the user's machine.
+ * - wakeUpUs 0: waking a sleeping process on an idle CPU (try_to_wake_up()
+ *   in kernel/sched/core.c: the IPI, the CPU's exit from idle, on a VM the
+ *   host running the vCPU again). With io_method worker a read queued for an
+ *   idle I/O worker starts this much later, and a backend that sleeps waiting
+ *   for a worker's read resumes this much after it completes
+ *   (read-stream-participant.ts). A synchronous read's own wake-up is part
+ *   of the device latency the device model gives. It ranges from a few
+ *   microseconds on a busy server to hundreds on an idle VM, so the default
+ *   is 0 and `scanlab calibrate` measures it (`measureWakeUp`).
  * - fadviseUs 2.0: one posix_fadvise(WILLNEED) system call on an uncached
  *   8 kB block, which allocates the page and submits a bio in the caller's
  *   context [I]; the regression of the 2022 eic benchmark (eic=1 slower than 0) is mostly not
@@ -84,6 +93,8 @@ export interface CpuCosts {
   copyBytesPerUs: number;
   /** Faulting in a shared buffer's memory on its first use after the server started, us. */
   bufferFirstUseUs: number;
+  /** Waking a sleeping process on an idle CPU (an I/O worker, or a backend waiting for one), us. */
+  wakeUpUs: number;
   /** One posix_fadvise(WILLNEED) call, us. */
   fadviseUs: number;
   /** Kernel CPU per 4 KiB page a read() brings into the page cache, charged to the reading process, us. */
@@ -110,6 +121,7 @@ export const DEFAULT_CPU_COSTS: Readonly<CpuCosts> = Object.freeze({
   readSyscallUs: 0.35,
   copyBytesPerUs: 12000,
   bufferFirstUseUs: 0,
+  wakeUpUs: 0,
   fadviseUs: 2.0,
   fillUsPerPage: 0,
   spinlockHoldUs: 0.25,

@@ -208,6 +208,19 @@ describe("PG18 bitmap heap scan on a read stream", () => {
     expect(worker3 / uring3).toBeLessThan(1.1);
   });
 
+  it("wakeUpUs: at eic 1 every read wakes an idle I/O worker and then the backend waiting for it; sync reads wake nobody", () => {
+    const seconds = (ioMethod: "worker" | "sync", wakeUpUs: number) =>
+      run(bitmapScenario({ effectiveIoConcurrency: 1, ioMethod }, { cpu: { jitter: 0, wakeUpUs } })).r
+        .queries[0]!.meanDurationS;
+    const { log } = run(bitmapScenario({ effectiveIoConcurrency: 1, ioMethod: "worker" }));
+    const reads = log.reads.length;
+    const extraUs = (seconds("worker", 100) - seconds("worker", 0)) * 1e6;
+    // At most two wake-ups a read (the worker's and the backend's); at eic 1 nearly every read pays both.
+    expect(extraUs).toBeLessThanOrEqual(2 * reads * 100 + 1e-6);
+    expect(extraUs).toBeGreaterThan(1.5 * reads * 100);
+    expect(seconds("sync", 100)).toBe(seconds("sync", 0));
+  });
+
   it("before PG18 a bitmap heap scan has no read stream: asking for one is a user error", () => {
     const s = bitmapScenario({ pg: "17", prefetch: "read-stream" });
     expect(() => simulateWith(resolveScenario(s), realModels)).toThrow(ScenarioError);

@@ -15,7 +15,9 @@
  *   when the consumer reaches it. worker: the read is queued at
  *   StartReadBuffers for the I/O worker pool ({@link IoWorkers}: PostgreSQL
  *   18's io_workers = 3 by default), which performs one read per worker at a
- *   time, on the worker's own open file; the backend only waits for it.
+ *   time, on the worker's own open file; the backend only waits for it. An
+ *   idle worker is woken first, and a backend that sleeps for a worker's
+ *   read is woken after it (cpu.wakeUpUs each).
  *   io_uring: the kernel performs the read, with no such bound.
  * - CPU: the preadv's copy (syscall + bytes / copy rate) in the process that
  *   reads; per buffer consumed a pin and the page's work; per advice call
@@ -142,14 +144,20 @@ export class ReadStreamParticipant implements Entity {
         // The copy of an asynchronous read is not this backend's CPU (an I/O worker's, or the
         // kernel's with io_uring): no CPU-sharing factor.
         if (ioWorkers === null) return self.read(io, self.opens, nowUs, 1);
+        // An idle worker sleeps on its latch and must be woken; a busy one takes the read from the queue when done.
         const w = ioWorkers.pick(nowUs);
-        const startUs = Math.max(nowUs, ioWorkers.freeAt(w));
+        const freeAt = ioWorkers.freeAt(w);
+        const startUs = freeAt <= nowUs ? nowUs + cpu.wakeUpUs : freeAt;
         const valid = self.read(io, ioWorkers.opens(w, ctx.table.index), nowUs, 1, startUs - nowUs);
         ioWorkers.busyUntil(w, valid);
         return valid;
       },
       waitRead(io: StreamIo, nowUs: number): number {
-        if (io.async) return io.readyAtUs ?? nowUs;
+        if (io.async) {
+          const ready = io.readyAtUs ?? nowUs;
+          // A backend that sleeps for an I/O worker's read is woken by the worker when it completes.
+          return ioWorkers !== null && ready > nowUs ? ready + cpu.wakeUpUs : ready;
+        }
         return self.read(io, self.opens, nowUs, ctx.cpuFactor());
       },
     };

@@ -45,7 +45,7 @@ export function deviceSequentialBytesPerS(device: string | Record<string, unknow
  * The CPU costs a device profile file carries (`cpu`: what `scanlab calibrate`
  * measured on the machine that holds the device) under a scenario's own
  * `machine.cpu`: the scenario's figures win, the profile's fill in
- * `readSyscallUs`, `copyBytesPerUs` and `fillUsPerPage`, the defaults of cpu-costs.ts the rest.
+ * `readSyscallUs`, `copyBytesPerUs`, `fillUsPerPage` and `wakeUpUs`, the defaults of cpu-costs.ts the rest.
  */
 export function machineCpuOverrides(
   device: string | Record<string, unknown>,
@@ -57,6 +57,7 @@ export function machineCpuOverrides(
     out.readSyscallUs = measured.readSyscallUs;
     out.copyBytesPerUs = measured.copyBytesPerUs;
     if (measured.fillUsPerPage !== undefined) out.fillUsPerPage = measured.fillUsPerPage;
+    if (measured.wakeUpUs !== undefined) out.wakeUpUs = measured.wakeUpUs;
   }
   for (const [k, v] of Object.entries(cpu ?? {}))
     if (v !== undefined) (out as Record<string, unknown>)[k] = v;
