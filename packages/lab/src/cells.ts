@@ -61,6 +61,8 @@ export interface LabTable {
   readonly tuplesPerPage: number;
   /** Page layout of a bitmap table. */
   readonly layout?: Bitmap2022Layout;
+  /** Blocks of a bitmap table's index on `a`, as built (known once the table is made). */
+  readonly indexBlocks?: number;
 }
 
 /** One cell: a scan scenario and its settings. */

@@ -14,6 +14,8 @@
  *   the version whose behaviour they share: 15 and 16 to 14 (chunked parallel
  *   allocation, PG13-style bitmap prefetch; the read stream arrived in 17 for
  *   seq scans and in 18 for bitmap heap scans).
+ * - A bitmap cell's table carries its index's size as built, so the
+ *   simulator reads the index's leaf pages before the heap.
  * - CPU: the per-page and per-tuple costs fitted from the version's fit cells
  *   when there is a fit (cpu-fit.ts), else the simulator's documented
  *   defaults; the result says which.
@@ -127,6 +129,9 @@ export function cellScenario(
         blocks: table.blocks,
         tuplesPerPage: table.tuplesPerPage,
         cached: cell.cache === "warm" ? "os" : "none",
+        ...(cell.scan === "bitmap" && table.indexBlocks !== undefined
+          ? { indexBlocks: table.indexBlocks }
+          : {}),
       },
     ],
     queries: [query],

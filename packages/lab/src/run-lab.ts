@@ -719,10 +719,20 @@ async function createTables(
         `${t.name} has ${blocks} pages, not the ${t.blocks} its data set has: rows per page differ from 27.`,
       );
     }
+    // The index a bitmap scan reads first (bitmap-index-scan.ts in @scanlab/simulator): its size as built.
+    const indexBlocks =
+      t.kind === "bitmap"
+        ? Number(
+            await cluster.psql(
+              `SELECT coalesce(sum(pg_relation_size(indexrelid)), 0) / 8192 FROM pg_index WHERE indrelid = '${t.name}'::regclass`,
+            ),
+          )
+        : 0;
     out.push({
       ...t,
       blocks,
       tuplesPerPage: blocks > 0 ? Math.round((tuples ?? 0) / blocks) : t.tuplesPerPage,
+      ...(indexBlocks > 0 ? { indexBlocks } : {}),
     });
   }
   return out;

@@ -131,6 +131,7 @@ describe("defaults", () => {
       segmentBlocks: 131_072, // RELSEG_SIZE: 1 GB of 8 kB blocks
       temp: false,
       cached: "none",
+      indexRelation: null, // no indexBlocks: the bitmap index scan's reads are not modelled
     });
     const q = s.queries[0]!;
     expect(q).toMatchObject({

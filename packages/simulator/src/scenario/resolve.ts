@@ -43,6 +43,8 @@ export interface ResolvedScenario {
     temp: boolean;
     /** Initial cache state. */
     cached: "none" | "os";
+    /** Position in `tables` of the table's btree index (from `indexBlocks`), or null. */
+    indexRelation: number | null;
   }[];
   /** Queries with their times in microseconds. */
   queries: {
@@ -214,9 +216,24 @@ function resolveFrom(s: Scenario, problems: ScenarioProblem[]): ResolvedScenario
       segmentBlocks: t.segmentBlocks,
       temp: t.temp,
       cached: t.cached,
+      indexRelation: null as number | null,
     };
   });
-  const tableNames = tables.map((t) => t.name);
+  // Each table's index is a relation of its own, after the tables: its own files, its own buffers.
+  s.tables.forEach((t, i) => {
+    if (t.indexBlocks === undefined) return;
+    tables[i]!.indexRelation = tables.length;
+    tables.push({
+      name: `${t.name} (index)`,
+      nblocks: t.indexBlocks,
+      tuplesPerPage: t.tuplesPerPage,
+      segmentBlocks: t.segmentBlocks,
+      temp: t.temp,
+      cached: t.cached,
+      indexRelation: null,
+    });
+  });
+  const tableNames = s.tables.map((t) => t.name);
   const queryNames = new Set<string>();
   const queries = s.queries.map((q, i) => {
     // Results and reports are keyed by query name.

@@ -212,6 +212,13 @@ const tableSchema = z
     temp: z._default(z.boolean(), false),
     /** Where the table is at the start: nowhere (cold, after dropping caches) or in the OS page cache. */
     cached: z._default(z.enum(["none", "os"]), "none"),
+    /**
+     * The btree index a bitmap query on this table scans, in 8 kB blocks (its
+     * pg_relation_size / 8192); a serial bitmap heap scan then reads the
+     * matched share of its leaf pages first. Without it those reads are not
+     * modelled.
+     */
+    indexBlocks: z.optional(bounded("tableBlocks")),
   })
   .check(
     z.refine((t) => (t.size === undefined) !== (t.blocks === undefined), {

@@ -133,6 +133,12 @@ export interface TableInput {
   temp?: boolean;
   /** Where the table is at the start: nowhere (cold) or in the OS page cache (default "none"). */
   cached?: "none" | "os";
+  /**
+   * Size in 8 kB blocks of the btree index a bitmap query on this table scans
+   * (pg_relation_size / 8192): a serial bitmap heap scan reads the matched
+   * share of its leaf pages first. Without it those reads are not modelled.
+   */
+  indexBlocks?: number;
 }
 
 /** A query, as written: a sequential or bitmap heap scan of one table, run by one or more clients. */

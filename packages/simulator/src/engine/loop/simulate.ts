@@ -191,7 +191,11 @@ export function simulateWith(
     temp: t.temp,
     // FirstNormalObjectId (src/include/access/transam.h): the first OID a user relation can get.
     syncKey: 16384 + i,
+    indexRelation: null,
   }));
+  resolved.tables.forEach((t, i) => {
+    if (t.indexRelation !== null) tables[i]!.indexRelation = tables[t.indexRelation]!;
+  });
   if (tables.length >= FILE_ID_STRIDE) throw new ScenarioError("A scenario holds at most 65535 tables.");
   const sharedBuffers = new SharedBuffers({
     nBuffers: resolved.nbuffers,

@@ -218,6 +218,44 @@ describe("the CPU of a warm bitmap scan: matched tuples and buffers used for the
   });
 });
 
+describe("the Bitmap Index Scan before the heap: leaf pages of the table's index", () => {
+  const withIndex = (
+    indexBlocks: number | undefined,
+    q: Partial<QueryIn> = {},
+    cached: "none" | "os" = "none",
+  ) => {
+    const s = bitmapScenario("random", q);
+    s.tables[0] = { ...s.tables[0]!, cached, ...(indexBlocks === undefined ? {} : { indexBlocks }) };
+    return s;
+  };
+  const result = (s: ScenarioInput) => simulateWith(resolveScenario(s), realModels);
+
+  it("reads the metapage and the matched share of the leaf pages through shared buffers: 10 % of 501 blocks is 1 + 50", () => {
+    // The random data set at 10 %: every tuple of a matched page matches, so the share is pages / blocks.
+    const share = pagesOf(withIndex(501)).length / NBLOCKS;
+    const leaves = Math.ceil(share * 500);
+    const without = result(withIndex(undefined));
+    const withIt = result(withIndex(501));
+    expect(withIt.sharedBuffers.misses - without.sharedBuffers.misses).toBe(1 + leaves);
+    // Cold: the index comes from the device (with the kernel's readahead of the index file, at least those pages).
+    expect(withIt.device.bytes - without.device.bytes).toBeGreaterThanOrEqual((1 + leaves) * 8192);
+    // Before the heap: the scan takes longer.
+    expect(withIt.queries[0]!.meanDurationS).toBeGreaterThan(without.queries[0]!.meanDurationS);
+  });
+
+  it("an index in the page cache costs no device read", () => {
+    const warm = result(withIndex(501, {}, "os"));
+    expect(warm.device.bytes).toBe(0);
+  });
+
+  it("a parallel bitmap heap scan does not read the index (who builds the bitmap is not modelled)", () => {
+    const q = { workers: 1 };
+    expect(result(withIndex(501, q)).sharedBuffers.misses).toBe(
+      result(withIndex(undefined, q)).sharedBuffers.misses,
+    );
+  });
+});
+
 describe("determinism", () => {
   it("the same scenario and seed give byte-identical results; another seed gives other results", () => {
     // Default CPU jitter, so the seed matters.

@@ -20,6 +20,7 @@
 import { BLOCK_BYTES } from "../../units.js";
 import type { Entity } from "../loop/scheduler.js";
 import type { BitmapScanPort, BufferLookup, Renumbering } from "../seam/ports.js";
+import { type BitmapIndexScan, indexScanFirst } from "./bitmap-index-scan.js";
 import { bitmapPageWorkUs, fillUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
 import { PAGES_PER_BLOCK } from "./machine.js";
@@ -37,6 +38,8 @@ export class BitmapScanParticipant implements Entity {
   private done = false;
   /** Advice calls issued (for results). */
   adviceCalls = 0;
+  /** The Bitmap Index Scan to run before the first heap page (bitmap-index-scan.ts), if modelled. */
+  indexScan: BitmapIndexScan | null = null;
 
   constructor(
     private readonly ctx: ScanRunCtx,
@@ -63,6 +66,13 @@ export class BitmapScanParticipant implements Entity {
     const { cpu, sharedBuffers: sb, os } = ctx.machine;
     const table = ctx.table;
     let t = nowUs;
+    if (this.indexScan !== null) {
+      const from = indexScanFirst(this.indexScan, ctx, this.id, t, () => {
+        this.indexScan = null;
+      });
+      if (from === null) return;
+      t = from;
+    }
     for (;;) {
       if (this.page < 0) {
         const next = this.policy.beginPage();

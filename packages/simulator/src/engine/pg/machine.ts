@@ -22,6 +22,8 @@ export interface TableRt {
   temp: boolean;
   /** Syncscan key (the relfilenode identity). */
   syncKey: number;
+  /** The table's btree index, a relation of its own (bitmap-index-scan.ts), or null. */
+  indexRelation: TableRt | null;
 }
 
 /** The file id of segment `segment` of the table with index `tableIndex`. */

@@ -30,6 +30,7 @@ import type {
   ScanAllocation,
 } from "../seam/ports.js";
 import { StridingGang } from "../speedups/striding-gang.js";
+import { bitmapIndexScanFor } from "./bitmap-index-scan.js";
 import { BitmapScanParticipant } from "./bitmap-participant.js";
 import { preadUs } from "./cpu-costs.js";
 import { FileReaderParticipant } from "./file-reader-participant.js";
@@ -182,9 +183,13 @@ export function startProcesses(setup: RunSetup): RunProcesses {
     return null;
   }
 
-  // Bitmap heap scan.
+  // Bitmap heap scan: the Bitmap Index Scan first, when the table has an index relation.
   const bitmaps = setup.models.bitmapScans;
   const nblocks = ctx.table.nblocks;
+  const indexScan = () =>
+    ctx.table.indexRelation === null
+      ? null
+      : bitmapIndexScanFor(ctx, bitmaps.matchedShare(spec, nblocks, ctx.table.tuplesPerPage), n);
   const eic = spec.effectiveIoConcurrency ?? defaultEic(spec.pg);
   // Up to 12 effective_io_concurrency counts spindles ("pg84"); 13 made it the distance.
   const bitmapModel = model.bitmapPrefetch;
@@ -212,7 +217,7 @@ export function startProcesses(setup: RunSetup): RunProcesses {
         maxConnections: machine.maxConnections,
       });
       const io = (spec.ioMethod ?? "worker") === "worker" ? setup.ioWorkers : null;
-      new ReadStreamParticipant(
+      const scan = new ReadStreamParticipant(
         ctx,
         stream,
         setup.opens[i]!,
@@ -221,7 +226,9 @@ export function startProcesses(setup: RunSetup): RunProcesses {
         io,
         setup.roles[i]!,
         true,
-      ).start(setup.startTimes[i]!);
+      );
+      if (i === 0) scan.indexScan = indexScan();
+      scan.start(setup.startTimes[i]!);
     }
     return null;
   }
@@ -251,6 +258,7 @@ export function startProcesses(setup: RunSetup): RunProcesses {
   }
   const scans = policies.map((p, i) => {
     const scan = new BitmapScanParticipant(ctx, p, setup.opens[i]!, setup.roles[i]!);
+    if (i === 0) scan.indexScan = indexScan();
     scan.start(setup.startTimes[i]!);
     return scan;
   });

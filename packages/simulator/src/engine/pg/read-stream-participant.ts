@@ -27,6 +27,7 @@ import { BLOCK_BYTES } from "../../units.js";
 import type { Entity } from "../loop/scheduler.js";
 import type { BufferRing } from "../seam/buffer-manager.js";
 import type { ReadStreamPort, StreamEnv, StreamIo, StreamStep } from "../seam/ports.js";
+import { type BitmapIndexScan, indexScanFirst } from "./bitmap-index-scan.js";
 import { bitmapPageWorkUs, fillUs, pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
 import { type OpenFiles, osBlocks, type ScanRunCtx } from "./scan-run.js";
@@ -99,6 +100,8 @@ export class ReadStreamParticipant implements Entity {
   private readonly hitValidAt = new Map<number, number>();
   /** The time the stream is being called at (its env callbacks run then). */
   private streamNowUs = 0;
+  /** A bitmap heap scan's Bitmap Index Scan, run before the first buffer (bitmap-index-scan.ts), if modelled. */
+  indexScan: BitmapIndexScan | null = null;
 
   constructor(
     private readonly ctx: ScanRunCtx,
@@ -196,6 +199,13 @@ export class ReadStreamParticipant implements Entity {
     if (this.done) return;
     const ctx = this.ctx;
     let t = nowUs;
+    if (this.indexScan !== null) {
+      const from = indexScanFirst(this.indexScan, ctx, this.id, t, () => {
+        this.indexScan = null;
+      });
+      if (from === null) return;
+      t = from;
+    }
     for (;;) {
       this.streamNowUs = t;
       const step: StreamStep | null = this.waiting

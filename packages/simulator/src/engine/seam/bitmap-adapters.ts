@@ -151,6 +151,15 @@ export const bitmapScans: BitmapScanModels = {
     const it = bitmapFor(spec, nblocks).iterate();
     return () => it.nextOrNull();
   },
+  matchedShare(spec, nblocks, tuplesPerPage) {
+    const bitmap = bitmapFor(spec, nblocks);
+    let tuples = 0;
+    for (let i = 0; i < bitmap.runCount; i++) {
+      const run = bitmap.run(i);
+      tuples += run.pages * run.tuples;
+    }
+    return Math.min(1, tuples / (nblocks * tuplesPerPage));
+  },
   prefetch(spec, nblocks, settings, processes) {
     const bitmap = bitmapFor(spec, nblocks);
     if (processes === 1) return [new RenumberableBitmapScan(bitmap, settings)];

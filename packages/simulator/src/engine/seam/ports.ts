@@ -301,6 +301,8 @@ export interface BitmapScanModels {
    * block source of a PG18+ bitmap heap scan's read streams, shared by its processes.
    */
   pageSource(spec: QuerySpec, nblocks: number): () => number | null;
+  /** The share of the table's tuples (`nblocks` pages of `tuplesPerPage`) the query's bitmap matches. */
+  matchedShare(spec: QuerySpec, nblocks: number, tuplesPerPage: number): number;
   /**
    * A PG 9.6-17 scan's prefetch policies, one per process: alone, one the
    * warp can renumber; in parallel, participants of one shared iterator.
