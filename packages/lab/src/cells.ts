@@ -402,8 +402,8 @@ export function planLab(options: PlanOptions): LabPlan {
  * Marks each version's fit cells in `cells` (in place, and returns them): the
  * warm serial sequential scans of the first table and of the first bitmap
  * table, and the warm bitmap scans of that bitmap table at the middle and
- * the highest of the selectivities its warm cells have, at eic
- * {@link WARM_BITMAP_EIC}, with io_method sync where the version's cells
+ * the highest of the selectivities its warm cells have, at eic 16
+ * (`WARM_BITMAP_EIC`), with io_method sync where the version's cells
  * have it, else the server's default. Every other cell is a prediction. A replay marks an
  * older report's cells the same way, so it fits as this version plans.
  */
