@@ -225,6 +225,8 @@ export class SharedBuffers {
    * (none of them resident), through `ring` if given, else from the clock
    * sweep; they become valid at `validAt` (when their reader has them). Through
    * a ring only the run's last `ring.size` blocks stay (see the header).
+   * Returns how many of them went into a buffer never used before
+   * ({@link firstUses}).
    */
   installRun(
     relation: number,
@@ -232,11 +234,12 @@ export class SharedBuffers {
     blocks: number,
     ring: BufferRing | null,
     validAt: number,
-  ): void {
+  ): number {
     this.misses += blocks;
+    const firstUses = this.firstUses;
     if (ring === null) {
       for (let i = 0; i < blocks; i++) this.install(relation, start + i, this.clockVictim(), validAt);
-      return;
+      return this.firstUses - firstUses;
     }
     // Only the last `ring.size` blocks of the run are still in the ring when the run ends.
     const keep = Math.min(blocks, ring.size);
@@ -249,6 +252,7 @@ export class SharedBuffers {
       ring.slots[ring.cursor] = id;
       this.install(relation, start + i, id, validAt);
     }
+    return this.firstUses - firstUses;
   }
 
   /** Number of buffers holding a block of `relation` (what pg_buffercache counts). */

@@ -35,8 +35,8 @@
  */
 import { BLOCK_BYTES } from "../../units.js";
 import { preadUs } from "./cpu-costs.js";
-import { fileIdOf, PAGES_PER_BLOCK, type TableRt } from "./machine.js";
-import type { OpenFiles, ScanRunCtx } from "./scan-run.js";
+import { PAGES_PER_BLOCK, type TableRt } from "./machine.js";
+import { type OpenFiles, openSegment, type ScanRunCtx } from "./scan-run.js";
 
 /** Where a step of the index scan left the process. */
 export interface IndexScanStep {
@@ -77,18 +77,11 @@ export class BitmapIndexScan {
         continue;
       }
       const seg = Math.floor(block / index.segmentBlocks);
-      let of = this.opens.get(seg);
-      if (of === undefined) {
-        of = os.open(fileIdOf(index, seg));
-        this.opens.set(seg, of);
-      }
       const page = (block - seg * index.segmentBlocks) * PAGES_PER_BLOCK;
-      const ready = os.read(of, page, PAGES_PER_BLOCK, t);
+      const ready = os.read(openSegment(ctx, this.opens, seg, index), page, PAGES_PER_BLOCK, t);
       const valid = ready > t ? ready : t;
-      const firstUses = sb.firstUses;
-      sb.installRun(index.index, block, 1, null, valid);
-      const after =
-        valid + (preadUs(cpu, BLOCK_BYTES) + (sb.firstUses - firstUses) * cpu.bufferFirstUseUs) * factor;
+      const firstUses = sb.installRun(index.index, block, 1, null, valid);
+      const after = valid + (preadUs(cpu, BLOCK_BYTES) + firstUses * cpu.bufferFirstUseUs) * factor;
       if (after > t && !ctx.scheduler.canContinue(after)) return { t: after, done: this.next >= end };
       t = after;
       ctx.scheduler.advanceTo(t);

@@ -96,11 +96,10 @@ export class BitmapScanParticipant implements Entity {
           const submitted = os.submittedPages;
           const ready = os.read(openSegment(ctx, this.opens, seg), page, PAGES_PER_BLOCK, t);
           const valid = ready > t ? ready : t;
-          const firstUses = sb.firstUses;
-          sb.installRun(table.index, b, 1, null, valid);
+          const firstUses = sb.installRun(table.index, b, 1, null, valid);
           ctx.stats.osBlocks++;
           // The pread into the buffer, which faults its memory in on its first use.
-          const firstUseUs = (sb.firstUses - firstUses) * cpu.bufferFirstUseUs;
+          const firstUseUs = firstUses * cpu.bufferFirstUseUs;
           let after = valid + (preadUs(cpu, BLOCK_BYTES) + firstUseUs) * factor;
           if (cpu.fillUsPerPage > 0) after += fillUs(cpu, os.submittedPages - submitted) * factor;
           if (after > t && !ctx.scheduler.canContinue(after)) {

@@ -183,10 +183,14 @@ export class ReadStreamParticipant implements Entity {
     if (cpu.fillUsPerPage > 0) valid += fillUs(cpu, ctx.machine.os.submittedPages - submitted) * cpuFactor;
     // A buffer's first use faults its memory in as the read fills it: the reader's CPU. Other
     // backends see the buffers valid before that fault time (at most one read's faults early).
-    const sb = ctx.machine.sharedBuffers;
-    const firstUses = sb.firstUses;
-    sb.installRun(ctx.table.index, io.firstBlock, io.blocks, this.ring, valid);
-    valid += (sb.firstUses - firstUses) * cpu.bufferFirstUseUs * cpuFactor;
+    const firstUses = ctx.machine.sharedBuffers.installRun(
+      ctx.table.index,
+      io.firstBlock,
+      io.blocks,
+      this.ring,
+      valid,
+    );
+    valid += firstUses * cpu.bufferFirstUseUs * cpuFactor;
     ctx.stats.osBlocks += io.blocks;
     return valid;
   }

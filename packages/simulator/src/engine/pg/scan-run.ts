@@ -43,11 +43,16 @@ export interface ScanRunCtx {
 /** Files a process has open: segment number -> the OS's open-file state. */
 export type OpenFiles = Map<number, OsOpenFile>;
 
-/** The process's open file of `segment` (opened on first use, as PostgreSQL's md.c does). */
-export function openSegment(ctx: ScanRunCtx, opens: OpenFiles, segment: number): OsOpenFile {
+/** The process's open file of `segment` of `table` (opened on first use, as PostgreSQL's md.c does). */
+export function openSegment(
+  ctx: ScanRunCtx,
+  opens: OpenFiles,
+  segment: number,
+  table: TableRt = ctx.table,
+): OsOpenFile {
   let of = opens.get(segment);
   if (of === undefined) {
-    of = ctx.machine.os.open(fileIdOf(ctx.table, segment));
+    of = ctx.machine.os.open(fileIdOf(table, segment));
     opens.set(segment, of);
   }
   return of;

@@ -194,11 +194,9 @@ export class SeqScanParticipant implements Entity {
         t = (q.readyAtUs > t ? q.readyAtUs : t) + m * this.missUs * factor * this.jitter.factor(m);
         n += m;
       }
-      const firstUses = sb.firstUses;
-      sb.installRun(table.index, b, n, this.ring, validAt);
+      const firstUses = sb.installRun(table.index, b, n, this.ring, validAt);
       // Buffers used for the first time since the server started fault their memory in (cpu-costs.ts).
-      if (sb.firstUses > firstUses)
-        t += (sb.firstUses - firstUses) * ctx.machine.cpu.bufferFirstUseUs * factor;
+      if (firstUses > 0) t += firstUses * ctx.machine.cpu.bufferFirstUseUs * factor;
       ctx.stats.osBlocks += n;
     }
 

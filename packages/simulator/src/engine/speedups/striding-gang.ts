@@ -245,10 +245,9 @@ export class StridingGang implements Entity {
           t = (valid > t ? valid : t) + hitUs;
         } else {
           if (osReadyUs > t) t = osReadyUs;
-          const firstUses = sb.firstUses;
-          sb.installRun(table.index, b, 1, ring, t);
+          const firstUses = sb.installRun(table.index, b, 1, ring, t);
           ctx.stats.osBlocks++;
-          t += missUs + (sb.firstUses - firstUses) * firstUseUs;
+          t += missUs + firstUses * firstUseUs;
         }
       }
       return t;
