@@ -261,8 +261,10 @@ export function planLab(options: PlanOptions): LabPlan {
       }
       cells.push(c);
     };
-    // The CPU fit's two inputs.
-    add(cell({ ...BASE, pg, scan: "seqscan", table: narrow.name, cache: "warm", workers: 0, role: "fit" }));
+    // Warm serial scans of two tuple densities: the CPU fit's inputs (every cell's role is set by fitRoles below).
+    add(
+      cell({ ...BASE, pg, scan: "seqscan", table: narrow.name, cache: "warm", workers: 0, role: "predict" }),
+    );
     add(
       cell({
         ...BASE,
@@ -271,7 +273,7 @@ export function planLab(options: PlanOptions): LabPlan {
         table: bitmapTables[0]!.name,
         cache: "warm",
         workers: 0,
-        role: "fit",
+        role: "predict",
       }),
     );
     // Serial and parallel count(*): cold at each read_ahead_kb, warm at the device's.
