@@ -98,20 +98,24 @@
  * any read), started when the read that consumed the previous half has its
  * data. A read that continues the stream and lies inside the buffer skips
  * the unit stage: its data is ready when its half is (plus `hitLatencyUs`),
- * then it takes the data path and the command path as any read. Anything
- * else breaks the stream: a read that does not start where the last one
- * ended (out-of-order reads, a jump, a prefetch that overtakes the reader)
- * goes to the flash and the count starts again, and a read that continues
- * the stream beyond the buffer (many reads queued at once) goes to the flash
- * and restarts the buffer behind it. The background reads hold units, so a
+ * then it takes the data path and the command path as any read. So does a
+ * read that skips ahead of the last one's end but still lies inside the
+ * buffer (a sparse bitmap skipping pages): its data is there too. Anything
+ * else breaks the stream: a read that goes back (out-of-order reads, a
+ * prefetch that overtakes the reader) or jumps past the buffer goes to the
+ * flash and the count starts again, and a read that continues the stream
+ * beyond the buffer (many reads queued at once) goes to the flash and
+ * restarts the buffer behind it. The background reads hold units, so a
  * broken stream costs random reads some waiting too.
  *
  * No datasheet documents it (apps/docs/src/reference/storage-device-models.md#read-ahead-in-sata-controllers),
  * so the parameters are ONE assumption shared by every `sata-ssd` profile,
  * {@link SATA_CONTROLLER_READ_AHEAD} (trigger 2 reads, buffer 128 KiB, no
  * added latency), which a profile can override or turn off
- * (`internalReadAhead: false`). NVMe, unknown-interface and fitted profiles
- * have none unless they say so: a fitted queue was fitted without it.
+ * (`internalReadAhead: false`). NVMe and unknown-interface profiles have none
+ * unless they say so. A measured profile has the read-ahead its points were
+ * fitted with (`queue-fit.ts`), or none
+ * (apps/docs/src/reference/storage-device-models.md#read-ahead-fitted-from-measurements).
  *
  * Not modelled (no source gives a figure): writes, garbage collection, thermal throttling, SLC caching (writes only,
  * apps/docs/src/reference/storage-device-models.md#samsung-990-pro), and a read's pages spread over several units:
@@ -306,7 +310,8 @@ function datasheetParameters(profile: FlashProfile): FlashQueueParameters {
 /**
  * IOPS of the queue in a closed loop (as `throughputAt` runs a model): q reads
  * in flight, each completion submits the next at once; random offsets are
- * read-aligned and uniform over 8 GiB (seeded), sequential ones one stream.
+ * read-aligned and uniform over 8 GiB (seeded), sequential ones one stream,
+ * through the controller's read-ahead when `readAhead` is given.
  * @internal shared by the derivation above and the fit of `measured-profile.ts`
  */
 export function closedLoopIops(
@@ -317,9 +322,10 @@ export function closedLoopIops(
   seed = 1,
   maxIoBytes = Number.POSITIVE_INFINITY,
   counted?: number,
+  readAhead: ControllerReadAhead | null = null,
 ): number {
   const q = Math.max(1, Math.floor(queueDepth));
-  const queue = new FlashQueue(core);
+  const queue = new FlashDrive(core, readAhead);
   const random = mulberry32(seed);
   const slots = Math.max(1, Math.floor((8 * GiB) / bytes));
   let next = 0;
@@ -468,23 +474,10 @@ class FlashQueue {
   }
 }
 
-/**
- * The flash queue model: N units chosen by address, a FIFO data path, a
- * fixed delay. Create it with {@link createDeviceModel}.
- */
-export class FlashQueueModel implements DeviceModel {
-  readonly profile: FlashProfile;
-  readonly kind: FlashProfile["kind"];
-  readonly maxIoBytes: number;
-  readonly readAheadKbDefault: number;
-  /** The derived (or fitted) queue. */
-  readonly parameters: FlashQueueParameters;
-
-  /** The controller read-ahead the model runs (file header), or null when off. */
-  readonly readAhead: ControllerReadAhead | null;
-  /** Reads served from the controller's read-ahead buffer since the last reset. */
+/** The flash queue behind the controller's read-ahead (file header): what a model and a closed loop run. */
+class FlashDrive {
+  /** Reads served from the read-ahead buffer since the last reset. */
   readAheadHits = 0;
-
   private readonly queue: FlashQueue;
   private readonly readAheadTrigger: number;
   private readonly readAheadHitUs: number;
@@ -497,48 +490,20 @@ export class FlashQueueModel implements DeviceModel {
   /** When the first and the second half of the buffer have their data. */
   private firstReadyUs = 0;
   private secondReadyUs = 0;
-  private readonly recorder = new StatsRecorder();
 
-  /** @param profile a parsed flash profile */
-  constructor(profile: FlashProfile) {
-    this.profile = profile;
-    this.kind = profile.kind;
-    this.maxIoBytes = profile.maxIoBytes;
-    this.readAheadKbDefault = linuxReadAheadKb(profile.optimalIoBytes);
-    this.parameters = flashQueueParameters(profile);
-    this.queue = new FlashQueue(this.parameters);
-    this.readAhead = controllerReadAheadOf(profile);
-    this.readAheadTrigger = this.readAhead?.triggerSequentialReads ?? Number.POSITIVE_INFINITY;
-    this.readAheadHitUs = this.readAhead?.hitLatencyUs ?? 0;
-    this.halfBytes = (this.readAhead?.bufferBytes ?? 0) / 2;
+  constructor(core: QueueCore, readAhead: ControllerReadAhead | null) {
+    this.queue = new FlashQueue(core);
+    this.readAheadTrigger = readAhead?.triggerSequentialReads ?? Number.POSITIVE_INFINITY;
+    this.readAheadHitUs = readAhead?.hitLatencyUs ?? 0;
+    this.halfBytes = (readAhead?.bufferBytes ?? 0) / 2;
   }
 
-  submit(offsetBytes: number, bytes: number, nowUs: number): number {
-    if (!(bytes > 0 && offsetBytes >= 0 && nowUs > Number.NEGATIVE_INFINITY))
-      throw badRead(offsetBytes, bytes, nowUs);
-    let completionUs: number;
-    if (bytes <= this.maxIoBytes) {
-      completionUs = this.serve(offsetBytes, bytes, nowUs);
-      this.recorder.deviceRequests++;
-    } else {
-      completionUs = nowUs;
-      for (let done = 0; done < bytes; done += this.maxIoBytes) {
-        const piece = Math.min(this.maxIoBytes, bytes - done);
-        const c = this.serve(offsetBytes + done, piece, nowUs);
-        if (c > completionUs) completionUs = c;
-        this.recorder.deviceRequests++;
-      }
-    }
-    this.recorder.record(nowUs, completionUs, bytes);
-    return completionUs;
-  }
-
-  private serve(offsetBytes: number, bytes: number, nowUs: number): number {
-    // No read-ahead (NVMe, unknown interface, fitted, or off): no stream to follow.
+  serve(offsetBytes: number, bytes: number, nowUs: number): number {
+    // No read-ahead (NVMe, unknown interface, or off): no stream to follow.
     if (this.halfBytes === 0) return this.queue.serve(offsetBytes, bytes, nowUs);
     const endByte = offsetBytes + bytes;
     if (offsetBytes === this.lastEndByte) this.sequentialRun++;
-    else {
+    else if (!(offsetBytes > this.lastEndByte && this.buffered(endByte))) {
       this.sequentialRun = 0;
       this.bufferStart = -1;
     }
@@ -546,7 +511,7 @@ export class FlashQueueModel implements DeviceModel {
     // Below the trigger (every random read): the flash, as without read-ahead.
     if (this.sequentialRun < this.readAheadTrigger) return this.queue.serve(offsetBytes, bytes, nowUs);
     const half = this.halfBytes;
-    if (this.bufferStart >= 0 && endByte <= this.bufferStart + 2 * half) {
+    if (this.buffered(endByte)) {
       // A hit: the data is ready when its half is; then the data path and the command path.
       this.readAheadHits++;
       const halfReadyUs = endByte <= this.bufferStart + half ? this.firstReadyUs : this.secondReadyUs;
@@ -567,15 +532,16 @@ export class FlashQueueModel implements DeviceModel {
     return doneUs;
   }
 
+  /** Whether a read ending at `endByte` lies inside the buffered range. */
+  private buffered(endByte: number): boolean {
+    return this.bufferStart >= 0 && endByte <= this.bufferStart + 2 * this.halfBytes;
+  }
+
   /** Restarts the read-ahead buffer at `fromByte`: both halves sensed from `atUs`. */
   private refill(fromByte: number, atUs: number): void {
     this.bufferStart = fromByte;
     this.firstReadyUs = this.queue.sense(fromByte, atUs);
     this.secondReadyUs = this.queue.sense(fromByte + this.halfBytes, atUs);
-  }
-
-  stats(): DeviceStats {
-    return this.recorder.snapshot();
   }
 
   reset(): void {
@@ -584,6 +550,70 @@ export class FlashQueueModel implements DeviceModel {
     this.sequentialRun = 0;
     this.bufferStart = -1;
     this.readAheadHits = 0;
+  }
+}
+
+/**
+ * The flash queue model: N units chosen by address, a FIFO data path, a
+ * fixed delay, and the controller's read-ahead where the profile has one.
+ * Create it with {@link createDeviceModel}.
+ */
+export class FlashQueueModel implements DeviceModel {
+  readonly profile: FlashProfile;
+  readonly kind: FlashProfile["kind"];
+  readonly maxIoBytes: number;
+  readonly readAheadKbDefault: number;
+  /** The derived (or fitted) queue. */
+  readonly parameters: FlashQueueParameters;
+
+  /** The controller read-ahead the model runs (file header), or null when off. */
+  readonly readAhead: ControllerReadAhead | null;
+
+  private readonly drive: FlashDrive;
+  private readonly recorder = new StatsRecorder();
+
+  /** @param profile a parsed flash profile */
+  constructor(profile: FlashProfile) {
+    this.profile = profile;
+    this.kind = profile.kind;
+    this.maxIoBytes = profile.maxIoBytes;
+    this.readAheadKbDefault = linuxReadAheadKb(profile.optimalIoBytes);
+    this.parameters = flashQueueParameters(profile);
+    this.readAhead = controllerReadAheadOf(profile);
+    this.drive = new FlashDrive(this.parameters, this.readAhead);
+  }
+
+  /** Reads served from the controller's read-ahead buffer since the last reset. */
+  get readAheadHits(): number {
+    return this.drive.readAheadHits;
+  }
+
+  submit(offsetBytes: number, bytes: number, nowUs: number): number {
+    if (!(bytes > 0 && offsetBytes >= 0 && nowUs > Number.NEGATIVE_INFINITY))
+      throw badRead(offsetBytes, bytes, nowUs);
+    let completionUs: number;
+    if (bytes <= this.maxIoBytes) {
+      completionUs = this.drive.serve(offsetBytes, bytes, nowUs);
+      this.recorder.deviceRequests++;
+    } else {
+      completionUs = nowUs;
+      for (let done = 0; done < bytes; done += this.maxIoBytes) {
+        const piece = Math.min(this.maxIoBytes, bytes - done);
+        const c = this.drive.serve(offsetBytes + done, piece, nowUs);
+        if (c > completionUs) completionUs = c;
+        this.recorder.deviceRequests++;
+      }
+    }
+    this.recorder.record(nowUs, completionUs, bytes);
+    return completionUs;
+  }
+
+  stats(): DeviceStats {
+    return this.recorder.snapshot();
+  }
+
+  reset(): void {
+    this.drive.reset();
     this.recorder.reset();
   }
 }

@@ -24,7 +24,8 @@
  * itself runs on `queueModel`: the flash queue's parameters fitted by least
  * squares to all the points (`queue-fit.ts`), so the model reproduces the
  * measured curve between the datasheet figures too (a gradual knee, the
- * bandwidth at each read size). All the points are kept in the profile
+ * bandwidth at each read size), and `internalReadAhead` when the fit finds
+ * that sequential reads are served from a read-ahead. All the points are kept in the profile
  * (`measurements`); `modelAtPoints` compares them with the model.
  *
  * The largest I/O is the device's max_sectors_kb when the caller read it
@@ -128,7 +129,10 @@ export function profileFromMeasurements(
         `sequential ceiling = highest measured bandwidth${deepSequential ? "" : " (only QD1 sequential reads were measured: a lower bound)"}.` +
         (fit === undefined
           ? ""
-          : ` queueModel: least-squares fit of the flash queue to the ${measurements.length} points (queue-fit.ts), rms ln(model/measured) ${fit.rmsLogError.toFixed(3)}.`) +
+          : ` queueModel: least-squares fit of the flash queue to the ${measurements.length} points (queue-fit.ts), rms ln(model/measured) ${fit.rmsLogError.toFixed(3)}` +
+            (fit.readAhead === false
+              ? "; no read-ahead for sequential streams (the points are better told without one)."
+              : `; a read-ahead for sequential streams of ${fit.readAhead.bufferBytes / KiB} KiB, a hit ${fit.readAhead.hitLatencyUs.toFixed(1)} us.`)) +
         ` Largest I/O ${maxIoBytes / KiB} KiB (${options.maxIoSource ?? "assumed, the built-ins' figure"}).` +
         (options.note ? ` ${options.note}` : ""),
       maxIoBytes,
@@ -142,6 +146,7 @@ export function profileFromMeasurements(
       randomReadQueueDepth: queueDepth,
       measurements: measurements.map((m) => ({ ...m })),
       ...(fit === undefined ? {} : { queueModel: fit.queueModel }),
+      ...(fit === undefined || fit.readAhead === false ? {} : { internalReadAhead: fit.readAhead }),
       ...(options.cpu === undefined ? {} : { cpu: options.cpu }),
     },
     `measurement ${options.measuredWith}`,

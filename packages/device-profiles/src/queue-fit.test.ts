@@ -59,6 +59,67 @@ describe("fitting the flash queue to measured points (queue-fit.ts)", () => {
     expect(profile.latencyReadBytes).toBe(8192);
     expect(profile.note).toMatch(/queueModel: least-squares fit of the flash queue to the 16 points/);
   });
+
+  it("finds no read-ahead in a device that has none: sequential small reads cost what random ones do", () => {
+    expect(profile.internalReadAhead).toBeUndefined();
+    expect(profile.note).toMatch(/no read-ahead for sequential streams/);
+  });
+});
+
+// A virtual disk whose host reads ahead: one server of 220 us, a 40 us fixed delay, a data path of
+// 1 us per read + 850 MB/s, and a 256 KiB read-ahead whose hits add 50 us. Random 8 KiB reads stop at
+// about 4 500 a second, while sequential 8 KiB reads at QD16 pass 40 000.
+const hostTruth = {
+  ...truth,
+  units: 1,
+  unitBusyUs: 220,
+  fixedLatencyUs: 40,
+  transferBytesPerUs: 850,
+  commandUs: 1,
+};
+const hostReadAhead = { triggerSequentialReads: 2, hitLatencyUs: 50, bufferBytes: 262144 };
+const hostPoints: ReadMeasurement[] = plan.map(([pattern, blockBytes, queueDepth]) => {
+  const iops = closedLoopIops(
+    hostTruth,
+    blockBytes,
+    queueDepth,
+    pattern,
+    7,
+    4194304,
+    undefined,
+    hostReadAhead,
+  );
+  return {
+    pattern,
+    blockBytes,
+    queueDepth,
+    iops,
+    bytesPerSecond: iops * blockBytes,
+    meanLatencyUs: (queueDepth * 1e6) / iops,
+  };
+});
+
+describe("fitting a device that reads ahead of sequential streams (queue-fit.ts)", () => {
+  const profile = profileFromMeasurements(hostPoints, {
+    measuredWith: "synthetic points",
+    maxIoBytes: 4194304,
+  });
+
+  it("the points themselves: small sequential reads far faster than random ones", () => {
+    const at = (pattern: string, q: number) =>
+      hostPoints.find((m) => m.pattern === pattern && m.blockBytes === 8192 && m.queueDepth === q)!.iops;
+    expect(at("random", 16)).toBeLessThan(5000);
+    expect(at("sequential", 16)).toBeGreaterThan(8 * at("random", 16));
+  });
+
+  it("fits a read-ahead, and then reproduces every point within 15 %", () => {
+    expect(profile.internalReadAhead).toMatchObject({ triggerSequentialReads: 2 });
+    for (const r of modelAtPoints(profile)) {
+      const label = `${r.point.pattern} ${r.point.blockBytes} QD${r.point.queueDepth}`;
+      expect(r.ratio, label).toBeGreaterThan(0.85);
+      expect(r.ratio, label).toBeLessThan(1.15);
+    }
+  }, 180_000);
 });
 
 describe("CPU cost of a read from the page cache (calibrate.ts fitCpuCosts)", () => {

@@ -17,16 +17,35 @@
  * - The stripe is the smallest random read measured (one unit per read of
  *   the size the queue depths were measured with, as a datasheet's 4 KiB).
  * - Reads above the profile's largest I/O are split as the model splits them.
+ * - The controller's read-ahead (flash-queue.ts, "Controller read-ahead") is
+ *   fitted too: its buffer and the latency of a hit, with the stream detected
+ *   after {@link SATA_CONTROLLER_READ_AHEAD}'s two contiguous reads (the
+ *   points cannot tell a trigger of 2 from 3). Whatever serves sequential
+ *   reads faster than random ones, a drive's controller or the storage
+ *   behind a virtual disk, shows in the points as a cheaper small sequential
+ *   read, and this is the mechanism that can produce it. Each unit count is
+ *   fitted with and without it, and the read-ahead is kept only when it pays
+ *   for its two extra parameters: when Akaike's information criterion,
+ *   n ln(SSE / n) + 2k over n points and k parameters, is lower with it
+ *   (H. Akaike, "A new look at the statistical model identification", IEEE
+ *   Transactions on Automatic Control 19(6), 1974).
  *
  * {@link modelAtPoints} runs a profile's model at each point and returns the
  * ratios: what `scanlab calibrate` prints and `npm run bench` checks.
  */
-import { closedLoopIops, flashQueueParameters, type QueueCore } from "./flash-queue.js";
 import {
+  closedLoopIops,
+  controllerReadAheadOf,
+  flashQueueParameters,
+  type QueueCore,
+} from "./flash-queue.js";
+import {
+  type ControllerReadAhead,
   type FlashProfile,
   type FlashQueueModelFields,
   MAX_BYTES_PER_SECOND,
   type ReadMeasurement,
+  SATA_CONTROLLER_READ_AHEAD,
 } from "./profile-schema.js";
 import { US_PER_S } from "./units.js";
 
@@ -37,6 +56,8 @@ export const UNIT_CANDIDATES: readonly number[] = [1, 2, 3, 4, 6, 8, 12, 16, 24,
 export interface QueueFit {
   /** The fitted parameters, as a profile's `queueModel` holds them. */
   readonly queueModel: FlashQueueModelFields;
+  /** The fitted controller read-ahead, or false when the points are better told without one (file header). */
+  readonly readAhead: ControllerReadAhead | false;
   /** Root mean square of ln(model / measured) over the points. */
   readonly rmsLogError: number;
 }
@@ -56,8 +77,14 @@ export interface ModelComparison {
 /** Samples of the closed loop while fitting (the final comparison uses throughput.ts's sizes). */
 const FIT_COUNTED = 600;
 
-function pointIops(core: QueueCore, m: ReadMeasurement, maxIoBytes: number, counted?: number): number {
-  return closedLoopIops(core, m.blockBytes, m.queueDepth, m.pattern, 1, maxIoBytes, counted);
+function pointIops(
+  core: QueueCore,
+  m: ReadMeasurement,
+  maxIoBytes: number,
+  readAhead: ControllerReadAhead | null,
+  counted?: number,
+): number {
+  return closedLoopIops(core, m.blockBytes, m.queueDepth, m.pattern, 1, maxIoBytes, counted, readAhead);
 }
 
 /**
@@ -150,24 +177,56 @@ export function fitFlashQueue(points: readonly ReadMeasurement[], maxIoBytes: nu
     // The closed loops run at the measured depths themselves.
     depthLimit: Number.POSITIVE_INFINITY,
   });
-  const error = (c: QueueCore, counted?: number) => {
+  // x[4], x[5]: the logarithms of the read-ahead buffer and of its hit latency; absent = no read-ahead.
+  const readAheadOf = (x: readonly number[], whole = false): ControllerReadAhead | null =>
+    x.length < 6
+      ? null
+      : {
+          triggerSequentialReads: SATA_CONTROLLER_READ_AHEAD.triggerSequentialReads,
+          hitLatencyUs: Math.exp(x[5]!),
+          // Two halves of whole stripes once fitted; any size while the simplex moves, so the error stays smooth.
+          bufferBytes: whole
+            ? Math.max(2, Math.round(Math.exp(x[4]!) / (2 * stripeBytes))) * 2 * stripeBytes
+            : Math.max(2 * stripeBytes, Math.exp(x[4]!)),
+        };
+  const error = (units: number, x: readonly number[], counted?: number, whole = false) => {
+    const c = core(units, x);
+    const readAhead = readAheadOf(x, whole);
     let sum = 0;
-    for (const m of usable) sum += Math.log(pointIops(c, m, maxIoBytes, counted) / m.iops) ** 2;
+    for (const m of usable) sum += Math.log(pointIops(c, m, maxIoBytes, readAhead, counted) / m.iops) ** 2;
     return sum;
   };
-  let best: { units: number; x: number[]; value: number } | undefined;
+  // The read-ahead's start: a 128 KiB buffer, and a hit as fast as the fastest small sequential read at QD1.
+  const sequentialQd1 = usable.filter((m) => m.pattern === "sequential" && m.queueDepth === 1);
+  const hitStartUs =
+    sequentialQd1.length === 0
+      ? 1
+      : Math.max(1, 0.5 * Math.min(...sequentialQd1.map((m) => m.meanLatencyUs)));
+  const aic = (sse: number, parameters: number) =>
+    usable.length * Math.log(Math.max(sse, 1e-12) / usable.length) + 2 * parameters;
+  let best: { units: number; x: number[]; value: number; score: number } | undefined;
   for (const units of UNIT_CANDIDATES) {
     // Start: the datasheet derivation's split of the QD1 latency, the unit stage carrying the small-read peak.
     const transfer = (bandwidth * 1.05) / US_PER_S;
     const unitBusy = Math.max(0.5, Math.min(0.8 * latencyUs, units / (peakSmall / US_PER_S)));
     const fixed = Math.max(0.5, latencyUs - unitBusy - stripeBytes / transfer);
     const start = [Math.log(unitBusy), Math.log(fixed), Math.log(transfer), Math.log(1)];
-    const r = nelderMead((x) => error(core(units, x), FIT_COUNTED), start, 0.5, 160);
-    if (best === undefined || r.value < best.value) best = { units, ...r };
+    const plain = nelderMead((x) => error(units, x, FIT_COUNTED), start, 0.5, 160);
+    const withReadAhead = nelderMead(
+      (x) => error(units, x, FIT_COUNTED),
+      [...plain.x, Math.log(128 * 1024), Math.log(hitStartUs)],
+      0.5,
+      240,
+    );
+    for (const r of [plain, withReadAhead]) {
+      const score = aic(r.value, r.x.length);
+      if (best === undefined || score < best.score) best = { units, ...r, score };
+    }
   }
   // Polish the winner with the full sample sizes.
-  const polished = nelderMead((x) => error(core(best!.units, x)), best!.x, 0.1, 120);
+  const polished = nelderMead((x) => error(best!.units, x), best!.x, 0.1, 120);
   const c = core(best!.units, polished.x);
+  const readAhead = readAheadOf(polished.x, true);
   return {
     queueModel: {
       units: c.units,
@@ -177,7 +236,8 @@ export function fitFlashQueue(points: readonly ReadMeasurement[], maxIoBytes: nu
       commandUs: c.commandUs,
       stripeBytes,
     },
-    rmsLogError: Math.sqrt(polished.value / Math.max(1, usable.length)),
+    readAhead: readAhead ?? false,
+    rmsLogError: Math.sqrt(error(best!.units, polished.x, undefined, true) / Math.max(1, usable.length)),
   };
 }
 
@@ -203,8 +263,9 @@ export function modelAtPoints(
   points: readonly ReadMeasurement[] = profile.measurements ?? [],
 ): ModelComparison[] {
   const q = flashQueueParameters(profile);
+  const readAhead = controllerReadAheadOf(profile);
   return points.map((point) => {
-    const modelIops = pointIops(q, point, profile.maxIoBytes);
+    const modelIops = pointIops(q, point, profile.maxIoBytes, readAhead);
     return {
       point,
       modelIops,

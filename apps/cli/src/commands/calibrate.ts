@@ -215,6 +215,12 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
         `  model (fitted, queue-fit.ts): ${q.units} units busy ${fixed(q.unitBusyUs, 1)} us per read, ${fixed(q.fixedLatencyUs, 1)} us fixed delay, ` +
           `data path ${fixed(q.commandUs, 1)} us per read + ${fixed(mibPerSFromBytesPerSecond(q.transferBytesPerSecond), 0)} ${THROUGHPUT_UNIT}, ${grouped(q.stripeBytes / 1024)} KiB pages`,
       );
+      const ra = written.internalReadAhead;
+      ctx.out(
+        ra === undefined || ra === false
+          ? "  no read-ahead for sequential streams: the points are better told without one"
+          : `  read-ahead for sequential streams (fitted): after ${ra.triggerSequentialReads} contiguous reads, ${grouped(ra.bufferBytes / 1024)} KiB kept ahead, a hit ${fixed(ra.hitLatencyUs, 1)} us`,
+      );
     }
   }
   ctx.out("");
