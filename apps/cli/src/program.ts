@@ -333,6 +333,10 @@ export async function buildProgram(
       "--no-fit",
       "predict with the simulator's default CPU costs instead of fitting them from the warm fit cells",
     )
+    .option(
+      "--no-probe",
+      "predict on --profile's device as it is, instead of on the device as fio measured it through a table's file",
+    )
     .option("--json [FILE]", "write the JSON document to FILE, or print it on stdout instead of the tables")
     .option("--report <FILE>", "write a self-contained HTML page with a measured-vs-predicted chart")
     .option(

@@ -48,6 +48,7 @@ export {
   fitBitmapCosts,
   fitCpuCosts,
 } from "./cpu-fit.js";
+export type { TableDeviceProbe } from "./device-probe.js";
 export { LabError, type LabErrorCode } from "./errors.js";
 export { type ExplainFigures, parseExplain } from "./explain.js";
 export { median } from "./median.js";

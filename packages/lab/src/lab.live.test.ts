@@ -89,6 +89,10 @@ describe.skipIf(!gate.available && !gate.required)("scanlab lab on PostgreSQL 15
         new Set(["pg15 seq narrow warm", "pg15 seq bitmap_random warm"]),
       );
       expect(report.comparisons.some((x) => x.varied === "effective_io_concurrency")).toBe(true);
+      // The device was measured through the bitmap table's heap file (fio, read-only): random reads at
+      // four depths and sequential reads up to half the 16 MiB file.
+      expect(report.deviceProbes.map((p) => [p.pg, p.table])).toEqual([[15, "bitmap_random"]]);
+      expect(report.deviceProbes[0]!.points.filter((p) => p.pattern === "random")).toHaveLength(4);
       // A serial count(*) of the whole narrow table reads all its pages through shared buffers.
       const seq = report.cells.find((c) => c.cell.id === "pg15 seq narrow warm")!;
       expect(seq.measured!.sharedHitBlocks + seq.measured!.sharedReadBlocks).toBeGreaterThanOrEqual(2048);

@@ -35,6 +35,8 @@ export interface ReplayOptions {
   readonly deviceLabel?: string;
   /** Fit CPU costs from the warm fit cells (default: as the report did). */
   readonly fit?: boolean;
+  /** Predict on the device probes the report holds (default true); false: on the profile's device as it is. */
+  readonly probe?: boolean;
 }
 
 /** Predicts the measured cells of `report` again with this simulator (and, optionally, another device model). */
@@ -64,6 +66,7 @@ export function replayLab(report: LabReport, options: ReplayOptions = {}): LabRe
     deviceLabel: options.deviceLabel ?? reportLabel,
     deviceName,
     coldMethod: report.coldMethod,
+    deviceProbes: options.probe === false ? [] : report.deviceProbes,
     fit: options.fit ?? report.cpu.some((c) => c.source === "fit"),
   });
   return { ...replayed, finishedAt: report.finishedAt };
@@ -101,5 +104,13 @@ export function parseLabReport(json: unknown, source: string): LabReport {
     }
     if (!tables.has(cell.table)) throw bad(`cell ${cell.id} scans a table the report does not list`);
   }
-  return doc as unknown as LabReport;
+  // A report from before the device probe has none: its cells are predicted on the profile's device.
+  const probes = doc.deviceProbes ?? [];
+  if (
+    !Array.isArray(probes) ||
+    probes.some((p) => !isObject(p) || typeof p.pg !== "number" || !Array.isArray(p.points))
+  ) {
+    throw bad("its device probes are not a list of measured points per server");
+  }
+  return { ...doc, deviceProbes: probes } as unknown as LabReport;
 }

@@ -41,6 +41,7 @@ describe("assembleReport", () => {
           "coldMethod",
           "comparisons",
           "cpu",
+          "deviceProbes",
           "finishedAt",
           "interrupted",
           "machine",

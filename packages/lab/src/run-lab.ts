@@ -57,6 +57,7 @@ import { DEFAULT_CPU_COSTS } from "@scanlab/simulator";
 import { type Cell, type LabPlan, type LabTable, planLab, type RefusedCell } from "./cells.js";
 import { type ComparisonResult, judgeComparisons } from "./comparisons.js";
 import { assertFitDisjoint, type CpuFit, fitBitmapCosts, fitCpuCosts } from "./cpu-fit.js";
+import { probedDevice, probeTableDevice, type TableDeviceProbe } from "./device-probe.js";
 import { LabError } from "./errors.js";
 import { parseExplain } from "./explain.js";
 import { median } from "./median.js";
@@ -230,6 +231,11 @@ export interface LabReport {
   readonly comparisons: readonly ComparisonResult[];
   /** Cells left out. */
   readonly refused: readonly RefusedCell[];
+  /**
+   * The device as each server's tables saw it (`device-probe.ts`): the cells of a server with a probe are
+   * predicted on the queue fitted to it. Empty when fio was missing or the probe was turned off.
+   */
+  readonly deviceProbes: readonly TableDeviceProbe[];
   /** Counts. */
   readonly summary: LabSummary;
 }
@@ -266,6 +272,8 @@ export interface LabOptions {
   readonly deviceLabel: string;
   /** Fit CPU costs from the warm fit cells (default true). */
   readonly fit?: boolean;
+  /** Measure the device through a table's file once it is built (`device-probe.ts`; default true). */
+  readonly probe?: boolean;
   /** Stops the run between steps. */
   readonly signal?: AbortSignal;
   /** Progress lines. */
@@ -391,14 +399,24 @@ export function predictAll(
   measured: readonly MeasuredCell[],
   plan: LabPlan,
   tables: readonly LabTable[],
-  machine: LabMachine,
+  shared: LabMachine,
   fit: boolean,
+  probes: readonly TableDeviceProbe[] = [],
 ): LabPredictions {
   const pgs = [...new Set(measured.map((m) => m.cell.pg))];
+  // Each server's cells run on the device its tables saw, when it was probed.
+  const machines = new Map(
+    pgs.map((pg) => {
+      const probe = probes.find((p) => p.pg === pg);
+      return [pg, probe === undefined ? shared : { ...shared, device: probedDevice(shared.device, probe) }];
+    }),
+  );
+  const machineOf = (pg: number) => machines.get(pg) ?? shared;
   const bare = measured.map((m) => judgeCell(m.cell, m.runs, null, m.notes));
   // The simulator's own time for a fit cell with no page or tuple work: what the fit must not absorb.
   const base = (cell: Cell, table: LabTable) =>
-    (predictCell(cell, table, machine, { perPageUs: 0, perTupleUs: 0 }).timeMs * 1000) / table.blocks;
+    (predictCell(cell, table, machineOf(cell.pg), { perPageUs: 0, perTupleUs: 0 }).timeMs * 1000) /
+    table.blocks;
   const fits = fit ? fitPerVersion(bare, tables, pgs, base) : new Map<number, CpuFit | null>();
   const cpu: CpuUsed[] = pgs.map((pg) => {
     const f = fits.get(pg) ?? null;
@@ -424,7 +442,7 @@ export function predictAll(
       .map((r) => {
         const t = tables.find((x) => x.name === r.cell.table)!;
         const at = (bitmapTupleUs: number, bufferFirstUseUs: number) =>
-          predictCell(r.cell, t, machine, { ...costs, bitmapTupleUs, bufferFirstUseUs }).timeMs * 1000;
+          predictCell(r.cell, t, machineOf(pg), { ...costs, bitmapTupleUs, bufferFirstUseUs }).timeMs * 1000;
         const baseUs = at(0, 0);
         return {
           cellId: r.cell.id,
@@ -463,7 +481,7 @@ export function predictAll(
             bufferFirstUseUs: c.bufferFirstUseUs,
           }
         : {};
-    return judgeCell(m.cell, m.runs, predictCell(m.cell, t, machine, costs), m.notes);
+    return judgeCell(m.cell, m.runs, predictCell(m.cell, t, machineOf(m.cell.pg), costs), m.notes);
   });
   const times = new Map(
     cells
@@ -586,6 +604,7 @@ export async function runLab(options: LabOptions): Promise<LabReport> {
       : "server restarted; relation files dropped with posix_fadvise(DONTNEED), the server's code left cached (not root: no drop_caches fallback)";
     const measured: MeasuredCell[] = [];
     const versions: LabServer[] = [];
+    const probes: TableDeviceProbe[] = [];
     let tables: LabTable[] = [...plan.tables];
     for (const server of servers) {
       if (stopped()) break;
@@ -605,6 +624,22 @@ export async function runLab(options: LabOptions): Promise<LabReport> {
       try {
         versions.push({ ...server, version: await cluster.psql("show server_version") });
         tables = await createTables(cluster, plan.tables, log, stopped);
+        const probeTable = tables.find((t) => t.kind === "bitmap") ?? tables[0];
+        if (!stopped() && options.probe !== false && probeTable !== undefined) {
+          log(
+            `PostgreSQL ${server.pg}: measuring the device through ${probeTable.name}'s file (fio, read-only) ...`,
+          );
+          const relPath = await cluster.psql(`SELECT pg_relation_filepath('${probeTable.name}')`);
+          const probe = await probeTableDevice(
+            server.pg,
+            probeTable.name,
+            join(cluster.dataDir, relPath),
+            options.signal,
+          );
+          if (probe === null)
+            log("fio is not installed: the cells are predicted on the profile's device as it is.");
+          else probes.push(probe);
+        }
         if (!stopped()) {
           await runCells(cluster, cells, tables, plan.runs, device, dropCaches, log, stopped, measured);
         }
@@ -632,6 +667,7 @@ export async function runLab(options: LabOptions): Promise<LabReport> {
       deviceName: device.name,
       coldMethod,
       fit: options.fit ?? true,
+      deviceProbes: probes,
     });
   } finally {
     device.control?.restore();
@@ -664,6 +700,8 @@ export interface ReportParts {
   readonly coldMethod: string;
   /** Fit CPU costs. */
   readonly fit: boolean;
+  /** The device as each server's tables saw it (none: every cell on the profile's device). */
+  readonly deviceProbes?: readonly TableDeviceProbe[];
 }
 
 /** Predicts the measured cells and builds the report (the JSON document). */
@@ -674,6 +712,7 @@ export function assembleReport(parts: ReportParts): LabReport {
     parts.tables,
     parts.machine,
     parts.fit,
+    parts.deviceProbes ?? [],
   );
   return {
     version: LAB_REPORT_VERSION,
@@ -691,6 +730,7 @@ export function assembleReport(parts: ReportParts): LabReport {
     cells,
     comparisons,
     refused: parts.plan.refused,
+    deviceProbes: parts.deviceProbes ?? [],
     summary: summarize(cells, comparisons),
   };
 }

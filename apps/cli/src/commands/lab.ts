@@ -48,6 +48,7 @@ export interface LabFlags {
   profile?: string;
   workDir?: string;
   fit?: boolean;
+  probe?: boolean;
   json?: string | boolean;
   report?: string;
   replay?: string;
@@ -104,6 +105,20 @@ export function printLabReport(ctx: Ctx, r: LabReport): void {
   );
   for (const s of r.servers) ctx.out(c.dim(`  PostgreSQL ${s.version} from ${s.bin}`));
   ctx.out(c.dim(`  time: ${r.timeSource}; cold: ${r.coldMethod}`));
+  for (const p of r.deviceProbes) {
+    const at = (pattern: string, q: number) =>
+      p.points.find((m) => m.pattern === pattern && m.blockBytes === 8192 && m.queueDepth === q);
+    const figures = [
+      ["random 8 KiB QD1", at("random", 1)],
+      ["QD16", at("random", 16)],
+      ["sequential 8 KiB QD1", at("sequential", 1)],
+    ]
+      .filter((f): f is [string, NonNullable<ReturnType<typeof at>>] => f[1] !== undefined)
+      .map(([label, m]) => `${label} ${Math.round(m.iops).toLocaleString("en-US")} IOPS`);
+    ctx.out(
+      `  Device PG${p.pg}: measured through ${p.table}'s file (${figures.join(", ")}); its cells are predicted on the queue fitted to these ${p.points.length} points, with the profile's CPU costs.`,
+    );
+  }
   for (const cpu of r.cpu) {
     ctx.out(
       cpu.source === "fit"
@@ -208,6 +223,7 @@ function replayCommand(ctx: Ctx, flags: LabFlags, file: string): number {
     report = replayLab(earlier, {
       ...(device === null ? {} : { device: device.device, deviceLabel: device.label }),
       ...(flags.fit === false ? { fit: false } : {}),
+      ...(flags.probe === false ? { probe: false } : {}),
     });
   } catch (e) {
     if (e instanceof LabError) throw new CliError(e.code, e.message);
@@ -244,6 +260,7 @@ export async function labCommand(ctx: Ctx, flags: LabFlags): Promise<number> {
       device: device.device,
       deviceLabel: device.label,
       fit: flags.fit !== false,
+      probe: flags.probe !== false,
       signal: ctx.interrupt.signal,
       onProgress: (line) => {
         if (progressOn(ctx)) ctx.err(ctx.c.dim(line));

@@ -1,0 +1,107 @@
+/**
+ * DOC: the device as the lab's tables see it.
+ *
+ * Problem. A profile from `scanlab calibrate` measures the device through one
+ * file, at one moment. On a virtual disk the same device can serve two files
+ * at rates apart by several times: the host keeps recently written data in
+ * its own page cache and reads ahead of sequential streams, out of the
+ * guest's sight and control. The lab's tables were written minutes before
+ * their cells run, and calibrate's file may be hours old; a random 8 kB read
+ * of one and of the other need not cost the same.
+ *
+ * Insight. The lab can measure the device through the very files it
+ * predicts: once the tables are built, fio reads one of them, read-only and
+ * with O_DIRECT (the guest's cache is bypassed, the host's is whatever it
+ * is), with calibrate's own job list: random 8 kB reads at queue depths 1 to
+ * 64 and sequential reads of 8 kB to 4 MiB. The flash queue is fitted to
+ * those points (`queue-fit.ts` of @scanlab/device-profiles), exactly as
+ * calibrate fits its own, and the cells of that server are predicted on it.
+ *
+ * Choices.
+ * - The file probed is the first bitmap table's heap: most cells read a
+ *   bitmap table, and its pages are as recent as every other table's.
+ * - One round of 500 ms per job (about 10 s): the lab's cells are themselves
+ *   medians of a few runs; a longer probe would see a device that has moved
+ *   on by the time the cells run.
+ * - Only the device comes from the probe. The CPU costs, kernel figures and
+ *   anything else of the user's profile stay as they are.
+ * - The points are kept in the report, and a replay fits them again with its
+ *   own model, as it predicts the cells again.
+ * - Without fio there is no probe, and the cells are predicted on the
+ *   user's profile as it is; the report says so.
+ *
+ * Interface: {@link probeTableDevice} measures, {@link probedDevice} builds
+ * the device a cell is predicted on.
+ */
+import { type FlashProfile, profileFromMeasurements, type ReadMeasurement } from "@scanlab/device-profiles";
+import { calibrate, fioVersion } from "@scanlab/device-profiles/node";
+
+/** What the lab measured of the device through one table's heap file. */
+export interface TableDeviceProbe {
+  /** The server whose cells are predicted on it. */
+  readonly pg: number;
+  /** The table read. */
+  readonly table: string;
+  /** Its heap file. */
+  readonly file: string;
+  /** How it was measured (fio version, engine, duration, time). */
+  readonly measuredWith: string;
+  /** The measured points. */
+  readonly points: readonly ReadMeasurement[];
+  /** The profile's largest I/O (max_sectors_kb), when it was read. */
+  readonly maxIoBytes?: number;
+}
+
+/** Milliseconds of each fio job of the probe (our choice: see the file header). */
+export const PROBE_PHASE_MS = 500;
+
+/**
+ * Measures the device through `file` with fio, read-only. Null when fio is
+ * not installed.
+ */
+export async function probeTableDevice(
+  pg: number,
+  table: string,
+  file: string,
+  signal?: AbortSignal,
+): Promise<TableDeviceProbe | null> {
+  if (fioVersion() === undefined) return null;
+  const p = await calibrate(file, {
+    method: "fio",
+    cpu: false,
+    rounds: 1,
+    phaseMs: PROBE_PHASE_MS,
+    name: `lab-probe-pg${pg}`,
+    ...(signal === undefined ? {} : { signal }),
+  });
+  return {
+    pg,
+    table,
+    file,
+    measuredWith: p.measuredWith ?? `fio on ${file}`,
+    points: p.measurements ?? [],
+    maxIoBytes: p.maxIoBytes,
+  };
+}
+
+/**
+ * The device a cell of the probe's server is predicted on: the flash queue
+ * fitted to the probe's points, with the CPU costs of `device` (a profile
+ * object) kept. A built-in profile's name keeps nothing: its CPU figures are
+ * the simulator's defaults either way.
+ */
+export function probedDevice(
+  device: string | Record<string, unknown>,
+  probe: TableDeviceProbe,
+): Record<string, unknown> {
+  const fitted: FlashProfile = profileFromMeasurements(probe.points, {
+    name: `lab-probe-pg${probe.pg}`,
+    title: `Device as the lab's table ${probe.table} saw it (fio)`,
+    measuredWith: probe.measuredWith,
+    ...(probe.maxIoBytes === undefined
+      ? {}
+      : { maxIoBytes: probe.maxIoBytes, maxIoSource: "max_sectors_kb of the device, read by the probe" }),
+  });
+  const cpu = typeof device === "string" ? undefined : device.cpu;
+  return { ...fitted, ...(cpu === undefined ? {} : { cpu }) };
+}
