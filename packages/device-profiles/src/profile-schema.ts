@@ -134,6 +134,12 @@ const commonFields = {
             MAX_LATENCY_US,
           ),
         ),
+        fadviseUs: z.optional(
+          nonNegative(
+            "time of one posix_fadvise(WILLNEED) call on an 8 kB block absent from the page cache (page allocation and bio submission in the caller), microseconds",
+            MAX_LATENCY_US,
+          ),
+        ),
         measuredWith: z
           .string()
           .check(z.minLength(1), z.describe("how and where the CPU costs were measured")),
@@ -382,6 +388,8 @@ export interface MachineCpuCosts {
   readonly fillUsPerPage?: number | undefined;
   /** Time to wake a sleeping process on an idle CPU, microseconds. */
   readonly wakeUpUs?: number | undefined;
+  /** Time of one posix_fadvise(WILLNEED) call on an uncached 8 kB block, microseconds. */
+  readonly fadviseUs?: number | undefined;
   /** How and where the costs were measured. */
   readonly measuredWith: string;
   /** The measured points the costs were fitted to. */

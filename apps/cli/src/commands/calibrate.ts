@@ -13,6 +13,7 @@ import { dirname, resolve } from "node:path";
 import { mibPerSFromBytesPerSecond, THROUGHPUT_UNIT } from "@scanlab/core";
 import { type FlashProfile, modelAtPoints } from "@scanlab/device-profiles";
 import { calibrate, readDeviceProfileFile, writeDeviceProfileFile } from "@scanlab/device-profiles/node";
+import { measureAdviceCall } from "@scanlab/file-scan";
 import { type KernelMeasurement, measureKernelReadahead } from "@scanlab/readahead/node";
 import type { Ctx } from "../context.js";
 import { progressOn } from "../context.js";
@@ -124,6 +125,23 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
       else if (!isUserError(e)) throw e;
       else kernelSkipped = `not measured: ${e.message}`;
     }
+  }
+  // The cost of one posix_fadvise(WILLNEED) joins the CPU costs (file-scan's measureAdviceCall: it needs the
+  // FFI binding file-scan has). Where advice cannot be given here, the simulator's default stays.
+  let adviceSkipped: string | null = null;
+  if (profile.cpu !== undefined && !ctx.interrupt.stopped) {
+    log(`calibrate: timing posix_fadvise(WILLNEED) on blocks of ${path} ...`);
+    const advice = measureAdviceCall(path);
+    if (advice.ok)
+      profile = {
+        ...profile,
+        cpu: {
+          ...profile.cpu,
+          fadviseUs: advice.fadviseUs,
+          measuredWith: `${profile.cpu.measuredWith}; ${advice.measuredWith}`,
+        },
+      };
+    else adviceSkipped = advice.reason;
   }
   const interrupted = ctx.interrupt.stopped;
   const written: FlashProfile = kernel
@@ -237,6 +255,11 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
       cpu.fillUsPerPage === undefined
         ? "  fillUsPerPage not measured: a cold read costs the same CPU as a cached one in simulations"
         : `  fillUsPerPage ${fixed(cpu.fillUsPerPage, 2)} us per 4 KiB page a cold read brings into the page cache: an 8 kB block read cold costs ${fixed(2 * cpu.fillUsPerPage, 2)} us more`,
+    );
+    ctx.out(
+      cpu.fadviseUs === undefined
+        ? `  fadviseUs not measured (${adviceSkipped ?? "interrupted"}): simulations use the default per advice call`
+        : `  fadviseUs ${fixed(cpu.fadviseUs, 2)} us per posix_fadvise(WILLNEED) that starts the read of an absent 8 kB block`,
     );
     ctx.out(c.dim(`  ${cpu.measuredWith}`));
   }

@@ -207,6 +207,24 @@ describe("the CPU of a warm bitmap scan: matched tuples and buffers used for the
     expect(small * 1e6).toBeCloseTo(512 * 10, 3);
   });
 
+  it("advice on a cached block costs a page-cache lookup (readSyscallUs), not fadviseUs", () => {
+    // eic 16: every page is advised before it is read, and every one is already in the page cache.
+    const advised = (cpu: Record<string, number>) => {
+      const s = warm(cpu);
+      s.queries[0] = { ...s.queries[0]!, effectiveIoConcurrency: 16 } as (typeof s.queries)[0];
+      return s;
+    };
+    expect(seconds(advised({ fadviseUs: 50 }))).toBeCloseTo(seconds(advised({ fadviseUs: 2 })), 9);
+    const pages = pagesOf(warm({})).length;
+    const calls = run(advised({})).log.adviceCalls;
+    expect(calls).toBeGreaterThan(0);
+    const lookups =
+      seconds(advised({ fadviseUs: 50, readSyscallUs: 3 })) -
+      seconds(advised({ fadviseUs: 50, readSyscallUs: 1 }));
+    // Each advice call and each page's read is one lookup: (3 - 1) us apiece.
+    expect(lookups * 1e6).toBeCloseTo((calls + pages) * 2, 0);
+  });
+
   it("a sequential scan of the same table reads through its 32-buffer BAS_BULKREAD ring and pays for those only", () => {
     const seq = (cpu: Record<string, number>) => {
       const s = warm(cpu);
@@ -215,6 +233,16 @@ describe("the CPU of a warm bitmap scan: matched tuples and buffers used for the
     };
     const extra = seconds(seq({ bufferFirstUseUs: 10 })) - seconds(seq({}));
     expect(extra * 1e6).toBeCloseTo(32 * 10, 3);
+  });
+});
+
+describe("advice that starts a read", () => {
+  it("costs fadviseUs for each absent block it advises", () => {
+    const cold = (fadviseUs: number) =>
+      run(bitmapScenario("random", { effectiveIoConcurrency: 16 }, { cpu: { jitter: 0, fadviseUs } }));
+    const slow = cold(50);
+    const fast = cold(2);
+    expect(slow.r.queries[0]!.meanDurationS).toBeGreaterThan(fast.r.queries[0]!.meanDurationS);
   });
 });
 

@@ -24,7 +24,7 @@ import { type BitmapIndexScan, indexScanFirst } from "./bitmap-index-scan.js";
 import { bitmapPageWorkUs, fillUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
 import { PAGES_PER_BLOCK } from "./machine.js";
-import { type OpenFiles, openSegment, osBlocks, type ScanRunCtx } from "./scan-run.js";
+import { adviseBlocks, type OpenFiles, openSegment, osBlocks, type ScanRunCtx } from "./scan-run.js";
 
 export class BitmapScanParticipant implements Entity {
   readonly id: number;
@@ -167,8 +167,10 @@ export class BitmapScanParticipant implements Entity {
   }
 
   private advise(firstBlock: number, blocks: number, t: number, factor: number): number {
-    osBlocks(this.ctx, this.opens, firstBlock, blocks, t, true);
+    const cpu = this.ctx.machine.cpu;
     this.adviceCalls++;
-    return t + this.ctx.machine.cpu.fadviseUs * factor;
+    return (
+      t + adviseBlocks(this.ctx, this.opens, firstBlock, blocks, t, cpu.fadviseUs, cpu.readSyscallUs) * factor
+    );
   }
 }

@@ -55,8 +55,13 @@
  *   is 0 and `scanlab calibrate` measures it (`measureWakeUp`).
  * - fadviseUs 2.0: one posix_fadvise(WILLNEED) system call on an uncached
  *   8 kB block, which allocates the page and submits a bio in the caller's
- *   context [I]; the regression of the 2022 eic benchmark (eic=1 slower than 0) is mostly not
- *   this cost but the loss of kernel readahead, which the OS model produces.
+ *   context [I]; a call that finds every page of its range present (cached
+ *   or already being read) only looks them up and costs readSyscallUs
+ *   (scan-run.ts, adviseBlocks). A calibrated profile carries the figure
+ *   measured on its machine (`cpu.fadviseUs`, `measureAdviceCall` of
+ *   @scanlab/file-scan: 4.9-6.7 us on scanlab's 2-core virtual machine). The regression of the
+ *   2022 eic benchmark (eic=1 slower than 0) is mostly not this cost but the
+ *   loss of kernel readahead, which the OS model produces.
  * - fillUsPerPage 0: the kernel's CPU per 4 KiB page a read brings into the
  *   page cache, spent in the context of the process whose read() triggered
  *   it: page_cache_ra_unbounded() allocates the folios and inserts them

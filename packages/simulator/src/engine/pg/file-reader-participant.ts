@@ -47,7 +47,7 @@ import { BLOCK_BYTES } from "../../units.js";
 import type { Entity } from "../loop/scheduler.js";
 import { mulberry32, type ReadPattern, readOrder } from "../seam/shared-leaf.js";
 import { fillUs, preadUs } from "./cpu-costs.js";
-import { type OpenFiles, osBlocks, type ScanRunCtx } from "./scan-run.js";
+import { adviseBlocks, type OpenFiles, osBlocks, type ScanRunCtx } from "./scan-run.js";
 
 /** The reader's block order. */
 export type FilePattern = ReadPattern;
@@ -112,9 +112,13 @@ export class FileReaderParticipant implements Entity {
 
   /** posix_fadvise(WILLNEED) of the block at position `i`; returns when the call returns. */
   private advise(i: number, t: number, factor: number): number {
-    osBlocks(this.ctx, this.opens, this.blockAt(i), 1, t, true);
     this.ctx.stats.adviceCalls++;
-    return t + this.settings.adviceCallUs * factor;
+    const callUs = this.settings.adviceCallUs;
+    return (
+      t +
+      adviseBlocks(this.ctx, this.opens, this.blockAt(i), 1, t, callUs, this.ctx.machine.cpu.readSyscallUs) *
+        factor
+    );
   }
 
   fire(nowUs: number): void {

@@ -30,7 +30,7 @@ import type { ReadStreamPort, StreamEnv, StreamIo, StreamStep } from "../seam/po
 import { type BitmapIndexScan, indexScanFirst } from "./bitmap-index-scan.js";
 import { bitmapPageWorkUs, fillUs, pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
-import { type OpenFiles, osBlocks, type ScanRunCtx } from "./scan-run.js";
+import { adviseBlocks, type OpenFiles, osBlocks, type ScanRunCtx } from "./scan-run.js";
 
 /**
  * The I/O worker pool of io_method = worker (PostgreSQL 18, method_worker.c),
@@ -139,10 +139,16 @@ export class ReadStreamParticipant implements Entity {
         return true;
       },
       startRead(io: StreamIo, nowUs: number): number | null {
-        if (io.advise) {
-          osBlocks(ctx, self.opens, io.firstBlock, io.blocks, nowUs, true);
-          costs.debtUs += cpu.fadviseUs;
-        }
+        if (io.advise)
+          costs.debtUs += adviseBlocks(
+            ctx,
+            self.opens,
+            io.firstBlock,
+            io.blocks,
+            nowUs,
+            cpu.fadviseUs,
+            cpu.readSyscallUs,
+          );
         if (!io.async) return null;
         // The copy of an asynchronous read is not this backend's CPU (an I/O worker's, or the
         // kernel's with io_uring): no CPU-sharing factor.

@@ -59,6 +59,43 @@ export function openSegment(
 }
 
 /**
+ * posix_fadvise(WILLNEED) over blocks [firstBlock, firstBlock + blocks), one
+ * call per segment file, as {@link osBlocks} gives it. Returns the CPU time
+ * the call costs: the kernel looks each page up and allocates and submits a
+ * read only for the absent ones (force_page_cache_ra and
+ * page_cache_ra_unbounded in mm/readahead.c), so a call that finds every
+ * page present (cached, or already being read) costs a page-cache lookup,
+ * `lookupUs`, and one that starts a read costs `callUs`.
+ */
+export function adviseBlocks(
+  ctx: ScanRunCtx,
+  opens: OpenFiles,
+  firstBlock: number,
+  blocks: number,
+  nowUs: number,
+  callUs: number,
+  lookupUs: number,
+): number {
+  const os = ctx.machine.os;
+  const table = ctx.table;
+  const segBlocks = table.segmentBlocks;
+  let absent = false;
+  for (let b = firstBlock, end = firstBlock + blocks; b < end && !absent; b++) {
+    const seg = Math.floor(b / segBlocks);
+    const file = fileIdOf(table, seg);
+    const page = (b - seg * segBlocks) * PAGES_PER_BLOCK;
+    for (let p = 0; p < PAGES_PER_BLOCK; p++) {
+      if (!os.isResident(file, page + p)) {
+        absent = true;
+        break;
+      }
+    }
+  }
+  osBlocks(ctx, opens, firstBlock, blocks, nowUs, true);
+  return absent ? callUs : Math.min(callUs, lookupUs);
+}
+
+/**
  * Blocks [firstBlock, firstBlock + blocks) through the OS, one call per segment
  * file (md.c splits a request at the 1 GB boundary too): posix_fadvise(WILLNEED)
  * when `advise`, else a read. Returns when the data read is ready (`nowUs` if

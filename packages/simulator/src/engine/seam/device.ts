@@ -45,7 +45,8 @@ export function deviceSequentialBytesPerS(device: string | Record<string, unknow
  * The CPU costs a device profile file carries (`cpu`: what `scanlab calibrate`
  * measured on the machine that holds the device) under a scenario's own
  * `machine.cpu`: the scenario's figures win, the profile's fill in
- * `readSyscallUs`, `copyBytesPerUs`, `fillUsPerPage` and `wakeUpUs`, the defaults of cpu-costs.ts the rest.
+ * `readSyscallUs`, `copyBytesPerUs`, `fillUsPerPage`, `wakeUpUs` and `fadviseUs`, the defaults of cpu-costs.ts
+ * the rest.
  */
 export function machineCpuOverrides(
   device: string | Record<string, unknown>,
@@ -58,6 +59,7 @@ export function machineCpuOverrides(
     out.copyBytesPerUs = measured.copyBytesPerUs;
     if (measured.fillUsPerPage !== undefined) out.fillUsPerPage = measured.fillUsPerPage;
     if (measured.wakeUpUs !== undefined) out.wakeUpUs = measured.wakeUpUs;
+    if (measured.fadviseUs !== undefined) out.fadviseUs = measured.fadviseUs;
   }
   for (const [k, v] of Object.entries(cpu ?? {}))
     if (v !== undefined) (out as Record<string, unknown>)[k] = v;
@@ -68,10 +70,11 @@ export function machineCpuOverrides(
  * The CPU time of one posix_fadvise call of a plain-file reader
  * (pg/file-reader-participant.ts): the scenario's `machine.cpu.fadviseUs`
  * when it sets one; else, when the device profile carries what `scanlab
- * calibrate` measured, its per-read system-call cost (`readSyscallUs`: the
- * system call and the page-cache lookup, which a WILLNEED call makes too;
- * the page allocation and bio submission it adds for an absent page are not
- * in it); else `fallbackUs` (cpu-costs.ts's `fadviseUs` default).
+ * calibrate` measured, its `fadviseUs`, or failing that its per-read
+ * system-call cost (`readSyscallUs`: the system call and the page-cache
+ * lookup, which a WILLNEED call makes too; the page allocation and bio
+ * submission it adds for an absent page are not in it); else `fallbackUs`
+ * (cpu-costs.ts's `fadviseUs` default).
  */
 export function fileAdviceCallUs(
   device: string | Record<string, unknown>,
@@ -80,5 +83,5 @@ export function fileAdviceCallUs(
 ): number {
   if (cpu?.fadviseUs !== undefined) return cpu.fadviseUs;
   const measured = typeof device === "string" ? undefined : resolveDeviceProfile(device).cpu;
-  return measured !== undefined ? measured.readSyscallUs : fallbackUs;
+  return measured !== undefined ? (measured.fadviseUs ?? measured.readSyscallUs) : fallbackUs;
 }
