@@ -34,13 +34,19 @@ export const ADVICE_CALLS = 2000;
 /** What {@link measureAdviceCall} found. */
 export type AdviceCost =
   | {
+      /** The call was timed. */
       readonly ok: true;
       /** Median time of one WILLNEED call on an absent 8 kB block, less the clock's own, microseconds. */
       readonly fadviseUs: number;
       /** How it was measured, in one sentence. */
       readonly measuredWith: string;
     }
-  | { readonly ok: false; readonly reason: string };
+  | {
+      /** It could not be timed here. */
+      readonly ok: false;
+      /** Why, in one sentence. */
+      readonly reason: string;
+    };
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
