@@ -29,17 +29,22 @@ const plan: [ReadMeasurement["pattern"], number, number][] = [
   ),
 ];
 // The synthetic "measurement" uses another seed than the model's closed loop, as a real device would.
-const points: ReadMeasurement[] = plan.map(([pattern, blockBytes, queueDepth]) => {
-  const iops = closedLoopIops(truth, blockBytes, queueDepth, pattern, 7, 4194304);
-  return {
-    pattern,
-    blockBytes,
-    queueDepth,
-    iops,
-    bytesPerSecond: iops * blockBytes,
-    meanLatencyUs: (queueDepth * 1e6) / iops,
-  };
-});
+const measure = (
+  device: Parameters<typeof closedLoopIops>[0],
+  readAhead: Parameters<typeof closedLoopIops>[7] = null,
+): ReadMeasurement[] =>
+  plan.map(([pattern, blockBytes, queueDepth]) => {
+    const iops = closedLoopIops(device, blockBytes, queueDepth, pattern, 7, 4194304, undefined, readAhead);
+    return {
+      pattern,
+      blockBytes,
+      queueDepth,
+      iops,
+      bytesPerSecond: iops * blockBytes,
+      meanLatencyUs: (queueDepth * 1e6) / iops,
+    };
+  });
+const points = measure(truth);
 
 describe("fitting the flash queue to measured points (queue-fit.ts)", () => {
   const profile = profileFromMeasurements(points, { measuredWith: "synthetic points", maxIoBytes: 4194304 });
@@ -78,26 +83,7 @@ const hostTruth = {
   commandUs: 1,
 };
 const hostReadAhead = { triggerSequentialReads: 2, hitLatencyUs: 50, bufferBytes: 262144 };
-const hostPoints: ReadMeasurement[] = plan.map(([pattern, blockBytes, queueDepth]) => {
-  const iops = closedLoopIops(
-    hostTruth,
-    blockBytes,
-    queueDepth,
-    pattern,
-    7,
-    4194304,
-    undefined,
-    hostReadAhead,
-  );
-  return {
-    pattern,
-    blockBytes,
-    queueDepth,
-    iops,
-    bytesPerSecond: iops * blockBytes,
-    meanLatencyUs: (queueDepth * 1e6) / iops,
-  };
-});
+const hostPoints = measure(hostTruth, hostReadAhead);
 
 describe("fitting a device that reads ahead of sequential streams (queue-fit.ts)", () => {
   const profile = profileFromMeasurements(hostPoints, {
