@@ -136,7 +136,7 @@ const commonFields = {
         ),
         fadviseUs: z.optional(
           nonNegative(
-            "time of one posix_fadvise(WILLNEED) call on an 8 kB block absent from the page cache (page allocation and bio submission in the caller), microseconds",
+            "system time an 8 kB block advised with posix_fadvise(WILLNEED) costs a reader when absent from the page cache, beyond a cached one (page allocation, bio submission, the read's completion), microseconds",
             MAX_LATENCY_US,
           ),
         ),
@@ -388,7 +388,7 @@ export interface MachineCpuCosts {
   readonly fillUsPerPage?: number | undefined;
   /** Time to wake a sleeping process on an idle CPU, microseconds. */
   readonly wakeUpUs?: number | undefined;
-  /** Time of one posix_fadvise(WILLNEED) call on an uncached 8 kB block, microseconds. */
+  /** System time an advised 8 kB block costs a reader when absent, beyond a cached one, microseconds. */
   readonly fadviseUs?: number | undefined;
   /** How and where the costs were measured. */
   readonly measuredWith: string;

@@ -1,113 +1,155 @@
 /**
- * DOC: what one posix_fadvise(WILLNEED) costs the process that makes it.
+ * DOC: what advising an absent block costs the process that advises it.
  *
  * Problem. A bitmap heap scan with effective_io_concurrency, and a PG18 read
- * stream at io_method sync, advise each block they will read soon. The call
- * returns once the kernel has started the read: for each absent page it
- * allocates a folio, inserts it in the page cache, and builds and submits the
- * bio (force_page_cache_ra and page_cache_ra_unbounded in mm/readahead.c),
- * all in the caller. On a virtual disk the submission also notifies the
- * host. No published figure holds for a given machine, so the simulator's
- * default is an assumption; this measures it.
+ * stream at io_method sync, advise each block they will read soon with
+ * posix_fadvise(WILLNEED). For an absent block the kernel allocates the
+ * folios, inserts them in the page cache, and builds and submits the bio in
+ * the caller (force_page_cache_ra and page_cache_ra_unbounded in
+ * mm/readahead.c); on a virtual disk the submission also notifies the host.
+ * When the read completes, its interrupt and the bio's end_io run on
+ * whatever CPU takes them, often the reader's. None of this happens when the
+ * block is already cached, and no published figure holds for a given
+ * machine, so the simulator's default is an assumption; this measures it.
  *
- * Method. The first GiB of the file (or all of it) is evicted from the page
- * cache, then WILLNEED is given for 8 kB blocks at distinct random offsets,
- * one call each, timed with the monotonic clock around the call alone. The
- * median is kept (a call that waits for a request slot or is interrupted is
- * the tail, not the typical cost), less the median of the clock reads
- * themselves. The figure includes the FFI crossing from Node to libc, a few
- * tenths of a microsecond that PostgreSQL's direct call does not pay.
+ * Method, as a scanning backend reads. About a tenth of the 8 kB blocks of
+ * the file's first 256 MiB are chosen (seeded), in ascending order, as a
+ * bitmap gives them. One thread advises each block 16 blocks ahead of the
+ * one it reads, reads it with pread, and spends 10 µs of CPU on it. Each
+ * round runs this once on the evicted file (cold) and once again with those
+ * blocks cached (warm), and takes the difference in the process's system
+ * time per block: the CPU an absent block costs the reader beyond a cached
+ * one, advice included, waiting not. The median of the rounds is kept. The
+ * median time of the WILLNEED call alone, from the cold passes, is reported
+ * beside it: the rest of the difference is what the read's completion costs
+ * the reader.
  *
- * The file is opened read-only; advice changes no data. The blocks advised
- * stay cached afterwards, as after any read.
+ * The file is opened read-only; advice changes no data.
  *
  * Interface: {@link measureAdviceCall}.
  */
-import { closeSync, openSync, statSync } from "node:fs";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { mulberry32 } from "@scanlab/core";
 import { evictFromPageCache } from "@scanlab/host";
-import { loadFadvise } from "./fadvise.js";
+import { loadFadvise, type WillNeedFn } from "./fadvise.js";
 
-/** Calls timed by {@link measureAdviceCall} (our choice: enough for a stable median, a fraction of a second). */
-export const ADVICE_CALLS = 2000;
+/** Rounds of {@link measureAdviceCall}, each a cold and a warm pass (our choice, as calibrate's fill cost). */
+export const ADVICE_ROUNDS = 5;
+/** Blocks advised ahead of the one read: PostgreSQL 18's default effective_io_concurrency. */
+export const ADVICE_DISTANCE = 16;
+/** The region read and the share of its blocks chosen (our choice: a 10 % bitmap of 256 MiB). */
+const REGION_BYTES = 256 << 20;
+const CHOSEN_SHARE = 0.1;
+/** CPU spent on each block after its read, as a scanning backend spends on a page (calibrate's fill cost does the same). */
+const WORK_US = 10;
+/** Fewest blocks a pass may have. */
+const MIN_BLOCKS = 400;
 
 /** What {@link measureAdviceCall} found. */
 export type AdviceCost =
   | {
-      /** The call was timed. */
+      /** It was measured. */
       readonly ok: true;
-      /** Median time of one WILLNEED call on an absent 8 kB block, less the clock's own, microseconds. */
+      /** System time an advised absent 8 kB block costs the reader beyond a cached one, median of the rounds, microseconds. */
       readonly fadviseUs: number;
+      /** Median time of one WILLNEED call on an absent block, microseconds. */
+      readonly callUs: number;
       /** How it was measured, in one sentence. */
       readonly measuredWith: string;
     }
   | {
-      /** It could not be timed here. */
+      /** It could not be measured here. */
       readonly ok: false;
       /** Why, in one sentence. */
       readonly reason: string;
     };
 
-const median = (xs: number[]): number => {
+const median = (xs: readonly number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor((s.length - 1) / 2)]!;
 };
 
+const spin = (us: number): void => {
+  const end = process.hrtime.bigint() + BigInt(Math.round(us * 1000));
+  while (process.hrtime.bigint() < end);
+};
+
+/** One pass: advise `distance` ahead, read, work. Returns the system time in microseconds and the call times in ns. */
+function pass(
+  path: string,
+  blocks: readonly number[],
+  willNeed: WillNeedFn,
+  timeCalls: boolean,
+): { systemUs: number; callNs: number[] } {
+  const buffer = Buffer.alloc(8192);
+  const callNs: number[] = [];
+  const advise = (fd: number, block: number) => {
+    if (!timeCalls) {
+      willNeed(fd, block * 8192, 8192);
+      return;
+    }
+    const a = process.hrtime.bigint();
+    willNeed(fd, block * 8192, 8192);
+    callNs.push(Number(process.hrtime.bigint() - a));
+  };
+  const fd = openSync(path, "r");
+  try {
+    const before = process.cpuUsage();
+    for (let i = 0; i < Math.min(ADVICE_DISTANCE, blocks.length); i++) advise(fd, blocks[i]!);
+    for (let i = 0; i < blocks.length; i++) {
+      if (i + ADVICE_DISTANCE < blocks.length) advise(fd, blocks[i + ADVICE_DISTANCE]!);
+      readSync(fd, buffer, 0, 8192, blocks[i]! * 8192);
+      spin(WORK_US);
+    }
+    return { systemUs: process.cpuUsage(before).system, callNs };
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
- * Measures one posix_fadvise(WILLNEED) call on an 8 kB block absent from the
- * page cache (see the file header).
+ * Measures what advising an absent 8 kB block costs the reader (see the file
+ * header).
  *
  * @example
  * ```ts
  * import { measureAdviceCall } from "@scanlab/file-scan";
  * const cost = measureAdviceCall("/data/big.file");
- * console.log(cost.ok ? `${cost.fadviseUs.toFixed(1)} us a call` : cost.reason);
+ * console.log(cost.ok ? `${cost.fadviseUs.toFixed(1)} us a block` : cost.reason);
  * ```
  */
-export function measureAdviceCall(path: string, calls = ADVICE_CALLS, seed = 1): AdviceCost {
+export function measureAdviceCall(path: string, rounds = ADVICE_ROUNDS, seed = 1): AdviceCost {
   const fadvise = loadFadvise();
   if (!fadvise.ok) return { ok: false, reason: fadvise.reason };
-  const blocks = Math.floor(Math.min(statSync(path).size, 1 << 30) / 8192);
-  if (blocks < 2 * calls)
-    return { ok: false, reason: `${path} has fewer than ${2 * calls} blocks of 8 kB to advise.` };
-  const eviction = evictFromPageCache([path]);
-  if (!eviction.ok)
+  const region = Math.floor(Math.min(statSync(path).size, REGION_BYTES) / 8192);
+  const random = mulberry32(seed);
+  const blocks: number[] = [];
+  for (let b = 0; b < region; b++) if (random.nextFloat() < CHOSEN_SHARE) blocks.push(b);
+  if (blocks.length < MIN_BLOCKS)
     return {
       ok: false,
-      reason: `${path} could not be evicted from the page cache first (${eviction.reason}).`,
+      reason: `${path} is too small to advise ${MIN_BLOCKS} blocks: it needs at least ${Math.ceil((MIN_BLOCKS / CHOSEN_SHARE) * 8192 * 1.2) >> 20} MiB.`,
     };
-  // Distinct blocks: a partial Fisher-Yates shuffle of the first `blocks`.
-  const random = mulberry32(seed);
-  const order = new Int32Array(blocks);
-  for (let i = 0; i < blocks; i++) order[i] = i;
-  for (let i = 0; i < calls; i++) {
-    const j = i + Math.floor(random.nextFloat() * (blocks - i));
-    const t = order[i]!;
-    order[i] = order[j]!;
-    order[j] = t;
+  const differences: number[] = [];
+  const callNs: number[] = [];
+  for (let r = 0; r < Math.max(1, rounds); r++) {
+    const eviction = evictFromPageCache([path]);
+    if (!eviction.ok)
+      return { ok: false, reason: `${path} could not be evicted from the page cache (${eviction.reason}).` };
+    const cold = pass(path, blocks, fadvise.willNeed, true);
+    const warm = pass(path, blocks, fadvise.willNeed, false);
+    differences.push((cold.systemUs - warm.systemUs) / blocks.length);
+    callNs.push(...cold.callNs);
   }
-  const clock: number[] = [];
-  const times: number[] = [];
-  const fd = openSync(path, "r");
-  try {
-    for (let i = 0; i < calls; i++) {
-      const a = process.hrtime.bigint();
-      clock.push(Number(process.hrtime.bigint() - a));
-    }
-    for (let i = 0; i < calls; i++) {
-      const a = process.hrtime.bigint();
-      fadvise.willNeed(fd, order[i]! * 8192, 8192);
-      times.push(Number(process.hrtime.bigint() - a));
-    }
-  } finally {
-    closeSync(fd);
-  }
-  const fadviseUs = Math.max(0, (median(times) - median(clock)) / 1000);
   return {
     ok: true,
-    fadviseUs,
+    fadviseUs: Math.max(0, median(differences)),
+    callUs: median(callNs) / 1000,
     measuredWith:
-      `fadviseUs: median of ${calls} posix_fadvise(WILLNEED) calls on distinct random 8 kB blocks of ` +
-      `${path}, evicted first, less the clock's own median (through koffi from Node ${process.version})`,
+      `fadviseUs: node ${process.version} process.cpuUsage() system time of one thread reading ${blocks.length} ` +
+      `ascending 8 kB blocks (a seeded tenth of the first ${(region * 8192) >> 20} MiB of ${path}) with ` +
+      `posix_fadvise(WILLNEED) ${ADVICE_DISTANCE} blocks ahead and ${WORK_US} us of CPU after each, evicted then ` +
+      `cached, ${Math.max(1, rounds)} rounds, median of (cold - cached) per block; the WILLNEED call alone took ` +
+      `${(median(callNs) / 1000).toFixed(1)} us (median)`,
   };
 }

@@ -14,7 +14,7 @@ export const PACKAGE_NAME = "@scanlab/file-scan";
 
 // The device truth a scan reports is @scanlab/host's (block-device.ts); its result types are named here too.
 export type { DeviceDelta, DeviceReport, KernelPaths } from "@scanlab/host";
-export { ADVICE_CALLS, type AdviceCost, measureAdviceCall } from "./advice-cost.js";
+export { ADVICE_DISTANCE, ADVICE_ROUNDS, type AdviceCost, measureAdviceCall } from "./advice-cost.js";
 export {
   type BlockWork,
   type BlockWorkModule,

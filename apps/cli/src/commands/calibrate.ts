@@ -126,8 +126,8 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
       else kernelSkipped = `not measured: ${e.message}`;
     }
   }
-  // The cost of one posix_fadvise(WILLNEED) joins the CPU costs (file-scan's measureAdviceCall: it needs the
-  // FFI binding file-scan has). Where advice cannot be given here, the simulator's default stays.
+  // What advising an absent block costs a reader joins the CPU costs (file-scan's measureAdviceCall: it
+  // needs the FFI binding file-scan has). Where advice cannot be given here, the simulator's default stays.
   let adviceSkipped: string | null = null;
   if (profile.cpu !== undefined && !ctx.interrupt.stopped) {
     log(`calibrate: timing posix_fadvise(WILLNEED) on blocks of ${path} ...`);
@@ -259,7 +259,7 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
     ctx.out(
       cpu.fadviseUs === undefined
         ? `  fadviseUs not measured (${adviceSkipped ?? "interrupted"}): simulations use the default per advice call`
-        : `  fadviseUs ${fixed(cpu.fadviseUs, 2)} us per posix_fadvise(WILLNEED) that starts the read of an absent 8 kB block`,
+        : `  fadviseUs ${fixed(cpu.fadviseUs, 2)} us of system time per 8 kB block advised with posix_fadvise(WILLNEED) and read when absent, beyond a cached one`,
     );
     ctx.out(c.dim(`  ${cpu.measuredWith}`));
   }

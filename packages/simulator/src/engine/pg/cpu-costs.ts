@@ -59,7 +59,9 @@
  *   or already being read) only looks them up and costs readSyscallUs
  *   (scan-run.ts, adviseBlocks). A calibrated profile carries the figure
  *   measured on its machine (`cpu.fadviseUs`, `measureAdviceCall` of
- *   @scanlab/file-scan: 4.9-6.7 us on scanlab's 2-core virtual machine). The regression of the
+ *   @scanlab/file-scan: the system time an advised absent block costs a
+ *   reader beyond a cached one, which includes the read's completion; 13-18 us
+ *   on scanlab's 2-core virtual machine, where the call alone takes 6-7.5 us). The regression of the
  *   2022 eic benchmark (eic=1 slower than 0) is mostly not this cost but the
  *   loss of kernel readahead, which the OS model produces.
  * - fillUsPerPage 0: the kernel's CPU per 4 KiB page a read brings into the
