@@ -43,6 +43,7 @@ import { existsSync, statfsSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { errorClause } from "@scanlab/core";
 import {
   blockQueueLimits,
   type DeviceProbe,
@@ -630,15 +631,22 @@ export async function runLab(options: LabOptions): Promise<LabReport> {
             `PostgreSQL ${server.pg}: measuring the device through ${probeTable.name}'s file (fio, read-only) ...`,
           );
           const relPath = await cluster.psql(`SELECT pg_relation_filepath('${probeTable.name}')`);
-          const probe = await probeTableDevice(
-            server.pg,
-            probeTable.name,
-            join(cluster.dataDir, relPath),
-            options.signal,
-          );
-          if (probe === null)
-            log("fio is not installed: the cells are predicted on the profile's device as it is.");
-          else probes.push(probe);
+          try {
+            const probe = await probeTableDevice(
+              server.pg,
+              probeTable.name,
+              join(cluster.dataDir, relPath),
+              options.signal,
+            );
+            if (probe === null)
+              log("fio is not installed: the cells are predicted on the profile's device as it is.");
+            else probes.push(probe);
+          } catch (e) {
+            if (stopped()) throw e;
+            log(
+              `the device could not be measured through ${probeTable.name}'s file (${errorClause(e)}): the cells are predicted on the profile's device as it is.`,
+            );
+          }
         }
         if (!stopped()) {
           await runCells(cluster, cells, tables, plan.runs, device, dropCaches, log, stopped, measured);
