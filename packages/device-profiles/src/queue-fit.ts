@@ -20,7 +20,10 @@
  * - The controller's read-ahead (flash-queue.ts, "Controller read-ahead") is
  *   fitted too: its buffer and the latency of a hit, with the stream detected
  *   after {@link SATA_CONTROLLER_READ_AHEAD}'s two contiguous reads (the
- *   points cannot tell a trigger of 2 from 3). Whatever serves sequential
+ *   points cannot tell a trigger of 2 from 3). Its fit starts twice, from a
+ *   128 KiB and from a 1 MiB buffer, and keeps the better: a drive's DRAM
+ *   buffer and a host's read-ahead lie far apart, and one start settles
+ *   near itself. Whatever serves sequential
  *   reads faster than random ones, a drive's controller or the storage
  *   behind a virtual disk, shows in the points as a cheaper small sequential
  *   read, and this is the mechanism that can produce it. Each unit count is
@@ -196,7 +199,7 @@ export function fitFlashQueue(points: readonly ReadMeasurement[], maxIoBytes: nu
     for (const m of usable) sum += Math.log(pointIops(c, m, maxIoBytes, readAhead, counted) / m.iops) ** 2;
     return sum;
   };
-  // The read-ahead's start: a 128 KiB buffer, and a hit as fast as the fastest small sequential read at QD1.
+  // The read-ahead's starts: a 128 KiB and a 1 MiB buffer, and a hit half as long as the fastest sequential read at QD1.
   const sequentialQd1 = usable.filter((m) => m.pattern === "sequential" && m.queueDepth === 1);
   const hitStartUs =
     sequentialQd1.length === 0
@@ -212,13 +215,15 @@ export function fitFlashQueue(points: readonly ReadMeasurement[], maxIoBytes: nu
     const fixed = Math.max(0.5, latencyUs - unitBusy - stripeBytes / transfer);
     const start = [Math.log(unitBusy), Math.log(fixed), Math.log(transfer), Math.log(1)];
     const plain = nelderMead((x) => error(units, x, FIT_COUNTED), start, 0.5, 160);
-    const withReadAhead = nelderMead(
-      (x) => error(units, x, FIT_COUNTED),
-      [...plain.x, Math.log(128 * 1024), Math.log(hitStartUs)],
-      0.5,
-      240,
+    const withReadAhead = [128 * 1024, 1024 * 1024].map((buffer) =>
+      nelderMead(
+        (x) => error(units, x, FIT_COUNTED),
+        [...plain.x, Math.log(buffer), Math.log(hitStartUs)],
+        0.5,
+        240,
+      ),
     );
-    for (const r of [plain, withReadAhead]) {
+    for (const r of [plain, ...withReadAhead]) {
       const score = aic(r.value, r.x.length);
       if (best === undefined || score < best.score) best = { units, ...r, score };
     }
