@@ -70,13 +70,15 @@ const positiveInt = (description: string, max?: number) =>
  *   (super_1_load in drivers/md/md.c).
  * - MAX_CHUNK_BYTES: md keeps chunk_sectors in an int of 512-byte sectors (drivers/md/md.h).
  */
-const MAX_LATENCY_US = 30e6;
+/** @internal The longest latency any profile field may hold (see above). */
+export const MAX_LATENCY_US = 30e6;
 const MAX_SEEK_US = 1e6;
 /** @internal The largest rate any profile field may hold (see above). */
 export const MAX_BYTES_PER_SECOND = 1e12;
 const MAX_IOPS = 1e9;
 const MAX_QUEUE_DEPTH = 65_535 * 65_536;
-const MAX_IO_BYTES = (2 ** 32 - 1) * 512;
+/** @internal The largest I/O size any profile field may hold (see above). */
+export const MAX_IO_BYTES = (2 ** 32 - 1) * 512;
 const MAX_RPM = 30_000;
 const MAX_RAID0_MEMBERS = 1920;
 const MAX_CHUNK_BYTES = (2 ** 31 - 1) * 512;

@@ -47,6 +47,8 @@ import {
   type FlashProfile,
   type FlashQueueModelFields,
   MAX_BYTES_PER_SECOND,
+  MAX_IO_BYTES,
+  MAX_LATENCY_US,
   type ReadMeasurement,
   SATA_CONTROLLER_READ_AHEAD,
 } from "./profile-schema.js";
@@ -186,11 +188,15 @@ export function fitFlashQueue(points: readonly ReadMeasurement[], maxIoBytes: nu
       ? null
       : {
           triggerSequentialReads: SATA_CONTROLLER_READ_AHEAD.triggerSequentialReads,
-          hitLatencyUs: Math.exp(x[5]!),
+          // Within the profile schema's bounds: a direction the points do not constrain can run off.
+          hitLatencyUs: Math.min(Math.exp(x[5]!), MAX_LATENCY_US),
           // Two halves of whole stripes once fitted; any size while the simplex moves, so the error stays smooth.
           bufferBytes: whole
-            ? Math.max(2, Math.round(Math.exp(x[4]!) / (2 * stripeBytes))) * 2 * stripeBytes
-            : Math.max(2 * stripeBytes, Math.exp(x[4]!)),
+            ? Math.min(
+                Math.max(2, Math.round(Math.exp(x[4]!) / (2 * stripeBytes))) * 2 * stripeBytes,
+                Math.floor(MAX_IO_BYTES / (2 * stripeBytes)) * 2 * stripeBytes,
+              )
+            : Math.min(Math.max(2 * stripeBytes, Math.exp(x[4]!)), MAX_IO_BYTES),
         };
   const error = (units: number, x: readonly number[], counted?: number, whole = false) => {
     const c = core(units, x);
