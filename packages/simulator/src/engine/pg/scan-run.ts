@@ -76,23 +76,10 @@ export function adviseBlocks(
   callUs: number,
   lookupUs: number,
 ): number {
-  const os = ctx.machine.os;
-  const table = ctx.table;
-  const segBlocks = table.segmentBlocks;
-  let absent = false;
-  for (let b = firstBlock, end = firstBlock + blocks; b < end && !absent; b++) {
-    const seg = Math.floor(b / segBlocks);
-    const file = fileIdOf(table, seg);
-    const page = (b - seg * segBlocks) * PAGES_PER_BLOCK;
-    for (let p = 0; p < PAGES_PER_BLOCK; p++) {
-      if (!os.isResident(file, page + p)) {
-        absent = true;
-        break;
-      }
-    }
-  }
+  // The OS model submits the absent pages as the kernel does: whether it submitted any is the answer.
+  const before = ctx.machine.os.submittedPages;
   osBlocks(ctx, opens, firstBlock, blocks, nowUs, true);
-  return absent ? callUs : Math.min(callUs, lookupUs);
+  return ctx.machine.os.submittedPages > before ? callUs : Math.min(callUs, lookupUs);
 }
 
 /**
