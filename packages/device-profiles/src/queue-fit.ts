@@ -205,7 +205,8 @@ export function fitFlashQueue(points: readonly ReadMeasurement[], maxIoBytes: nu
     for (const m of usable) sum += Math.log(pointIops(c, m, maxIoBytes, readAhead, counted) / m.iops) ** 2;
     return sum;
   };
-  // The read-ahead's starts: a 128 KiB and a 1 MiB buffer, and a hit half as long as the fastest sequential read at QD1.
+  // The read-ahead's starts (our choice, starting points only): a 128 KiB and a 1 MiB buffer, and a hit half as
+  // long as the fastest sequential read at QD1.
   const sequentialQd1 = usable.filter((m) => m.pattern === "sequential" && m.queueDepth === 1);
   const hitStartUs =
     sequentialQd1.length === 0

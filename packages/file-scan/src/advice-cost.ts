@@ -42,7 +42,7 @@ const REGION_BYTES = 256 << 20;
 const CHOSEN_SHARE = 0.1;
 /** CPU spent on each block after its read, as a scanning backend spends on a page (calibrate's fill cost does the same). */
 const WORK_US = 10;
-/** Fewest blocks a pass may have. */
+/** Fewest blocks a pass may have (our choice: a median of per-block times over fewer is mostly noise). */
 const MIN_BLOCKS = 400;
 
 /** What {@link measureAdviceCall} found. */

@@ -30,27 +30,11 @@
  * - Without fio there is no probe, and the cells are predicted on the
  *   user's profile as it is; the report says so.
  *
- * Interface: {@link probeTableDevice} measures, {@link probedDevice} builds
- * the device a cell is predicted on.
+ * Interface: {@link probeTableDevice} measures; `probedDevice`
+ * (probed-device.ts) builds the device a cell is predicted on.
  */
-import { type FlashProfile, profileFromMeasurements, type ReadMeasurement } from "@scanlab/device-profiles";
 import { calibrate, fioVersion } from "@scanlab/device-profiles/node";
-
-/** What the lab measured of the device through one table's heap file. */
-export interface TableDeviceProbe {
-  /** The server whose cells are predicted on it. */
-  readonly pg: number;
-  /** The table read. */
-  readonly table: string;
-  /** Its heap file. */
-  readonly file: string;
-  /** How it was measured (fio version, engine, duration, time). */
-  readonly measuredWith: string;
-  /** The measured points. */
-  readonly points: readonly ReadMeasurement[];
-  /** The profile's largest I/O (max_sectors_kb), when it was read. */
-  readonly maxIoBytes?: number;
-}
+import type { TableDeviceProbe } from "./probed-device.js";
 
 /** Milliseconds of each fio job of the probe (our choice: see the file header). */
 export const PROBE_PHASE_MS = 500;
@@ -82,26 +66,4 @@ export async function probeTableDevice(
     points: p.measurements ?? [],
     maxIoBytes: p.maxIoBytes,
   };
-}
-
-/**
- * The device a cell of the probe's server is predicted on: the flash queue
- * fitted to the probe's points, with the CPU costs of `device` (a profile
- * object) kept. A built-in profile's name keeps nothing: its CPU figures are
- * the simulator's defaults either way.
- */
-export function probedDevice(
-  device: string | Record<string, unknown>,
-  probe: TableDeviceProbe,
-): Record<string, unknown> {
-  const fitted: FlashProfile = profileFromMeasurements(probe.points, {
-    name: `lab-probe-pg${probe.pg}`,
-    title: `Device as the lab's table ${probe.table} saw it (fio)`,
-    measuredWith: probe.measuredWith,
-    ...(probe.maxIoBytes === undefined
-      ? {}
-      : { maxIoBytes: probe.maxIoBytes, maxIoSource: "max_sectors_kb of the device, read by the probe" }),
-  });
-  const cpu = typeof device === "string" ? undefined : device.cpu;
-  return { ...fitted, ...(cpu === undefined ? {} : { cpu }) };
 }

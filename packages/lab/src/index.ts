@@ -48,7 +48,6 @@ export {
   fitBitmapCosts,
   fitCpuCosts,
 } from "./cpu-fit.js";
-export type { TableDeviceProbe } from "./device-probe.js";
 export { LabError, type LabErrorCode } from "./errors.js";
 export { type ExplainFigures, parseExplain } from "./explain.js";
 export { median } from "./median.js";
@@ -61,6 +60,7 @@ export {
   predictCell,
   simulatorPg,
 } from "./predict.js";
+export type { TableDeviceProbe } from "./probed-device.js";
 export { type ReadAheadControl, readAheadControl } from "./read-ahead.js";
 export { parseLabReport, type ReplayOptions, replayLab } from "./replay.js";
 export { labReportHtml } from "./report-html.js";

@@ -3,7 +3,7 @@
  * fitted to the probe's points, with the CPU costs of the user's profile.
  */
 import { describe, expect, it } from "vitest";
-import { probedDevice, type TableDeviceProbe } from "./device-probe.js";
+import { probedDevice, type TableDeviceProbe } from "./probed-device.js";
 
 const probe: TableDeviceProbe = {
   pg: 18,

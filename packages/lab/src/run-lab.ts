@@ -58,11 +58,12 @@ import { DEFAULT_CPU_COSTS } from "@scanlab/simulator";
 import { type Cell, type LabPlan, type LabTable, planLab, type RefusedCell } from "./cells.js";
 import { type ComparisonResult, judgeComparisons } from "./comparisons.js";
 import { assertFitDisjoint, type CpuFit, fitBitmapCosts, fitCpuCosts } from "./cpu-fit.js";
-import { probedDevice, probeTableDevice, type TableDeviceProbe } from "./device-probe.js";
+import { probeTableDevice } from "./device-probe.js";
 import { LabError } from "./errors.js";
 import { parseExplain } from "./explain.js";
 import { median } from "./median.js";
 import { defaultPreadBlockUs, kernelLine, type LabMachine, type Prediction, predictCell } from "./predict.js";
+import { probedDevice, type TableDeviceProbe } from "./probed-device.js";
 import { type ReadAheadControl, readAheadControl } from "./read-ahead.js";
 import { cellQuerySql, createTableSql, expectedNode, sessionSettingsSql, warmUpSql } from "./tables.js";
 
