@@ -164,6 +164,14 @@ export const WARM_BITMAP_EIC = 16;
 /** Minimum runs per cell: the median of three ignores one disturbed run. */
 export const MIN_RUNS = 3;
 
+/**
+ * Minimum runs of a fit cell. Its median sets a CPU cost that every predicted
+ * cell of its version uses, so one disturbed run among three there moves
+ * every prediction; the median of seven ignores three. Fit cells are warm
+ * and few (four per version), so the extra runs cost seconds.
+ */
+export const MIN_FIT_RUNS = 7;
+
 const BLOCK_BYTES = BLCKSZ;
 
 /** Tables of the quick and the full set. */

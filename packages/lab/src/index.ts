@@ -63,7 +63,7 @@ export {
 export type { TableDeviceProbe } from "./probed-device.js";
 export { type ReadAheadControl, readAheadControl } from "./read-ahead.js";
 export { parseLabReport, type ReplayOptions, replayLab } from "./replay.js";
-export { labReportHtml } from "./report-html.js";
+export { labReportHtml, runsPhrase } from "./report-html.js";
 export {
   assembleReport,
   BYTES_TOLERANCE,

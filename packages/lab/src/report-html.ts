@@ -103,7 +103,7 @@ export function labReportHtml(report: LabReport): string {
 <style>body{font:14px system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}td:first-child,th:first-child{text-align:left}tr.fit{color:#777}</style></head>
 <body>
 <h1>scanlab lab: measured vs predicted</h1>
-<p>${report.interrupted ? "<b>Interrupted: finished cells only.</b> " : ""}${report.quick ? "Quick cell set. " : ""}${report.runsPerCell} runs a cell, median kept. Time: ${esc(report.timeSource)}. Cold runs: ${esc(report.coldMethod)}. Device model: ${esc(report.machine.deviceLabel)}.</p>
+<p>${report.interrupted ? "<b>Interrupted: finished cells only.</b> " : ""}${report.quick ? "Quick cell set. " : ""}${runsPhrase(report)}, median kept. Time: ${esc(report.timeSource)}. Cold runs: ${esc(report.coldMethod)}. Device model: ${esc(report.machine.deviceLabel)}.</p>
 <p>Time within ±20 %: <b>${s.timeWithin} of ${s.predicted}</b> predicted cells. Device bytes within ±10 %: <b>${s.bytesWithin} of ${s.bytesJudged}</b>. Comparisons pointing the same way: <b>${s.agree} of ${s.comparisons}</b>.</p>
 <ul>${cpu}</ul>
 ${timeChartSvg(report)}
@@ -116,4 +116,10 @@ ${rows}</table>
 ${comps}</table>
 </body></html>
 `;
+}
+
+/** "3 runs a cell", with ", fit cells 7" when the fit cells ran more often (their medians feed every prediction). */
+export function runsPhrase(report: LabReport): string {
+  const n = Math.max(0, ...report.cells.filter((c) => c.cell.role === "fit").map((c) => c.runs.length));
+  return `${report.runsPerCell} runs a cell${n > report.runsPerCell ? `, fit cells ${n}` : ""}`;
 }

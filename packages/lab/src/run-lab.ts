@@ -32,7 +32,8 @@
  *   or launched fewer workers than asked, is marked.
  * - Device figures are /proc/diskstats deltas of the device holding PGDATA
  *   around the query; other programs' reads on that device show up in them,
- *   which is why the median of several runs is kept.
+ *   which is why the median of several runs is kept. A fit cell runs at
+ *   least MIN_FIT_RUNS times: its median feeds every prediction.
  * - io_method is a server-start setting: it is set with ALTER SYSTEM and
  *   takes effect at the restart before the run.
  * - Stopping: the AbortSignal is checked between steps; whatever happens, the
@@ -55,7 +56,7 @@ import {
 } from "@scanlab/host";
 import { type Cluster, cachedPostgres, ensurePostgres, startCluster } from "@scanlab/pg-harness";
 import { DEFAULT_CPU_COSTS } from "@scanlab/simulator";
-import { type Cell, type LabPlan, type LabTable, planLab, type RefusedCell } from "./cells.js";
+import { type Cell, type LabPlan, type LabTable, MIN_FIT_RUNS, planLab, type RefusedCell } from "./cells.js";
 import { type ComparisonResult, judgeComparisons } from "./comparisons.js";
 import { assertFitDisjoint, type CpuFit, fitBitmapCosts, fitCpuCosts } from "./cpu-fit.js";
 import { probeTableDevice } from "./device-probe.js";
@@ -834,6 +835,7 @@ async function runCells(
     log(`  [${i + 1}/${cells.length}] ${cell.id}`);
     const notes: string[] = [];
     const records: RunRecord[] = [];
+    const cellRuns = cell.role === "fit" ? Math.max(runs, MIN_FIT_RUNS) : runs;
     if (cell.cache === "warm") {
       // Fills the page cache, not recorded: a serial seq scan reads every heap page (a bitmap query alone
       // would read only the pages it matches), then the cell's own query reads the index pages it needs.
@@ -841,7 +843,7 @@ async function runCells(
       await cluster.psql(warmUpSql(table));
       await cluster.psql(sql);
     }
-    for (let r = 0; r < runs && !stopped(); r++) {
+    for (let r = 0; r < cellRuns && !stopped(); r++) {
       await cluster.restart();
       if (cell.cache === "cold") {
         evictFromPageCache(files);
@@ -898,6 +900,6 @@ async function runCells(
       });
     }
     // An interrupted cell is dropped: its median would rest on fewer runs than the others'.
-    if (records.length === runs) out.push({ cell, runs: records, notes });
+    if (records.length === cellRuns) out.push({ cell, runs: records, notes });
   }
 }

@@ -27,6 +27,7 @@ import {
   parseLabReport,
   replayLab,
   runLab,
+  runsPhrase,
 } from "@scanlab/lab";
 import type { Ctx } from "../context.js";
 import { progressOn, toJson } from "../context.js";
@@ -100,7 +101,7 @@ export function printLabReport(ctx: Ctx, r: LabReport): void {
   ctx.out(
     c.bold("scanlab lab: measured beside predicted") +
       c.dim(
-        ` (${r.quick ? "quick set, " : ""}${r.runsPerCell} runs a cell, median; device model ${r.machine.deviceLabel})`,
+        ` (${r.quick ? "quick set, " : ""}${runsPhrase(r)}, median; device model ${r.machine.deviceLabel})`,
       ),
   );
   for (const s of r.servers) ctx.out(c.dim(`  PostgreSQL ${s.version} from ${s.bin}`));
