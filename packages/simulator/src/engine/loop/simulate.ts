@@ -222,14 +222,15 @@ export function simulateWith(
   });
 
   const scheduler = new Scheduler();
+  const cpuShare = new CpuShare(machine.cores);
   const pg: PgInstance = {
     machine,
     scheduler,
     models,
     postmaster: new Postmaster(cpu.workerForkUs, cpu.workerInitUs),
     /** PostgreSQL 18's io_workers default (apps/docs/src/reference/read-streams.md#io-method-and-i-o-workers): 3 I/O worker processes, each with its own open files. */
-    ioWorkers: new IoWorkers(3),
-    cpuShare: new CpuShare(machine.cores),
+    ioWorkers: new IoWorkers(3, cpuShare),
+    cpuShare,
     adaptive: () => builtOs.adaptive(),
     seed: s.seed,
     exactStriding: options.exactStriding === true,

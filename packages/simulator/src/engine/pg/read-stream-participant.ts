@@ -17,7 +17,9 @@
  *   18's io_workers = 3 by default), which performs one read per worker at a
  *   time, on the worker's own open file; the backend only waits for it. An
  *   idle worker is woken first, and a backend that sleeps for a worker's
- *   read is woken after it (cpu.wakeUpUs each).
+ *   read is woken after it (cpu.wakeUpUs each). The workers are processes
+ *   on the same cores as the backends (cpu-share.ts): while one copies, it
+ *   takes a core's share from every backend.
  *   io_uring: the kernel performs the read, with no such bound.
  * - CPU: the preadv's copy (syscall + bytes / copy rate) in the process that
  *   reads; per buffer consumed a pin and the page's work; per advice call
@@ -30,6 +32,7 @@ import type { ReadStreamPort, StreamEnv, StreamIo, StreamStep } from "../seam/po
 import { type BitmapIndexScan, indexScanFirst } from "./bitmap-index-scan.js";
 import { bitmapPageWorkUs, fillUs, pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
+import type { CpuShare } from "./cpu-share.js";
 import { adviseBlocks, type OpenFiles, osBlocks, type ScanRunCtx } from "./scan-run.js";
 
 /**
@@ -46,9 +49,16 @@ export class IoWorkers {
   private readonly files: Map<number, OpenFiles>[];
   /** When each worker is done with the read it was last given. */
   private readonly freeAtUs: Float64Array;
-  constructor(workers: number) {
+  /** Each worker's number among the CPU share's helpers. */
+  private readonly helper: number[];
+  constructor(
+    workers: number,
+    /** The cores the workers share with the backends. */
+    private readonly share: CpuShare,
+  ) {
     this.files = Array.from({ length: workers }, () => new Map());
     this.freeAtUs = new Float64Array(workers);
+    this.helper = Array.from({ length: workers }, () => share.addHelper());
   }
   /**
    * The worker that takes a read queued at `nowUs`: the lowest-numbered idle
@@ -67,9 +77,14 @@ export class IoWorkers {
   freeAt(worker: number): number {
     return this.freeAtUs[worker]!;
   }
-  /** `worker` is busy with a read until `us`. */
-  busyUntil(worker: number, us: number): void {
-    this.freeAtUs[worker] = us;
+  /** How much longer a worker's CPU work takes when it starts at `atUs`, itself counted. */
+  cpuFactor(atUs: number): number {
+    return this.share.cpuFactor(atUs, 1);
+  }
+  /** `worker` is on a CPU from `cpuFromUs` and busy with a read until `untilUs`. */
+  busy(worker: number, cpuFromUs: number, untilUs: number): void {
+    this.freeAtUs[worker] = untilUs;
+    this.share.busy(this.helper[worker]!, cpuFromUs, untilUs);
   }
   /** `worker`'s open files of `table`. */
   opens(worker: number, table: number): OpenFiles {
@@ -100,6 +115,8 @@ export class ReadStreamParticipant implements Entity {
   private readonly hitValidAt = new Map<number, number>();
   /** The time the stream is being called at (its env callbacks run then). */
   private streamNowUs = 0;
+  /** When the data of the last read was in the page cache: its reader's CPU work starts then. */
+  private readyUs = 0;
   /** A bitmap heap scan's Bitmap Index Scan, run before the first buffer (bitmap-index-scan.ts), if modelled. */
   indexScan: BitmapIndexScan | null = null;
 
@@ -150,15 +167,17 @@ export class ReadStreamParticipant implements Entity {
             cpu.readSyscallUs,
           );
         if (!io.async) return null;
-        // The copy of an asynchronous read is not this backend's CPU (an I/O worker's, or the
-        // kernel's with io_uring): no CPU-sharing factor.
+        // The copy of an asynchronous read is not this backend's CPU. With io_uring it is the
+        // kernel's: no CPU-sharing factor.
         if (ioWorkers === null) return self.read(io, self.opens, nowUs, 1);
         // An idle worker sleeps on its latch and must be woken; a busy one takes the read from the queue when done.
+        // Its CPU work shares the cores with every backend and every other busy worker.
         const w = ioWorkers.pick(nowUs);
         const freeAt = ioWorkers.freeAt(w);
         const startUs = freeAt <= nowUs ? nowUs + cpu.wakeUpUs : freeAt;
-        const valid = self.read(io, ioWorkers.opens(w, ctx.table.index), nowUs, 1, startUs - nowUs);
-        ioWorkers.busyUntil(w, valid);
+        const files = ioWorkers.opens(w, ctx.table.index);
+        const valid = self.read(io, files, nowUs, ioWorkers.cpuFactor(startUs), startUs - nowUs);
+        ioWorkers.busy(w, self.readyUs, valid);
         return valid;
       },
       waitRead(io: StreamIo, nowUs: number): number {
@@ -167,7 +186,7 @@ export class ReadStreamParticipant implements Entity {
           // A backend that sleeps for an I/O worker's read is woken by the worker when it completes.
           return ioWorkers !== null && ready > nowUs ? ready + cpu.wakeUpUs : ready;
         }
-        return self.read(io, self.opens, nowUs, ctx.cpuFactor());
+        return self.read(io, self.opens, nowUs, ctx.cpuFactor(nowUs));
       },
     };
   }
@@ -184,6 +203,7 @@ export class ReadStreamParticipant implements Entity {
     // A read queued behind a busy I/O worker starts late, and so does everything after it. The OS
     // and device see it when it was queued (their clocks only move forward).
     const ready = osBlocks(ctx, files, io.firstBlock, io.blocks, nowUs, false) + queuedUs;
+    this.readyUs = ready;
     let valid = ready + preadUs(cpu, io.blocks * BLOCK_BYTES) * cpuFactor;
     // The page-cache fill is the reading process's CPU, as the copy is (an I/O worker's for io_method worker).
     if (cpu.fillUsPerPage > 0) valid += fillUs(cpu, ctx.machine.os.submittedPages - submitted) * cpuFactor;
@@ -246,7 +266,7 @@ export class ReadStreamParticipant implements Entity {
           if (valid > t) t = valid;
         }
       }
-      t += this.costs.debtUs + this.consumeUs * ctx.cpuFactor() * this.jitter.factor(1);
+      t += this.costs.debtUs + this.consumeUs * ctx.cpuFactor(t) * this.jitter.factor(1);
       this.costs.debtUs = 0;
       ctx.stats.blocks++;
       ctx.stats.perParticipant[this.index]!.blocks++;

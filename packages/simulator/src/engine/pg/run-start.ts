@@ -114,7 +114,7 @@ export function startRun(pg: PgInstance, r: RunRequest, nowUs: number): StartedR
     ringBuffers: r.strategy.ringBuffers,
     stats: r.stats,
     seed: pg.seed,
-    cpuFactor: () => cpuShare.cpuFactor(),
+    cpuFactor: (nowUs) => cpuShare.cpuFactor(nowUs),
     participantDone(t: number) {
       cpuShare.active--;
       if (--remaining > 0) return;
