@@ -36,7 +36,7 @@
 import { BLOCK_BYTES } from "../../units.js";
 import { preadUs } from "./cpu-costs.js";
 import { PAGES_PER_BLOCK, type TableRt } from "./machine.js";
-import { type OpenFiles, openSegment, type ScanRunCtx } from "./scan-run.js";
+import { type OpenFiles, openSegment, readyAfterWait, type ScanRunCtx } from "./scan-run.js";
 
 /** Where a step of the index scan left the process. */
 export interface IndexScanStep {
@@ -78,7 +78,13 @@ export class BitmapIndexScan {
       }
       const seg = Math.floor(block / index.segmentBlocks);
       const page = (block - seg * index.segmentBlocks) * PAGES_PER_BLOCK;
-      const ready = os.read(openSegment(ctx, this.opens, seg, index), page, PAGES_PER_BLOCK, t);
+      const submitted = os.submittedPages;
+      const ready = readyAfterWait(
+        os.read(openSegment(ctx, this.opens, seg, index), page, PAGES_PER_BLOCK, t),
+        t,
+        os.submittedPages > submitted,
+        cpu.wakeUpUs,
+      );
       const valid = ready > t ? ready : t;
       const firstUses = sb.installRun(index.index, block, 1, null, valid);
       const after = valid + (preadUs(cpu, BLOCK_BYTES) + firstUses * cpu.bufferFirstUseUs) * factor;

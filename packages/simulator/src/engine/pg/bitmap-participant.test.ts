@@ -246,6 +246,24 @@ describe("advice that starts a read", () => {
   });
 });
 
+describe("catching up with advice", () => {
+  it("a read that finds its page still being read by earlier advice sleeps on it and pays a wake-up; with no advice few reads do", () => {
+    const seconds = (eic: number, wakeUpUs: number) =>
+      run(bitmapScenario("random", { effectiveIoConcurrency: eic }, { cpu: { jitter: 0, wakeUpUs } })).r
+        .queries[0]!.meanDurationS;
+    const { log } = run(bitmapScenario("random", { effectiveIoConcurrency: 1 }));
+    // At eic 1 the advice runs one page ahead of a device-bound scan, so many reads find their page in flight.
+    const extraUs = (seconds(1, 100) - seconds(1, 0)) * 1e6;
+    expect(extraUs).toBeGreaterThan(0.25 * log.readBlocks.length * 100);
+    expect(extraUs).toBeLessThanOrEqual(log.advisedBlocks.length * 100 + 1e-6);
+    // eic 0: a read starts its own I/O, whose wake-up the device's latency already holds; only the
+    // few that land in the kernel's readahead of a neighbour wait for I/O they did not start.
+    const eic0ExtraUs = (seconds(0, 100) - seconds(0, 0)) * 1e6;
+    expect(eic0ExtraUs).toBeGreaterThanOrEqual(0);
+    expect(eic0ExtraUs).toBeLessThan(0.05 * extraUs);
+  });
+});
+
 describe("the Bitmap Index Scan before the heap: leaf pages of the table's index", () => {
   const withIndex = (
     indexBlocks: number | undefined,

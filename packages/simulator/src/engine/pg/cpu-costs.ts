@@ -49,7 +49,10 @@
  *   host running the vCPU again). With io_method worker a read queued for an
  *   idle I/O worker starts this much later, and a backend that sleeps waiting
  *   for a worker's read resumes this much after it completes
- *   (read-stream-participant.ts). A synchronous read's own wake-up is part
+ *   (read-stream-participant.ts). A read that finds its pages already being
+ *   read (advised, in the kernel's asynchronous readahead, or another
+ *   process's) sleeps on them and resumes this much after they arrive
+ *   (scan-run.ts, readyAfterWait). A synchronous read's own wake-up is part
  *   of the device latency the device model gives. It ranges from a few
  *   microseconds on a busy server to hundreds on an idle VM, so the default
  *   is 0 and `scanlab calibrate` measures it (`measureWakeUp`).

@@ -34,8 +34,8 @@ export interface ScanRunCtx {
   readonly stats: RunStats;
   /** The scenario's seed (per-process random streams derive from it). */
   readonly seed: number;
-  /** CPU slowdown when more processes are busy than there are cores. */
-  cpuFactor(): number;
+  /** CPU slowdown when more processes are busy than there are cores (at `nowUs`, I/O workers counted too). */
+  cpuFactor(nowUs?: number): number;
   /** Called once by each participant when it has nothing left to do. */
   participantDone(nowUs: number): void;
 }
@@ -83,10 +83,29 @@ export function adviseBlocks(
 }
 
 /**
+ * When a read issued at `nowUs` can go on, its data ready at `readyUs`. A
+ * read that found its pages already being read (started by advice, by the
+ * kernel's asynchronous readahead, by another process) sleeps on the page
+ * lock (folio_wait_bit_common() in mm/filemap.c) and is woken after the I/O
+ * completes: `wakeUpUs` later. A read that submitted its own I/O and waited
+ * for it is not charged again: the device model's latency is calibrated on
+ * exactly that (fio at queue depth 1 submits, sleeps and is woken).
+ */
+export function readyAfterWait(
+  readyUs: number,
+  nowUs: number,
+  submittedOwn: boolean,
+  wakeUpUs: number,
+): number {
+  return readyUs > nowUs && !submittedOwn ? readyUs + wakeUpUs : readyUs;
+}
+
+/**
  * Blocks [firstBlock, firstBlock + blocks) through the OS, one call per segment
  * file (md.c splits a request at the 1 GB boundary too): posix_fadvise(WILLNEED)
  * when `advise`, else a read. Returns when the data read is ready (`nowUs` if
- * already, and always for advice).
+ * already, and always for advice), a read that waited for others' I/O woken
+ * after it ({@link readyAfterWait}).
  */
 export function osBlocks(
   ctx: ScanRunCtx,
@@ -98,6 +117,7 @@ export function osBlocks(
 ): number {
   const os = ctx.machine.os;
   const segBlocks = ctx.table.segmentBlocks;
+  const submitted = os.submittedPages;
   let ready = nowUs;
   let b = firstBlock;
   const end = firstBlock + blocks;
@@ -114,5 +134,5 @@ export function osBlocks(
     }
     b = segEnd;
   }
-  return ready;
+  return readyAfterWait(ready, nowUs, os.submittedPages > submitted, ctx.machine.cpu.wakeUpUs);
 }
