@@ -23,6 +23,7 @@ export {
   type LabPlan,
   type LabTable,
   labTables,
+  MIN_FIT_RUNS,
   MIN_RUNS,
   NARROW_TUPLES_PER_PAGE,
   type PlanOptions,
