@@ -46,11 +46,14 @@ interface Koffi {
   load(path: string): KoffiLib;
 }
 
+/** posix_fadvise(WILLNEED) bound, or the reason it cannot be had here. */
+export type Fadvise = { ok: true; willNeed: WillNeedFn } | { ok: false; reason: string };
+
 /**
  * Binds posix_fadvise with WILLNEED, or says in one sentence why it cannot be
  * had here.
  */
-export function loadFadvise(): { ok: true; willNeed: WillNeedFn } | { ok: false; reason: string } {
+export function loadFadvise(): Fadvise {
   if (process.platform !== "linux") {
     return {
       ok: false,

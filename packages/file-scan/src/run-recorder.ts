@@ -80,6 +80,19 @@ export class ReadRecorder extends RunRecorder {
     this.push(start, blocks);
   }
 
+  /** Adds the unadvised one-block reads of blocks `start` .. `start + blocks - 1`. */
+  pushOneBlockReads(start: number, blocks: number): void {
+    for (let b = start, e = start + blocks; b < e; b++) this.pushRead(b, 1, false);
+  }
+
+  /** Counts `blocks` one-block reads without recording where they were. */
+  countOneBlockReads(blocks: number): void {
+    if (blocks === 0) return;
+    if (this.count === 0 || this.minBlocks > 1) this.minBlocks = 1;
+    if (this.maxBlocks < 1) this.maxBlocks = 1;
+    this.count += blocks;
+  }
+
   /** The buffers to transfer to the main thread. */
   override buffers(): ArrayBuffer[] {
     const out = super.buffers();

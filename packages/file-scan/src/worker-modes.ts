@@ -1,14 +1,16 @@
 /**
- * The read loops of a scan worker besides one block per read (worker.ts):
+ * The read loops of a scan worker besides one block per read (block-loop.ts):
  * a PG17 read stream, and the prefetch experiment's fixed order.
  *
  * - **Read stream.** The worker's blocks come from the shared allocator as
  *   before, but through {@link ReadStreamPlan} (read-plan.ts), which decides
  *   which consecutive blocks form one read, which reads are advised and how
- *   far ahead. Each read is one `fs.readvSync` (preadv(2)) with one 8 kB
- *   buffer per block, as PostgreSQL's md.c passes one iovec per buffer. The
- *   buffers are slots of one allocation made before the scan, each starting
- *   on a 4-byte boundary so the per-block work can read words.
+ *   far ahead. Each read is one `fs.readvSync` (preadv(2)) into one slot
+ *   per block. The slots are one allocation made before the scan, each
+ *   starting on a 4-byte boundary so the per-block work can read words; as
+ *   PostgreSQL's md.c does with buffers that are contiguous in memory
+ *   (buffers_to_iovec), slots that follow each other go in one iovec, which
+ *   for block sizes that are a multiple of 4 bytes is all of them.
  * - **Prefetch pattern.** One worker reads every block once, one block per
  *   `pread`, forward, backward, or in a seeded random permutation, and before
  *   reading the i-th block advises the (i + d)-th (the first d are advised
@@ -16,19 +18,20 @@
  *   or loss, against the kernel's own readahead it measures.
  *
  * Advice is posix_fadvise(WILLNEED) of the read's byte range on the segment
- * file that holds it (fadvise.ts). Each loop accounts its blocks through a
- * {@link BlockSink}: cover counter, progress word, per-block work, as the
- * one-block loop does inline.
+ * file that holds it (fadvise.ts), through the binding the worker loaded
+ * during set-up: loading it takes milliseconds, which the timed window
+ * must not contain. Every loop, the one-block loop too, accounts its blocks
+ * through a {@link BlockSink}: cover counter, progress word, per-block work.
  */
 import { readSync, readvSync } from "node:fs";
 import type { Participant } from "@scanlab/block-allocator";
 import { mulberry32 } from "@scanlab/core";
 import { blockChecksumWords, countNonZeroBytesWords } from "./block-work.js";
-import { loadFadvise } from "./fadvise.js";
+import type { Fadvise } from "./fadvise.js";
 import { patternOrder, ReadStreamPlan, type SourceRun } from "./read-plan.js";
 import { ReadRecorder, RunRecorder } from "./run-recorder.js";
 import type { ReadMode } from "./scan-options.js";
-import { CONTROL_ABORT, WORK_CHECKSUM, WORK_COUNT_BYTES } from "./worker-protocol.js";
+import { CONTROL_ABORT, WORK_CHECKSUM, WORK_COUNT_BYTES, WORK_NONE } from "./worker-protocol.js";
 
 /** 2^32, for the carry of the 64-bit checksum sum. */
 const TWO_POW_32 = 4294967296;
@@ -44,6 +47,8 @@ export interface LoopContext {
   readonly recordRuns: boolean;
   readonly recordReads: boolean;
   readonly sink: BlockSink;
+  /** The posix_fadvise binding, loaded at set-up when the scan advises (else null: no advice). */
+  readonly fadvise: Fadvise | null;
 }
 
 /** What happens to each block read: cover counter, progress, per-block work, totals. */
@@ -62,9 +67,11 @@ export class BlockSink {
   inModule = false;
 
   constructor(
-    private readonly work: number,
+    /** WORK_* code. */
+    readonly work: number,
     private readonly moduleFn: ((bytes: Uint8Array, block: number) => unknown) | null,
-    private readonly cover: Uint8Array | null,
+    /** One cover counter per block, or null. */
+    readonly cover: Uint8Array | null,
     private readonly progress: Uint32Array,
   ) {}
 
@@ -96,6 +103,41 @@ export class BlockSink {
       if (typeof r === "number") this.moduleTotal += r;
     }
   }
+
+  /**
+   * Accounts `blocks` whole blocks from `first`, read by one read of `bytes`
+   * bytes, when there is no per-block work: each block's cover counter, then
+   * the totals and the progress word once for the read.
+   */
+  takeWholeBlocks(first: number, blocks: number, bytes: number): void {
+    const end = first + blocks;
+    this.block = end - 1;
+    const cover = this.cover;
+    if (cover !== null) for (let b = first; b < end; b++) Atomics.add(cover, b, 1);
+    this.bytesRead += bytes;
+    this.blocksRead += blocks;
+    this.progress[0] = this.blocksRead;
+  }
+}
+
+/**
+ * A loop context. Every context is built here, so that all of them (the
+ * scan's and the warm-up's, warm-up.ts) have one shape and the loop's
+ * compiled code serves both.
+ */
+export function loopContext(c: LoopContext): LoopContext {
+  return {
+    fds: c.fds,
+    segmentBlocks: c.segmentBlocks,
+    blockBytes: c.blockBytes,
+    nblocks: c.nblocks,
+    lastBlockBytes: c.lastBlockBytes,
+    flags: c.flags,
+    recordRuns: c.recordRuns,
+    recordReads: c.recordReads,
+    sink: c.sink,
+    fadvise: c.fadvise,
+  };
 }
 
 /** What a read loop did, beyond its sink. */
@@ -123,12 +165,12 @@ class Advisor {
     wanted: boolean,
     private readonly ctx: LoopContext,
   ) {
-    if (!wanted) {
+    const f = wanted ? ctx.fadvise : null;
+    if (f === null) {
       this.willNeed = null;
       this.unavailable = null;
       return;
     }
-    const f = loadFadvise();
     this.willNeed = f.ok ? f.willNeed : null;
     this.unavailable = f.ok ? null : f.reason;
   }
@@ -202,9 +244,13 @@ export function readStreamLoop(
     slots.push(new Uint8Array(storage, k * stride, blockBytes));
     slotWords.push(new Uint32Array(storage, k * stride, stride / 4));
   }
-  // The iovec array of a read of `len` blocks: the first len slots.
+  // The iovec array of a read of `len` blocks: the first len slots. Slots that follow each other in
+  // memory go in one iovec, as md.c's buffers_to_iovec coalesces contiguous buffers; with a block size
+  // that is a multiple of 4 bytes every slot does, and a read is one buffer.
+  const contiguous = stride === blockBytes;
   const iovecs: Uint8Array[][] = [[]];
-  for (let len = 1; len <= N; len++) iovecs.push(slots.slice(0, len));
+  for (let len = 1; len <= N; len++)
+    iovecs.push(contiguous ? [new Uint8Array(storage, 0, len * blockBytes)] : slots.slice(0, len));
 
   let claims = 0;
   const source = (out: SourceRun): boolean => {
@@ -255,13 +301,17 @@ export function readStreamLoop(
       runStart = start;
     }
     runEnd = start + len;
-    for (let k = 0; k < len; k++) {
-      // With advice, look ahead after each block as PostgreSQL does: it decides how far ahead advice goes.
-      if (perBlock) plan.release(1);
-      const b = start + k;
-      const blockWant = b === lastBlock ? lastBlockBytes : blockBytes;
-      const left = got - k * blockBytes;
-      sink.take(slots[k]!, slotWords[k]!, left <= 0 ? 0 : Math.min(left, blockWant), blockWant, b);
+    if (!perBlock && got === want && sink.work === WORK_NONE) {
+      sink.takeWholeBlocks(start, len, got);
+    } else {
+      for (let k = 0; k < len; k++) {
+        // With advice, look ahead after each block as PostgreSQL does: it decides how far ahead advice goes.
+        if (perBlock) plan.release(1);
+        const b = start + k;
+        const blockWant = b === lastBlock ? lastBlockBytes : blockBytes;
+        const left = got - k * blockBytes;
+        sink.take(slots[k]!, slotWords[k]!, left <= 0 ? 0 : Math.min(left, blockWant), blockWant, b);
+      }
     }
     if (!perBlock) plan.release(len);
   }

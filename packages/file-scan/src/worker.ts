@@ -12,9 +12,6 @@
  *
  * - its own read-only descriptors (O_RDONLY: the scan never writes,
  *   truncates or sets timestamps; only the kernel's atime update can happen);
- * - one `fs.readSync(fd, buffer, 0, blockBytes, position)` per block, into
- *   one buffer allocated before the scan starts (no allocation, message or
- *   promise per block: the loop below is the measurement);
  * - blocks from the shared allocator, claimed as runs (`nextRun`), reported to
  *   the syncscan tracker as PostgreSQL's participants report what they are
  *   handed (apps/docs/src/reference/synchronized-scans.md#parallel-scans);
@@ -25,41 +22,35 @@
  *   ordering), the per-block work; before each read, the abort flag
  *   (Atomics.load, a plain load on x86 and ARM64).
  *
- * That is the one-block-per-read loop of PostgreSQL 16 and older. With
- * io_combine_limit above 1 or advice (a PG17 read stream), or for a prefetch
- * pattern, the worker reads through worker-modes.ts instead, with the same
- * descriptors, allocator, counters and per-block work.
- *
- * A read that returns fewer bytes than the block held when the scan started
- * means the file shrank under us: the rest is re-requested until the kernel
- * returns 0 (end of file), then the block counts as a short read (PostgreSQL
- * would raise "could not read block"; we finish and report it).
+ * The reading itself is one of three loops: one `pread` per block, PostgreSQL
+ * 16 and older (block-loop.ts); a PG17 read stream, or the prefetch
+ * experiment's fixed order (worker-modes.ts). This file sets the worker up
+ * (descriptors, per-block work, allocator, syncscan), has the loop compiled
+ * before the timed window (warm-up.ts), runs it between the start flag and
+ * its last read, and sends the totals.
  */
 
-import { closeSync, constants, openSync, readSync } from "node:fs";
+import { closeSync, constants, openSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { attachSharedParallelScan, type ScanHooks } from "@scanlab/block-allocator";
 import { errorClause } from "@scanlab/core";
 import { parallelSyncScanHooks, SharedSyncScanTracker } from "@scanlab/syncscan";
-import { blockChecksumWords, countNonZeroBytesWords } from "./block-work.js";
+import { blockLoop } from "./block-loop.js";
 import { errnoCode, type FileScanErrorCode } from "./errors.js";
-import { ReadRecorder, RunRecorder } from "./run-recorder.js";
-import { BlockSink, type LoopOutcome, patternLoop, readStreamLoop } from "./worker-modes.js";
+import { loadFadvise } from "./fadvise.js";
+import type { ReadMode } from "./scan-options.js";
+import { type ScanLoop, warmUp, warmUpMode } from "./warm-up.js";
+import { BlockSink, type LoopOutcome, loopContext, patternLoop, readStreamLoop } from "./worker-modes.js";
 import {
   CONTROL_ABORT,
   CONTROL_PROGRESS_BYTE_OFFSET,
   CONTROL_START,
   nowUs,
-  WORK_CHECKSUM,
-  WORK_COUNT_BYTES,
   WORK_MODULE,
   type WorkerData,
   type WorkerMessage,
   type WorkerTotals,
 } from "./worker-protocol.js";
-
-/** 2^32, for the carry of the 64-bit checksum sum. */
-const TWO_POW_32 = 4294967296;
 
 function post(message: WorkerMessage, transfer: ArrayBuffer[] = []): void {
   parentPort!.postMessage(message, transfer);
@@ -133,258 +124,111 @@ async function main(): Promise<void> {
     hooks = h;
     onRun = h.onRun;
   }
-  const me = attachSharedParallelScan(data.allocator, { hooks }).join();
+  const scan = attachSharedParallelScan(data.allocator, { hooks });
+  const me = scan.join();
 
-  if (data.mode.kind !== "blocks") {
-    const flags = new Int32Array(data.control, 0, 2);
-    const sink = new BlockSink(
-      work,
-      moduleFn,
-      data.cover === null ? null : new Uint8Array(data.cover),
-      new Uint32Array(data.control, CONTROL_PROGRESS_BYTE_OFFSET + 4 * index, 1),
-    );
-    const ctx = {
-      fds,
-      segmentBlocks,
-      blockBytes,
-      nblocks,
-      lastBlockBytes,
-      flags,
-      recordRuns,
-      recordReads: data.recordReads,
-      sink,
-    };
-    const mode = data.mode;
-    const report = onRun;
-    // pg96: the call that made the end-of-scan report does not report its own block (as in the loop below).
-    const onClaim =
-      report === null
-        ? null
-        : (first: number, blocks: number): void => {
-            if (!(data.pg96 && me.endedScan)) report(first, blocks);
-          };
-    post({ type: "ready" });
-    Atomics.wait(flags, CONTROL_START, 0);
-    const startedAtUs = nowUs();
-    let outcome: LoopOutcome;
-    try {
-      outcome = mode.kind === "read-stream" ? readStreamLoop(ctx, me, onClaim, mode) : patternLoop(ctx, mode);
-    } catch (error) {
-      for (const fd of fds) closeSync(fd);
-      Atomics.store(flags, CONTROL_ABORT, 1); // the others stop too
-      if (sink.inModule) {
-        fail(
-          "FILESCAN_WORK_FAILED",
-          `the per-block work module threw on block ${sink.block} (${errorClause(error)}).`,
-        );
-      } else {
-        fail("FILESCAN_READ_FAILED", `reading block ${sink.block} failed (${errorClause(error)}).`);
-      }
-      return;
-    }
-    const endedAtUs = nowUs();
-    for (const fd of fds) closeSync(fd);
-    const { runs, reads, claimList } = outcome;
-    finishWorker(
-      {
-        blocks: sink.blocksRead,
-        bytes: sink.bytesRead,
-        claims: outcome.claims,
-        runCount: runs.count,
-        minRunBlocks: runs.minBlocks,
-        maxRunBlocks: runs.maxBlocks,
-        runStarts: runs.starts,
-        runLengths: runs.lengths,
-        shortReads: sink.shortReads,
-        firstShortBlock: sink.firstShortBlock,
-        startedAtUs,
-        endedAtUs,
-        ops: me.opsPerformed,
-        aborted: outcome.aborted,
-        nonZeroBytes: sink.nonZero,
-        checksumLo: sink.sumLo,
-        checksumHi: sink.sumHi,
-        moduleTotal: sink.moduleTotal,
-        moduleFinish: undefined,
-        readCalls: reads.count,
-        maxReadBlocks: reads.maxBlocks,
-        adviceCalls: outcome.adviceCalls,
-        adviceFailed: outcome.adviceFailed,
-        adviceErrno: outcome.adviceErrno,
-        adviceUnavailable: outcome.adviceUnavailable,
-        readStarts: reads.starts,
-        readLengths: reads.lengths,
-        readAdvised: reads.advised,
-        claimStarts: claimList?.starts ?? null,
-        claimLengths: claimList?.lengths ?? null,
-      },
-      moduleFinish,
-      [...runs.buffers(), ...reads.buffers(), ...(claimList?.buffers() ?? [])],
-    );
-    return;
-  }
-
-  // The one buffer: 4-byte aligned so the checksum and byte counting can read words.
-  const storage = new ArrayBuffer(Math.ceil(blockBytes / 4) * 4);
-  const bytes = new Uint8Array(storage, 0, blockBytes);
-  const words = new Uint32Array(storage);
-  const lastBytes = new Uint8Array(storage, 0, lastBlockBytes);
   const flags = new Int32Array(data.control, 0, 2);
-  const progress = new Uint32Array(data.control, CONTROL_PROGRESS_BYTE_OFFSET + 4 * index, 1);
-  const cover = data.cover === null ? null : new Uint8Array(data.cover);
-  const lastBlock = nblocks - 1;
-
-  const runs = new RunRecorder(recordRuns);
-  // The run being read, [curStart, curEnd): kept in locals (not in a closure) so the claim path touches
-  // registers only. curEnd is where the last claim ended; the blocks actually read are [curStart, block).
-  let curStart = -1;
-  let curEnd = -1;
-
-  let blocksRead = 0;
-  let bytesRead = 0;
-  let claims = 0;
-  let shortReads = 0;
-  let firstShortBlock = -1;
-  let aborted = false;
-  let nonZero = 0;
-  let sumLo = 0;
-  let sumHi = 0;
-  let moduleTotal = 0;
-  let block = -1;
-  let inModule = false;
-
+  const sink = new BlockSink(
+    work,
+    moduleFn,
+    data.cover === null ? null : new Uint8Array(data.cover),
+    new Uint32Array(data.control, CONTROL_PROGRESS_BYTE_OFFSET + 4 * index, 1),
+  );
+  const ctx = loopContext({
+    fds,
+    segmentBlocks,
+    blockBytes,
+    nblocks,
+    lastBlockBytes,
+    flags,
+    recordRuns,
+    recordReads: data.recordReads,
+    sink,
+    fadvise: advises(data.mode) ? loadFadvise() : null,
+  });
+  const mode = data.mode;
+  const report = onRun;
+  // pg96: the call that made the end-of-scan report does not report its own block
+  // (apps/docs/src/reference/parallel-block-allocation.md#spinlock-allocator step 5).
+  const onClaim =
+    report === null
+      ? null
+      : (first: number, blocks: number): void => {
+          if (!(data.pg96 && me.endedScan)) report(first, blocks);
+        };
+  warmUp(ctx, scan.policy, scanLoop(warmUpMode(mode)));
+  const loop = scanLoop(mode);
   post({ type: "ready" });
   Atomics.wait(flags, CONTROL_START, 0);
   const startedAtUs = nowUs();
-
+  let outcome: LoopOutcome;
   try {
-    scan: for (;;) {
-      if (Atomics.load(flags, CONTROL_ABORT) !== 0) {
-        aborted = true;
-        break;
-      }
-      const run = me.nextRun();
-      if (run === null) break;
-      claims++;
-      // pg96: the call that made the end-of-scan report does not report its own block (apps/docs/src/reference/parallel-block-allocation.md#spinlock-allocator step 5).
-      if (onRun !== null && !(data.pg96 && me.endedScan)) onRun(run.startBlock, run.blocks);
-      block = run.startBlock;
-      const end = block + run.blocks;
-      if (block !== curEnd) {
-        if (curEnd > curStart) runs.push(curStart, curEnd - curStart);
-        curStart = block;
-      }
-      curEnd = end;
-      while (block < end) {
-        const seg = Math.floor(block / segmentBlocks);
-        const fd = fds[seg]!;
-        let pos = (block - seg * segmentBlocks) * blockBytes;
-        const segEnd = Math.min(end, (seg + 1) * segmentBlocks);
-        for (; block < segEnd; block++, pos += blockBytes) {
-          if (Atomics.load(flags, CONTROL_ABORT) !== 0) {
-            aborted = true;
-            break scan;
-          }
-          const want = block === lastBlock ? lastBlockBytes : blockBytes;
-          let got = readSync(fd, bytes, 0, want, pos);
-          if (got !== want) {
-            // The file shrank (or a rare short read): ask for the rest until end of file.
-            while (got < want) {
-              const n = readSync(fd, bytes, got, want - got, pos + got);
-              if (n === 0) break;
-              got += n;
-            }
-            if (got < want) {
-              shortReads++;
-              if (firstShortBlock < 0) firstShortBlock = block;
-            }
-          }
-          bytesRead += got;
-          blocksRead++;
-          if (cover !== null) Atomics.add(cover, block, 1);
-          progress[0] = blocksRead; // a plain aligned store cannot tear; the main thread reads it with Atomics.load
-          if (work !== 0) {
-            if (work === WORK_CHECKSUM) {
-              sumLo += blockChecksumWords(bytes, words, got, block);
-              if (sumLo >= TWO_POW_32) {
-                sumLo -= TWO_POW_32;
-                sumHi++;
-              }
-            } else if (work === WORK_COUNT_BYTES) {
-              nonZero += countNonZeroBytesWords(bytes, words, got);
-            } else if (moduleFn !== null) {
-              const view =
-                got === blockBytes ? bytes : got === lastBlockBytes ? lastBytes : bytes.subarray(0, got);
-              inModule = true;
-              const r = moduleFn(view, block);
-              inModule = false;
-              if (typeof r === "number") moduleTotal += r;
-            }
-          }
-        }
-      }
-    }
+    outcome = loop(ctx, me, onClaim);
   } catch (error) {
     for (const fd of fds) closeSync(fd);
     Atomics.store(flags, CONTROL_ABORT, 1); // the others stop too
-    if (inModule) {
+    if (sink.inModule) {
       fail(
         "FILESCAN_WORK_FAILED",
-        `the per-block work module threw on block ${block} (${errorClause(error)}).`,
+        `the per-block work module threw on block ${sink.block} (${errorClause(error)}).`,
       );
     } else {
-      fail("FILESCAN_READ_FAILED", `reading block ${block} failed (${errorClause(error)}).`);
+      fail("FILESCAN_READ_FAILED", `reading block ${sink.block} failed (${errorClause(error)}).`);
     }
     return;
   }
   const endedAtUs = nowUs();
-  // An abort stops before reading `block`, so the last run ends there, not at its claim's end.
-  if (block > curStart) runs.push(curStart, block - curStart);
   for (const fd of fds) closeSync(fd);
-
-  // One read per block: the reads are the blocks, in the order of the runs.
-  const reads = data.recordReads ? new ReadRecorder(true) : null;
-  if (reads !== null && runs.starts !== null && runs.lengths !== null) {
-    for (let i = 0; i < runs.count; i++) {
-      for (let b = runs.starts[i]!, e = b + runs.lengths[i]!; b < e; b++) reads.pushRead(b, 1, false);
-    }
-  }
+  const { runs, reads, claimList } = outcome;
   finishWorker(
     {
-      blocks: blocksRead,
-      bytes: bytesRead,
-      claims,
+      blocks: sink.blocksRead,
+      bytes: sink.bytesRead,
+      claims: outcome.claims,
       runCount: runs.count,
       minRunBlocks: runs.minBlocks,
       maxRunBlocks: runs.maxBlocks,
       runStarts: runs.starts,
       runLengths: runs.lengths,
-      shortReads,
-      firstShortBlock,
+      shortReads: sink.shortReads,
+      firstShortBlock: sink.firstShortBlock,
       startedAtUs,
       endedAtUs,
       ops: me.opsPerformed,
-      aborted,
-      nonZeroBytes: nonZero,
-      checksumLo: sumLo,
-      checksumHi: sumHi,
-      moduleTotal,
+      aborted: outcome.aborted,
+      nonZeroBytes: sink.nonZero,
+      checksumLo: sink.sumLo,
+      checksumHi: sink.sumHi,
+      moduleTotal: sink.moduleTotal,
       moduleFinish: undefined,
-      readCalls: blocksRead,
-      maxReadBlocks: blocksRead > 0 ? 1 : 0,
-      adviceCalls: 0,
-      adviceFailed: 0,
-      adviceErrno: 0,
-      adviceUnavailable: null,
-      readStarts: reads?.starts ?? null,
-      readLengths: reads?.lengths ?? null,
-      readAdvised: reads?.advised ?? null,
-      claimStarts: null,
-      claimLengths: null,
+      readCalls: reads.count,
+      maxReadBlocks: reads.maxBlocks,
+      adviceCalls: outcome.adviceCalls,
+      adviceFailed: outcome.adviceFailed,
+      adviceErrno: outcome.adviceErrno,
+      adviceUnavailable: outcome.adviceUnavailable,
+      readStarts: reads.starts,
+      readLengths: reads.lengths,
+      readAdvised: reads.advised,
+      claimStarts: claimList?.starts ?? null,
+      claimLengths: claimList?.lengths ?? null,
     },
     moduleFinish,
-    [...runs.buffers(), ...(reads?.buffers() ?? [])],
+    [...runs.buffers(), ...reads.buffers(), ...(claimList?.buffers() ?? [])],
   );
+}
+
+/** Whether a scan in `mode` gives posix_fadvise advice (then the binding is loaded before the timed window). */
+function advises(mode: ReadMode): boolean {
+  return (mode.kind === "read-stream" && mode.advice) || (mode.kind === "pattern" && mode.adviseDistance > 0);
+}
+
+/** The loop that reads in `mode`. */
+function scanLoop(mode: ReadMode): ScanLoop {
+  if (mode.kind === "read-stream")
+    return (ctx, participant, onClaim) => readStreamLoop(ctx, participant, onClaim, mode);
+  if (mode.kind === "pattern") return (ctx) => patternLoop(ctx, mode);
+  return blockLoop;
 }
 
 /** Calls the module's finish(), then sends the totals (their lists transferred, not copied). */
