@@ -21,8 +21,6 @@ export class CpuShare {
   /** When each helper's current or last CPU work begins and ends, us. */
   private readonly from: number[] = [];
   private readonly to: number[] = [];
-  /** The latest end of any helper's CPU work: no helper is on a CPU from then on. */
-  private latestTo = 0;
   constructor(readonly cores: number) {}
 
   /** Registers a helper process (an I/O worker); returns its number. */
@@ -36,7 +34,6 @@ export class CpuShare {
   busy(h: number, fromUs: number, toUs: number): void {
     this.from[h] = fromUs;
     this.to[h] = toUs;
-    if (toUs > this.latestTo) this.latestTo = toUs;
   }
 
   /**
@@ -47,7 +44,7 @@ export class CpuShare {
    */
   cpuFactor(nowUs?: number, extra = 0): number {
     let busy = this.active + extra;
-    if (nowUs !== undefined && nowUs < this.latestTo)
+    if (nowUs !== undefined)
       for (let h = 0; h < this.from.length; h++) if (this.from[h]! <= nowUs && nowUs < this.to[h]!) busy++;
     return busy > this.cores ? busy / this.cores : 1;
   }
