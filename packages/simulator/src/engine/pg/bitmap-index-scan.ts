@@ -36,7 +36,7 @@
 import { BLOCK_BYTES } from "../../units.js";
 import { preadUs } from "./cpu-costs.js";
 import { PAGES_PER_BLOCK, type TableRt } from "./machine.js";
-import { type OpenFiles, openSegment, readyAfterWait, type ScanRunCtx } from "./scan-run.js";
+import { type OpenFiles, openSegment, readWoken, type ScanRunCtx } from "./scan-run.js";
 
 /** Where a step of the index scan left the process. */
 export interface IndexScanStep {
@@ -65,7 +65,7 @@ export class BitmapIndexScan {
    */
   run(t: number): IndexScanStep {
     const ctx = this.ctx;
-    const { cpu, sharedBuffers: sb, os } = ctx.machine;
+    const { cpu, sharedBuffers: sb } = ctx.machine;
     const index = this.index;
     const end = 1 + this.leafPages;
     while (this.next < end) {
@@ -78,12 +78,12 @@ export class BitmapIndexScan {
       }
       const seg = Math.floor(block / index.segmentBlocks);
       const page = (block - seg * index.segmentBlocks) * PAGES_PER_BLOCK;
-      const submitted = os.submittedPages;
-      const ready = readyAfterWait(
-        os.read(openSegment(ctx, this.opens, seg, index), page, PAGES_PER_BLOCK, t),
+      const ready = readWoken(
+        ctx.machine,
+        openSegment(ctx, this.opens, seg, index),
+        page,
+        PAGES_PER_BLOCK,
         t,
-        os.submittedPages > submitted,
-        cpu.wakeUpUs,
       );
       const valid = ready > t ? ready : t;
       const firstUses = sb.installRun(index.index, block, 1, null, valid);

@@ -24,14 +24,7 @@ import { type BitmapIndexScan, indexScanFirst } from "./bitmap-index-scan.js";
 import { bitmapPageWorkUs, fillUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
 import { PAGES_PER_BLOCK } from "./machine.js";
-import {
-  adviseBlocks,
-  type OpenFiles,
-  openSegment,
-  osBlocks,
-  readyAfterWait,
-  type ScanRunCtx,
-} from "./scan-run.js";
+import { adviseBlocks, type OpenFiles, openSegment, readWoken, type ScanRunCtx } from "./scan-run.js";
 
 export class BitmapScanParticipant implements Entity {
   readonly id: number;
@@ -101,12 +94,7 @@ export class BitmapScanParticipant implements Entity {
           const seg = Math.floor(b / table.segmentBlocks);
           const page = (b - seg * table.segmentBlocks) * PAGES_PER_BLOCK;
           const submitted = os.submittedPages;
-          const ready = readyAfterWait(
-            os.read(openSegment(ctx, this.opens, seg), page, PAGES_PER_BLOCK, t),
-            t,
-            os.submittedPages > submitted,
-            cpu.wakeUpUs,
-          );
+          const ready = readWoken(ctx.machine, openSegment(ctx, this.opens, seg), page, PAGES_PER_BLOCK, t);
           const valid = ready > t ? ready : t;
           const firstUses = sb.installRun(table.index, b, 1, null, valid);
           ctx.stats.osBlocks++;

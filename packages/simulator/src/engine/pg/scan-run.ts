@@ -101,6 +101,24 @@ export function readyAfterWait(
 }
 
 /**
+ * One read() of `pages` pages from `page` of `of` issued at `nowUs` through the
+ * machine's OS: when the process can go on, woken after I/O it did not start
+ * ({@link readyAfterWait}).
+ */
+export function readWoken(
+  machine: MachineRt,
+  of: OsOpenFile,
+  page: number,
+  pages: number,
+  nowUs: number,
+): number {
+  const os = machine.os;
+  const submitted = os.submittedPages;
+  const ready = os.read(of, page, pages, nowUs);
+  return readyAfterWait(ready, nowUs, os.submittedPages > submitted, machine.cpu.wakeUpUs);
+}
+
+/**
  * Blocks [firstBlock, firstBlock + blocks) through the OS, one call per segment
  * file (md.c splits a request at the 1 GB boundary too): posix_fadvise(WILLNEED)
  * when `advise`, else a read. Returns when the data read is ready (`nowUs` if

@@ -31,7 +31,7 @@ import type { AllocatorParticipant, Renumbering } from "../seam/ports.js";
 import { fillUs, pageWorkUs, preadUs } from "./cpu-costs.js";
 import { CpuJitter } from "./cpu-jitter.js";
 import { PAGES_PER_BLOCK } from "./machine.js";
-import { type OpenFiles, openSegment, readyAfterWait, type ScanRunCtx } from "./scan-run.js";
+import { type OpenFiles, openSegment, readWoken, type ScanRunCtx } from "./scan-run.js";
 
 /**
  * Longest stretch handled in one step, so reports and CPU sharing stay timely (8 MB of blocks).
@@ -172,12 +172,7 @@ export class SeqScanParticipant implements Entity {
       let q = os.quietRun(of, page, (missEnd - b) * PAGES_PER_BLOCK, PAGES_PER_BLOCK, t);
       if (q.pages < PAGES_PER_BLOCK) {
         const submitted = os.submittedPages;
-        const ready = readyAfterWait(
-          os.read(of, page, PAGES_PER_BLOCK, t),
-          t,
-          os.submittedPages > submitted,
-          ctx.machine.cpu.wakeUpUs,
-        );
+        const ready = readWoken(ctx.machine, of, page, PAGES_PER_BLOCK, t);
         validAt = ready > t ? ready : t;
         t = validAt + this.missUs * factor * this.jitter.factor(1);
         if (this.fillUsPerPage > 0) t += fillUs(ctx.machine.cpu, os.submittedPages - submitted) * factor;
