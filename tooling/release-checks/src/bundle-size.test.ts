@@ -22,7 +22,7 @@ const BUDGET_BYTES: Record<string, number> = {
   // is about 198 KB of it.
   "@scanlab/simulator": 235.6e3,
   // The simulator plus the advisor's sweeps.
-  "@scanlab/advisor": 242e3,
+  "@scanlab/advisor": 242.1e3,
 };
 
 /** Bytes of the minified browser bundle of everything a package's main entry exports. */

@@ -21,6 +21,8 @@ export class CpuShare {
   /** When each helper's current or last CPU work begins and ends, us. */
   private readonly from: number[] = [];
   private readonly to: number[] = [];
+  /** The latest end of any helper's CPU work: from then on no helper is on a CPU. */
+  private latestTo = 0;
   constructor(readonly cores: number) {}
 
   /** Registers a helper process (an I/O worker); returns its number. */
@@ -34,6 +36,7 @@ export class CpuShare {
   busy(h: number, fromUs: number, toUs: number): void {
     this.from[h] = fromUs;
     this.to[h] = toUs;
+    if (toUs > this.latestTo) this.latestTo = toUs;
   }
 
   /**
@@ -44,7 +47,8 @@ export class CpuShare {
    */
   cpuFactor(nowUs?: number, extra = 0): number {
     let busy = this.active + extra;
-    if (nowUs !== undefined)
+    // Called for every block a read-stream scan consumes: no loop once the last helper is done.
+    if (nowUs !== undefined && nowUs < this.latestTo)
       for (let h = 0; h < this.from.length; h++) if (this.from[h]! <= nowUs && nowUs < this.to[h]!) busy++;
     return busy > this.cores ? busy / this.cores : 1;
   }
