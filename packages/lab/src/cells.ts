@@ -165,10 +165,10 @@ export const WARM_BITMAP_EIC = 16;
 export const MIN_RUNS = 3;
 
 /**
- * Minimum runs of a fit cell. Its median sets a CPU cost that every predicted
- * cell of its version uses, so one disturbed run among three there moves
- * every prediction; the median of seven ignores three. Fit cells are warm
- * and few (four per version), so the extra runs cost seconds.
+ * Minimum runs of a fit cell (scanlab's choice). Its median sets a CPU cost
+ * that every predicted cell of its version uses, so one disturbed run among
+ * three there moves every prediction; the median of seven ignores three. Fit
+ * cells are warm and few (four per version), so the extra runs cost seconds.
  */
 export const MIN_FIT_RUNS = 7;
 
