@@ -153,6 +153,11 @@ export interface LoopOutcome {
   readonly adviceUnavailable: string | null;
 }
 
+/** Whether a scan in `mode` gives advice: a read stream with advice on, or the prefetch reader at a distance above 0. */
+export function modeAdvises(mode: ReadMode): boolean {
+  return (mode.kind === "read-stream" && mode.advice) || (mode.kind === "pattern" && mode.adviseDistance > 0);
+}
+
 /** posix_fadvise(WILLNEED) of blocks of the target, counted; or the reason it cannot be given. */
 class Advisor {
   calls = 0;
@@ -230,7 +235,7 @@ export function readStreamLoop(
 ): LoopOutcome {
   const { fds, segmentBlocks, blockBytes, nblocks, lastBlockBytes, flags, sink } = ctx;
   const N = mode.ioCombineLimit;
-  const advisor = new Advisor(mode.advice, ctx);
+  const advisor = new Advisor(modeAdvises(mode), ctx);
   const claimList = ctx.recordReads ? new RunRecorder(true) : null;
   const reads = new ReadRecorder(ctx.recordReads);
   const runs = new RunRecorder(ctx.recordRuns);
@@ -333,7 +338,7 @@ export function readStreamLoop(
 export function patternLoop(ctx: LoopContext, mode: Extract<ReadMode, { kind: "pattern" }>): LoopOutcome {
   const { fds, segmentBlocks, blockBytes, nblocks, lastBlockBytes, flags, sink } = ctx;
   const d = mode.adviseDistance;
-  const advisor = new Advisor(d > 0, ctx);
+  const advisor = new Advisor(modeAdvises(mode), ctx);
   const reads = new ReadRecorder(ctx.recordReads);
   const runs = new RunRecorder(ctx.recordRuns);
   const order = patternOrder(mode.pattern, nblocks, mulberry32(mode.seed).below);

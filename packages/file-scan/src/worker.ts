@@ -40,7 +40,14 @@ import { errnoCode, type FileScanErrorCode } from "./errors.js";
 import { loadFadvise } from "./fadvise.js";
 import type { ReadMode } from "./scan-options.js";
 import { type ScanLoop, warmUp, warmUpMode } from "./warm-up.js";
-import { BlockSink, type LoopOutcome, loopContext, patternLoop, readStreamLoop } from "./worker-modes.js";
+import {
+  BlockSink,
+  type LoopOutcome,
+  loopContext,
+  modeAdvises,
+  patternLoop,
+  readStreamLoop,
+} from "./worker-modes.js";
 import {
   CONTROL_ABORT,
   CONTROL_PROGRESS_BYTE_OFFSET,
@@ -144,7 +151,7 @@ async function main(): Promise<void> {
     recordRuns,
     recordReads: data.recordReads,
     sink,
-    fadvise: advises(data.mode) ? loadFadvise() : null,
+    fadvise: modeAdvises(data.mode) ? loadFadvise() : null,
   });
   const mode = data.mode;
   const report = onRun;
@@ -216,11 +223,6 @@ async function main(): Promise<void> {
     moduleFinish,
     [...runs.buffers(), ...reads.buffers(), ...(claimList?.buffers() ?? [])],
   );
-}
-
-/** Whether a scan in `mode` gives posix_fadvise advice (then the binding is loaded before the timed window). */
-function advises(mode: ReadMode): boolean {
-  return (mode.kind === "read-stream" && mode.advice) || (mode.kind === "pattern" && mode.adviseDistance > 0);
 }
 
 /** The loop that reads in `mode`. */
