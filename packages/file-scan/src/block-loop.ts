@@ -8,7 +8,7 @@
  *
  * - blocks from the shared allocator, claimed as runs (`nextRun`), each
  *   claim passed to `onClaim` (the syncscan report) before its blocks are read;
- * - one `fs.readSync(fd, buffer, 0, blockBytes, position)` per block, into
+ * - one pread(fd, buffer, blockBytes, position) per block (pread.ts), into
  *   one buffer allocated before the scan starts (no allocation, message or
  *   promise per block);
  * - before each read, the abort flag (Atomics.load, a plain load on x86 and
@@ -20,11 +20,58 @@
  * returns 0 (end of file), then the block counts as a short read (PostgreSQL
  * would raise "could not read block"; we finish and report it).
  */
-import { readSync } from "node:fs";
 import type { Participant } from "@scanlab/block-allocator";
 import { ReadRecorder, RunRecorder } from "./run-recorder.js";
-import type { LoopContext, LoopOutcome } from "./worker-modes.js";
+import { type LoopContext, type LoopOutcome, refill } from "./worker-modes.js";
 import { CONTROL_ABORT } from "./worker-protocol.js";
+
+/** The one buffer: 4-byte aligned so the checksum and byte counting can read words. */
+class BlockBuffer {
+  readonly bytes: Uint8Array;
+  readonly words: Uint32Array;
+  /** The buffer as the one slot `refill` fills. */
+  readonly slots: Uint8Array[];
+
+  constructor(blockBytes: number) {
+    const storage = new ArrayBuffer(Math.ceil(blockBytes / 4) * 4);
+    this.bytes = new Uint8Array(storage, 0, blockBytes);
+    this.words = new Uint32Array(storage);
+    this.slots = [this.bytes];
+  }
+}
+
+/**
+ * Reads blocks [from, to) of the segment file `fd`, `pos` being the first
+ * one's offset in it, one pread each, and accounts them; returns the block it
+ * stopped at: `to`, or the block it did not read because the scan was
+ * aborted. A function of its own, called once per claim (and segment), so
+ * that V8 compiles it as a whole during the warm-up (warm-up.ts), where a
+ * loop inside the scan's one long call would be compiled by on-stack
+ * replacement, in the timed window.
+ */
+function readBlocks(
+  ctx: LoopContext,
+  buffer: BlockBuffer,
+  fd: number,
+  from: number,
+  to: number,
+  pos: number,
+): number {
+  const { blockBytes, nblocks, lastBlockBytes, flags, sink, pread } = ctx;
+  const { bytes, words } = buffer;
+  const lastBlock = nblocks - 1;
+  let block = from;
+  for (; block < to; block++, pos += blockBytes) {
+    if (Atomics.load(flags, CONTROL_ABORT) !== 0) break;
+    sink.block = block;
+    const want = block === lastBlock ? lastBlockBytes : blockBytes;
+    let got = pread(fd, bytes, want, pos);
+    // The file shrank (or a rare short read): ask for the rest until end of file.
+    if (got < want) got = refill(pread, fd, buffer.slots, blockBytes, got, want, pos);
+    sink.take(bytes, words, got, want, block);
+  }
+  return block;
+}
 
 /** The worker's blocks from the allocator, one `pread` per block. */
 export function blockLoop(
@@ -32,12 +79,8 @@ export function blockLoop(
   participant: Participant,
   onClaim: ((firstBlock: number, blocks: number) => void) | null,
 ): LoopOutcome {
-  const { fds, segmentBlocks, blockBytes, nblocks, lastBlockBytes, flags, sink } = ctx;
-  // The one buffer: 4-byte aligned so the checksum and byte counting can read words.
-  const storage = new ArrayBuffer(Math.ceil(blockBytes / 4) * 4);
-  const bytes = new Uint8Array(storage, 0, blockBytes);
-  const words = new Uint32Array(storage);
-  const lastBlock = nblocks - 1;
+  const { fds, segmentBlocks, blockBytes, flags, sink } = ctx;
+  const buffer = new BlockBuffer(blockBytes);
   const runs = new RunRecorder(ctx.recordRuns);
 
   // The run being read, [curStart, curEnd): curEnd is where the last claim
@@ -66,24 +109,12 @@ export function blockLoop(
     curEnd = end;
     while (block < end) {
       const seg = Math.floor(block / segmentBlocks);
-      const fd = fds[seg]!;
-      let pos = (block - seg * segmentBlocks) * blockBytes;
       const segEnd = Math.min(end, (seg + 1) * segmentBlocks);
-      for (; block < segEnd; block++, pos += blockBytes) {
-        if (Atomics.load(flags, CONTROL_ABORT) !== 0) {
-          aborted = true;
-          break scan;
-        }
-        sink.block = block;
-        const want = block === lastBlock ? lastBlockBytes : blockBytes;
-        let got = readSync(fd, bytes, 0, want, pos);
-        while (got < want) {
-          // The file shrank (or a rare short read): ask for the rest until end of file.
-          const n = readSync(fd, bytes, got, want - got, pos + got);
-          if (n === 0) break;
-          got += n;
-        }
-        sink.take(bytes, words, got, want, block);
+      const from = block;
+      block = readBlocks(ctx, buffer, fds[seg]!, from, segEnd, (from - seg * segmentBlocks) * blockBytes);
+      if (block < segEnd) {
+        aborted = true;
+        break scan;
       }
     }
   }

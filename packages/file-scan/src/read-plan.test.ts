@@ -31,16 +31,21 @@ function run(
 ): { events: Event[]; reads: Read[]; handed: number[] } {
   const events: Event[] = [];
   let c = 0;
-  const source = (out: { start: number; blocks: number }): boolean => {
-    if (c === claims.length) return false;
-    const claim = claims[c++]!;
-    events.push({ kind: "claim", start: claim.start });
-    out.start = claim.start;
-    out.blocks = claim.blocks;
-    return true;
-  };
-  const plan = new ReadStreamPlan({ segmentBlocks: 131072, ...o }, source, (start, blocks) =>
-    events.push({ kind: "advise", start, blocks }),
+  const plan = new ReadStreamPlan(
+    { segmentBlocks: 131072, ...o },
+    {
+      nextRun(out) {
+        if (c === claims.length) return false;
+        const claim = claims[c++]!;
+        events.push({ kind: "claim", start: claim.start });
+        out.start = claim.start;
+        out.blocks = claim.blocks;
+        return true;
+      },
+      advise(start, blocks) {
+        events.push({ kind: "advise", start, blocks });
+      },
+    },
   );
   const reads: Read[] = [];
   const handed: number[] = [];

@@ -58,9 +58,10 @@
  * Interface: {@link ReadStreamPlan}. The worker calls `waitHead()` when it
  * needs the next read (then performs it: `ioStart`, `ioBlocks`) and
  * `release(n)` for the blocks handed out: `release(1)` per block with
- * advice, `release(ioBlocks)` per read without. Blocks come
- * from a {@link RunSource}, one allocator claim at a time; runs of
- * consecutive blocks are added to the pending read in one step.
+ * advice, `release(ioBlocks)` per read without. Blocks come from the
+ * {@link StreamClient}'s `nextRun`, one allocator claim at a time; runs of
+ * consecutive blocks are added to the pending read in one step. Advice goes
+ * to its `advise`.
  */
 
 /** A span of blocks the source hands out (one allocator claim). */
@@ -71,11 +72,18 @@ export interface SourceRun {
   blocks: number;
 }
 
-/** Fills `run` with the worker's next claim and returns true, or returns false when there is none. */
-export type RunSource = (run: SourceRun) => boolean;
-
-/** Called when the stream advises a read: posix_fadvise(WILLNEED) of these blocks. */
-export type AdviseFn = (firstBlock: number, blocks: number) => void;
+/**
+ * Where a {@link ReadStreamPlan} gets its blocks and sends its advice (the
+ * read stream's callback and its posix_fadvise). An object rather than two
+ * functions: the worker's client is one class, so the plan's calls have one
+ * target in every loop the worker runs, warm-up and scan alike.
+ */
+export interface StreamClient {
+  /** Fills `run` with the worker's next claim and returns true, or returns false when there is none. */
+  nextRun(run: SourceRun): boolean;
+  /** The stream advises a read: posix_fadvise(WILLNEED) of these blocks. */
+  advise(firstBlock: number, blocks: number): void;
+}
 
 /** Settings of a {@link ReadStreamPlan}. */
 export interface ReadStreamPlanOptions {
@@ -110,14 +118,16 @@ export class ReadStreamPlan {
   private readonly maxPinned: number;
   private readonly adviceOn: boolean;
   private readonly segmentBlocks: number;
-  private readonly source: RunSource;
+  private readonly client: StreamClient;
   private readonly run: SourceRun = { start: 0, blocks: 0 };
   private claimNext = 0;
   private claimEnd = 0;
-  private readonly advise: AdviseFn;
 
   // Started reads not yet reached by the consumer (FIFO ring of maxIos entries).
-  private readonly qStart: Float64Array;
+  // Block numbers fit 32 bits (target.ts refuses more), and a Uint32Array hands them back as small
+  // integers: a Float64Array would hand back doubles, and the worker's objects that keep the block
+  // would change field representation, so that V8 discards the loop compiled before the timed window.
+  private readonly qStart: Uint32Array;
   private readonly qBlocks: Int32Array;
   private readonly qAdvised: Uint8Array;
   private qHead = 0;
@@ -130,16 +140,15 @@ export class ReadStreamPlan {
   private seqBlock = -1;
   private started = false;
 
-  constructor(options: ReadStreamPlanOptions, source: RunSource, advise: AdviseFn) {
+  constructor(options: ReadStreamPlanOptions, client: StreamClient) {
     const { ioCombineLimit, effectiveIoConcurrency, advice, segmentBlocks } = options;
     this.combine = ioCombineLimit;
     this.maxIos = Math.max(1, effectiveIoConcurrency);
     this.maxPinned = planMaxPinned(ioCombineLimit, effectiveIoConcurrency);
     this.adviceOn = advice && effectiveIoConcurrency > 0;
     this.segmentBlocks = segmentBlocks;
-    this.source = source;
-    this.advise = advise;
-    this.qStart = new Float64Array(this.maxIos);
+    this.client = client;
+    this.qStart = new Uint32Array(this.maxIos);
     this.qBlocks = new Int32Array(this.maxIos);
     this.qAdvised = new Uint8Array(this.maxIos);
   }
@@ -186,7 +195,7 @@ export class ReadStreamPlan {
         continue;
       }
       if (this.claimNext === this.claimEnd) {
-        if (!this.source(this.run)) {
+        if (!this.client.nextRun(this.run)) {
           this.distance = 0;
           break;
         }
@@ -236,7 +245,7 @@ export class ReadStreamPlan {
     const start = this.pendingStart;
     const blocks = this.pendingBlocks;
     const advised = !suppressAdvice && this.adviceOn && start !== this.seqBlock;
-    if (advised) this.advise(start, blocks);
+    if (advised) this.client.advise(start, blocks);
     let tail = this.qHead + this.qLen;
     if (tail >= this.maxIos) tail -= this.maxIos;
     this.qStart[tail] = start;

@@ -167,6 +167,11 @@ export type ReadMode =
       readonly seed: number;
     };
 
+/** Whether a scan in `mode` gives advice: a read stream with advice on, or the prefetch reader at a distance above 0. */
+export function modeAdvises(mode: ReadMode): boolean {
+  return (mode.kind === "read-stream" && mode.advice) || (mode.kind === "pattern" && mode.adviseDistance > 0);
+}
+
 /** A scan as asked: the options checked, defaults filled in (fields without a comment are the {@link ScanOptions} of the same name). */
 export interface ScanRequest {
   /** The target path as given (resolved in scan-target.ts). */

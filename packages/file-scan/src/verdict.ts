@@ -35,7 +35,7 @@ import type { DeviceReport } from "@scanlab/host";
 import { formatChecksum } from "./block-work.js";
 import { type CacheReport, type PreparedCache, reportCache } from "./cache-report.js";
 import { type CoverCheck, checkCover } from "./cover-check.js";
-import type { ReadMode, ResolvedWork, ScanRequest } from "./scan-options.js";
+import { modeAdvises, type ReadMode, type ResolvedWork, type ScanRequest } from "./scan-options.js";
 import type { SettledTarget } from "./scan-target.js";
 import type { SharedMemory } from "./shared-memory.js";
 import type { ScanTarget } from "./target.js";
@@ -250,6 +250,8 @@ export function verdict(
   if (sizeChange !== null) warnings.push(sizeChange);
   const advice = adviceReport(request.mode, totals);
   if (advice.reason !== undefined) warnings.push(advice.reason);
+  const readFallback = totals.find((t) => t.readFallback !== null)?.readFallback;
+  if (readFallback != null) warnings.push(readFallback);
   let readCount = 0;
   for (const t of totals) readCount += t.readCalls;
 
@@ -287,8 +289,7 @@ export function verdict(
 
 /** Advice as asked for by the mode and reported by the workers. */
 function adviceReport(mode: ReadMode, totals: readonly WorkerTotals[]): AdviceReport {
-  const requested =
-    (mode.kind === "read-stream" && mode.advice) || (mode.kind === "pattern" && mode.adviseDistance > 0);
+  const requested = modeAdvises(mode);
   let calls = 0;
   let failed = 0;
   let errno = 0;

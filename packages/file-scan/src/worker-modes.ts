@@ -5,8 +5,8 @@
  * - **Read stream.** The worker's blocks come from the shared allocator as
  *   before, but through {@link ReadStreamPlan} (read-plan.ts), which decides
  *   which consecutive blocks form one read, which reads are advised and how
- *   far ahead. Each read is one `fs.readvSync` (preadv(2)) into one slot
- *   per block. The slots are one allocation made before the scan, each
+ *   far ahead. Each read is one pread(2) (pread.ts) into consecutive slots,
+ *   one per block, as pg_preadv calls pread when a read has one buffer. The slots are one allocation made before the scan, each
  *   starting on a 4-byte boundary so the per-block work can read words; as
  *   PostgreSQL's md.c does with buffers that are contiguous in memory
  *   (buffers_to_iovec), slots that follow each other go in one iovec, which
@@ -23,14 +23,15 @@
  * must not contain. Every loop, the one-block loop too, accounts its blocks
  * through a {@link BlockSink}: cover counter, progress word, per-block work.
  */
-import { readSync, readvSync } from "node:fs";
+import { readvSync } from "node:fs";
 import type { Participant } from "@scanlab/block-allocator";
 import { mulberry32 } from "@scanlab/core";
 import { blockChecksumWords, countNonZeroBytesWords } from "./block-work.js";
 import type { Fadvise } from "./fadvise.js";
-import { patternOrder, ReadStreamPlan, type SourceRun } from "./read-plan.js";
+import type { PreadFn } from "./pread.js";
+import { patternOrder, ReadStreamPlan, type SourceRun, type StreamClient } from "./read-plan.js";
 import { ReadRecorder, RunRecorder } from "./run-recorder.js";
-import type { ReadMode } from "./scan-options.js";
+import { modeAdvises, type ReadMode } from "./scan-options.js";
 import { CONTROL_ABORT, WORK_CHECKSUM, WORK_COUNT_BYTES, WORK_NONE } from "./worker-protocol.js";
 
 /** 2^32, for the carry of the 64-bit checksum sum. */
@@ -49,6 +50,8 @@ export interface LoopContext {
   readonly sink: BlockSink;
   /** The posix_fadvise binding, loaded at set-up when the scan advises (else null: no advice). */
   readonly fadvise: Fadvise | null;
+  /** The read call (pread.ts), bound at set-up. */
+  readonly pread: PreadFn;
 }
 
 /** What happens to each block read: cover counter, progress, per-block work, totals. */
@@ -137,6 +140,7 @@ export function loopContext(c: LoopContext): LoopContext {
     recordReads: c.recordReads,
     sink: c.sink,
     fadvise: c.fadvise,
+    pread: c.pread,
   };
 }
 
@@ -151,11 +155,6 @@ export interface LoopOutcome {
   readonly adviceFailed: number;
   readonly adviceErrno: number;
   readonly adviceUnavailable: string | null;
-}
-
-/** Whether a scan in `mode` gives advice: a read stream with advice on, or the prefetch reader at a distance above 0. */
-export function modeAdvises(mode: ReadMode): boolean {
-  return (mode.kind === "read-stream" && mode.advice) || (mode.kind === "pattern" && mode.adviseDistance > 0);
 }
 
 /** posix_fadvise(WILLNEED) of blocks of the target, counted; or the reason it cannot be given. */
@@ -203,7 +202,8 @@ class Advisor {
  * Reads the rest of a short read, block slot by block slot, until end of
  * file; returns the bytes now read in total.
  */
-function refill(
+export function refill(
+  pread: PreadFn,
   fd: number,
   slots: readonly Uint8Array[],
   blockBytes: number,
@@ -215,11 +215,150 @@ function refill(
     const k = Math.floor(got / blockBytes);
     const off = got - k * blockBytes;
     const slot = slots[k]!;
-    const n = readSync(fd, slot, off, Math.min(slot.length - off, want - got), pos + got);
+    const n = pread(
+      fd,
+      off === 0 ? slot : slot.subarray(off),
+      Math.min(slot.length - off, want - got),
+      pos + got,
+    );
     if (n === 0) break;
     got += n;
   }
   return got;
+}
+
+/**
+ * One worker's read stream: the plan's client (claims from the allocator,
+ * advice through the Advisor) and the reader of each read the plan starts.
+ * A class, and not closures made per loop, so that the warm-up's loop and
+ * the scan's call the very same functions, and the code V8 compiled during
+ * the warm-up (warm-up.ts) still serves the scan.
+ */
+class StreamReader implements StreamClient {
+  claims = 0;
+  readonly plan: ReadStreamPlan;
+  readonly reads: ReadRecorder;
+  readonly runs: RunRecorder;
+  readonly claimList: RunRecorder | null;
+  readonly advisor: Advisor;
+  private readonly perBlock: boolean;
+  private readonly slots: Uint8Array[] = [];
+  private readonly slotWords: Uint32Array[] = [];
+  private readonly iovecs: Uint8Array[][] = [[]];
+  /** Whether every read is one buffer (then read with pread, as pg_preadv does with one iovec). */
+  private readonly contiguous: boolean;
+  private readonly lastBlock: number;
+  private readonly partialTail: number;
+  private runStart = -1;
+  private runEnd = -1;
+
+  constructor(
+    private readonly ctx: LoopContext,
+    private readonly participant: Participant,
+    private readonly onClaim: ((firstBlock: number, blocks: number) => void) | null,
+    mode: Extract<ReadMode, { kind: "read-stream" }>,
+  ) {
+    const { blockBytes, nblocks, lastBlockBytes } = ctx;
+    const N = mode.ioCombineLimit;
+    this.advisor = new Advisor(modeAdvises(mode), ctx);
+    this.claimList = ctx.recordReads ? new RunRecorder(true) : null;
+    this.reads = new ReadRecorder(ctx.recordReads);
+    this.runs = new RunRecorder(ctx.recordRuns);
+    this.perBlock = this.advisor.on;
+    this.lastBlock = nblocks - 1;
+    this.partialTail = blockBytes - lastBlockBytes;
+
+    // One slot per block of the largest read, each on a 4-byte boundary.
+    const stride = Math.ceil(blockBytes / 4) * 4;
+    const storage = new ArrayBuffer(stride * N);
+    for (let k = 0; k < N; k++) {
+      this.slots.push(new Uint8Array(storage, k * stride, blockBytes));
+      this.slotWords.push(new Uint32Array(storage, k * stride, stride / 4));
+    }
+    // The iovec array of a read of `len` blocks: the first len slots. Slots that follow each other in
+    // memory go in one iovec, as md.c's buffers_to_iovec coalesces contiguous buffers; with a block size
+    // that is a multiple of 4 bytes every slot does, and a read is one buffer.
+    const contiguous = stride === blockBytes;
+    this.contiguous = contiguous;
+    for (let len = 1; len <= N; len++)
+      this.iovecs.push(
+        contiguous ? [new Uint8Array(storage, 0, len * blockBytes)] : this.slots.slice(0, len),
+      );
+
+    this.plan = new ReadStreamPlan(
+      {
+        ioCombineLimit: N,
+        effectiveIoConcurrency: mode.effectiveIoConcurrency,
+        advice: this.advisor.on,
+        segmentBlocks: ctx.segmentBlocks,
+      },
+      this,
+    );
+  }
+
+  nextRun(out: SourceRun): boolean {
+    if (Atomics.load(this.ctx.flags, CONTROL_ABORT) !== 0) return false;
+    const run = this.participant.nextRun();
+    if (run === null) return false;
+    this.claims++;
+    this.claimList?.push(run.startBlock, run.blocks);
+    this.onClaim?.(run.startBlock, run.blocks);
+    out.start = run.startBlock;
+    out.blocks = run.blocks;
+    return true;
+  }
+
+  advise(firstBlock: number, blocks: number): void {
+    this.advisor.advise(firstBlock, blocks);
+  }
+
+  /** Performs the read `plan.waitHead()` just moved to and hands its blocks to the sink. */
+  read(): void {
+    const { fds, segmentBlocks, blockBytes, lastBlockBytes, sink, pread } = this.ctx;
+    const plan = this.plan;
+    const perBlock = this.perBlock;
+    const lastBlock = this.lastBlock;
+    const start = plan.ioStart;
+    const len = plan.ioBlocks;
+    const seg = Math.floor(start / segmentBlocks);
+    const fd = fds[seg]!;
+    const pos = (start - seg * segmentBlocks) * blockBytes;
+    const want = len * blockBytes - (start + len - 1 === lastBlock ? this.partialTail : 0);
+    sink.block = start;
+    const iovec = this.iovecs[len]!;
+    let got = this.contiguous ? pread(fd, iovec[0]!, len * blockBytes, pos) : readvSync(fd, iovec, pos);
+    if (got < want) got = refill(pread, fd, this.slots, blockBytes, got, want, pos);
+    this.reads.pushRead(start, len, plan.ioAdvised);
+    if (start !== this.runEnd) {
+      if (this.runEnd > this.runStart) this.runs.push(this.runStart, this.runEnd - this.runStart);
+      this.runStart = start;
+    }
+    this.runEnd = start + len;
+    if (!perBlock && got === want && sink.work === WORK_NONE) {
+      sink.takeWholeBlocks(start, len, got);
+    } else {
+      for (let k = 0; k < len; k++) {
+        // With advice, look ahead after each block as PostgreSQL does: it decides how far ahead advice goes.
+        if (perBlock) plan.release(1);
+        const b = start + k;
+        const blockWant = b === lastBlock ? lastBlockBytes : blockBytes;
+        const left = got - k * blockBytes;
+        sink.take(
+          this.slots[k]!,
+          this.slotWords[k]!,
+          left <= 0 ? 0 : Math.min(left, blockWant),
+          blockWant,
+          b,
+        );
+      }
+    }
+    if (!perBlock) plan.release(len);
+  }
+
+  /** Records the run being read when the stream ends. */
+  finish(): void {
+    if (this.runEnd > this.runStart) this.runs.push(this.runStart, this.runEnd - this.runStart);
+  }
 }
 
 /**
@@ -233,100 +372,23 @@ export function readStreamLoop(
   onClaim: ((firstBlock: number, blocks: number) => void) | null,
   mode: Extract<ReadMode, { kind: "read-stream" }>,
 ): LoopOutcome {
-  const { fds, segmentBlocks, blockBytes, nblocks, lastBlockBytes, flags, sink } = ctx;
-  const N = mode.ioCombineLimit;
-  const advisor = new Advisor(modeAdvises(mode), ctx);
-  const claimList = ctx.recordReads ? new RunRecorder(true) : null;
-  const reads = new ReadRecorder(ctx.recordReads);
-  const runs = new RunRecorder(ctx.recordRuns);
-
-  // One slot per block of the largest read, each on a 4-byte boundary.
-  const stride = Math.ceil(blockBytes / 4) * 4;
-  const storage = new ArrayBuffer(stride * N);
-  const slots: Uint8Array[] = [];
-  const slotWords: Uint32Array[] = [];
-  for (let k = 0; k < N; k++) {
-    slots.push(new Uint8Array(storage, k * stride, blockBytes));
-    slotWords.push(new Uint32Array(storage, k * stride, stride / 4));
-  }
-  // The iovec array of a read of `len` blocks: the first len slots. Slots that follow each other in
-  // memory go in one iovec, as md.c's buffers_to_iovec coalesces contiguous buffers; with a block size
-  // that is a multiple of 4 bytes every slot does, and a read is one buffer.
-  const contiguous = stride === blockBytes;
-  const iovecs: Uint8Array[][] = [[]];
-  for (let len = 1; len <= N; len++)
-    iovecs.push(contiguous ? [new Uint8Array(storage, 0, len * blockBytes)] : slots.slice(0, len));
-
-  let claims = 0;
-  const source = (out: SourceRun): boolean => {
-    if (Atomics.load(flags, CONTROL_ABORT) !== 0) return false;
-    const run = participant.nextRun();
-    if (run === null) return false;
-    claims++;
-    claimList?.push(run.startBlock, run.blocks);
-    onClaim?.(run.startBlock, run.blocks);
-    out.start = run.startBlock;
-    out.blocks = run.blocks;
-    return true;
-  };
-  const plan = new ReadStreamPlan(
-    {
-      ioCombineLimit: N,
-      effectiveIoConcurrency: mode.effectiveIoConcurrency,
-      advice: advisor.on,
-      segmentBlocks,
-    },
-    source,
-    (first, blocks) => advisor.advise(first, blocks),
-  );
-
-  const perBlock = advisor.on;
-  const lastBlock = nblocks - 1;
-  const partialTail = blockBytes - lastBlockBytes;
+  const reader = new StreamReader(ctx, participant, onClaim, mode);
+  const { plan, advisor } = reader;
   let aborted = false;
-  let runStart = -1;
-  let runEnd = -1;
   while (plan.waitHead()) {
-    if (Atomics.load(flags, CONTROL_ABORT) !== 0) {
+    if (Atomics.load(ctx.flags, CONTROL_ABORT) !== 0) {
       aborted = true;
       break;
     }
-    const start = plan.ioStart;
-    const len = plan.ioBlocks;
-    const seg = Math.floor(start / segmentBlocks);
-    const fd = fds[seg]!;
-    const pos = (start - seg * segmentBlocks) * blockBytes;
-    const want = len * blockBytes - (start + len - 1 === lastBlock ? partialTail : 0);
-    sink.block = start;
-    let got = readvSync(fd, iovecs[len]!, pos);
-    if (got < want) got = refill(fd, slots, blockBytes, got, want, pos);
-    reads.pushRead(start, len, plan.ioAdvised);
-    if (start !== runEnd) {
-      if (runEnd > runStart) runs.push(runStart, runEnd - runStart);
-      runStart = start;
-    }
-    runEnd = start + len;
-    if (!perBlock && got === want && sink.work === WORK_NONE) {
-      sink.takeWholeBlocks(start, len, got);
-    } else {
-      for (let k = 0; k < len; k++) {
-        // With advice, look ahead after each block as PostgreSQL does: it decides how far ahead advice goes.
-        if (perBlock) plan.release(1);
-        const b = start + k;
-        const blockWant = b === lastBlock ? lastBlockBytes : blockBytes;
-        const left = got - k * blockBytes;
-        sink.take(slots[k]!, slotWords[k]!, left <= 0 ? 0 : Math.min(left, blockWant), blockWant, b);
-      }
-    }
-    if (!perBlock) plan.release(len);
+    reader.read();
   }
-  if (runEnd > runStart) runs.push(runStart, runEnd - runStart);
+  reader.finish();
   return {
     aborted,
-    claims,
-    runs,
-    reads,
-    claimList,
+    claims: reader.claims,
+    runs: reader.runs,
+    reads: reader.reads,
+    claimList: reader.claimList,
     adviceCalls: advisor.calls,
     adviceFailed: advisor.failed,
     adviceErrno: advisor.errno,
@@ -336,7 +398,7 @@ export function readStreamLoop(
 
 /** The prefetch experiment: every block once in `mode.pattern` order, advising `mode.adviseDistance` reads ahead. */
 export function patternLoop(ctx: LoopContext, mode: Extract<ReadMode, { kind: "pattern" }>): LoopOutcome {
-  const { fds, segmentBlocks, blockBytes, nblocks, lastBlockBytes, flags, sink } = ctx;
+  const { fds, segmentBlocks, blockBytes, nblocks, lastBlockBytes, flags, sink, pread } = ctx;
   const d = mode.adviseDistance;
   const advisor = new Advisor(modeAdvises(mode), ctx);
   const reads = new ReadRecorder(ctx.recordReads);
@@ -366,8 +428,8 @@ export function patternLoop(ctx: LoopContext, mode: Extract<ReadMode, { kind: "p
     const pos = (b - seg * segmentBlocks) * blockBytes;
     const want = b === lastBlock ? lastBlockBytes : blockBytes;
     sink.block = b;
-    let got = readSync(fd, bytes, 0, want, pos);
-    if (got < want) got = refill(fd, slots, blockBytes, got, want, pos);
+    let got = pread(fd, bytes, want, pos);
+    if (got < want) got = refill(pread, fd, slots, blockBytes, got, want, pos);
     reads.pushRead(b, 1, advised);
     if (b !== runEnd) {
       if (runEnd > runStart) runs.push(runStart, runEnd - runStart);

@@ -154,6 +154,8 @@ export interface WorkerTotals {
   adviceErrno: number;
   /** Why advice was asked for but could not be given (no binding here), or null. */
   adviceUnavailable: string | null;
+  /** Why the worker read through fs.readSync instead of libc's pread (pread.ts), or null. */
+  readFallback: string | null;
   /** Each read's first block, when recording reads (`readCalls` entries). */
   readStarts: Uint32Array | null;
   /** Each read's length in blocks. */

@@ -38,16 +38,10 @@ import { parallelSyncScanHooks, SharedSyncScanTracker } from "@scanlab/syncscan"
 import { blockLoop } from "./block-loop.js";
 import { errnoCode, type FileScanErrorCode } from "./errors.js";
 import { loadFadvise } from "./fadvise.js";
-import type { ReadMode } from "./scan-options.js";
+import { loadPread } from "./pread.js";
+import { modeAdvises, type ReadMode } from "./scan-options.js";
 import { type ScanLoop, warmUp, warmUpMode } from "./warm-up.js";
-import {
-  BlockSink,
-  type LoopOutcome,
-  loopContext,
-  modeAdvises,
-  patternLoop,
-  readStreamLoop,
-} from "./worker-modes.js";
+import { BlockSink, type LoopOutcome, loopContext, patternLoop, readStreamLoop } from "./worker-modes.js";
 import {
   CONTROL_ABORT,
   CONTROL_PROGRESS_BYTE_OFFSET,
@@ -141,6 +135,7 @@ async function main(): Promise<void> {
     data.cover === null ? null : new Uint8Array(data.cover),
     new Uint32Array(data.control, CONTROL_PROGRESS_BYTE_OFFSET + 4 * index, 1),
   );
+  const pread = loadPread();
   const ctx = loopContext({
     fds,
     segmentBlocks,
@@ -152,6 +147,7 @@ async function main(): Promise<void> {
     recordReads: data.recordReads,
     sink,
     fadvise: modeAdvises(data.mode) ? loadFadvise() : null,
+    pread: pread.read,
   });
   const mode = data.mode;
   const report = onRun;
@@ -163,7 +159,8 @@ async function main(): Promise<void> {
       : (first: number, blocks: number): void => {
           if (!(data.pg96 && me.endedScan)) report(first, blocks);
         };
-  warmUp(ctx, scan.policy, scanLoop(warmUpMode(mode)));
+  const warmUpReadMode = warmUpMode(mode);
+  warmUp(ctx, scan.policy, warmUpReadMode, scanLoop(warmUpReadMode));
   const loop = scanLoop(mode);
   post({ type: "ready" });
   Atomics.wait(flags, CONTROL_START, 0);
@@ -214,6 +211,7 @@ async function main(): Promise<void> {
       adviceFailed: outcome.adviceFailed,
       adviceErrno: outcome.adviceErrno,
       adviceUnavailable: outcome.adviceUnavailable,
+      readFallback: pread.fallback,
       readStarts: reads.starts,
       readLengths: reads.lengths,
       readAdvised: reads.advised,
