@@ -144,7 +144,9 @@ const oneS = median(times.get(configs[1].name));
 console.log(
   `Queue sweeps vs local threads: ${CELLS} cells (cold bitmap heap scans, table ${TABLE}), ${CORES} cores, median of ${ROUNDS} round${ROUNDS === 1 ? "" : "s"}:`,
 );
-console.log(`  a cell costs ${((localS * CORES) / CELLS).toFixed(2)} s of one core (local run, start-up included)`);
+console.log(
+  `  a cell costs ${((localS * CORES) / CELLS).toFixed(2)} s of one core (local run, start-up included)`,
+);
 console.log(
   `  ${"configuration".padEnd(26)} ${"wall s".padStart(8)} ${"cells/s".padStart(8)} ${"vs 1 worker".padStart(12)} ${"vs local".padStart(9)}`,
 );
