@@ -5,12 +5,12 @@
  * - **Read stream.** The worker's blocks come from the shared allocator as
  *   before, but through {@link ReadStreamPlan} (read-plan.ts), which decides
  *   which consecutive blocks form one read, which reads are advised and how
- *   far ahead. Each read is one pread(2) (pread.ts) into consecutive slots,
- *   one per block, as pg_preadv calls pread when a read has one buffer. The slots are one allocation made before the scan, each
- *   starting on a 4-byte boundary so the per-block work can read words; as
- *   PostgreSQL's md.c does with buffers that are contiguous in memory
- *   (buffers_to_iovec), slots that follow each other go in one iovec, which
- *   for block sizes that are a multiple of 4 bytes is all of them.
+ *   far ahead. The slots, one per block, are one allocation made before the
+ *   scan, each starting on a 4-byte boundary so the per-block work can read
+ *   words. As PostgreSQL's md.c does with buffers that are contiguous in
+ *   memory (buffers_to_iovec), slots that follow each other go in one iovec,
+ *   which for block sizes that are a multiple of 4 bytes is all of them, and
+ *   a read of one iovec is one pread(2) (pread.ts), as pg_preadv makes it.
  * - **Prefetch pattern.** One worker reads every block once, one block per
  *   `pread`, forward, backward, or in a seeded random permutation, and before
  *   reading the i-th block advises the (i + d)-th (the first d are advised
