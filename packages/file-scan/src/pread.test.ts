@@ -44,6 +44,29 @@ describe("loadPread", () => {
   );
 
   it.runIf(process.platform === "linux")(
+    "fills a view at its own offset in its buffer, as the read stream's slots are views of one allocation",
+    () => {
+      const p = loadPread();
+      const fd = openSync(file, "r");
+      try {
+        const storage = new ArrayBuffer(3 * 8192);
+        const all = new Uint8Array(storage);
+        const slot = new Uint8Array(storage, 8192, 8192);
+        expect(p.read(fd, slot, 8192, 0)).toBe(8192);
+        expect(all.subarray(0, 8192).every((b) => b === 0)).toBe(true);
+        expect([...all.subarray(8192, 8195)]).toEqual([0, 1, 2]);
+        expect(all.subarray(16384).every((b) => b === 0)).toBe(true);
+        // A refill reads into the rest of a slot: a subarray, offset again.
+        expect(p.read(fd, slot.subarray(100), 10, 8192)).toBe(10);
+        expect(all[8192 + 99]).toBe(99);
+        expect(all[8192 + 100]).toBe(8192 % 251);
+      } finally {
+        closeSync(fd);
+      }
+    },
+  );
+
+  it.runIf(process.platform === "linux")(
     "raises a failed read as fs does (EBADF for a closed descriptor), and refuses a read past its buffer",
     () => {
       const p = loadPread();
