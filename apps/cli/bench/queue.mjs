@@ -21,8 +21,9 @@
  * shown, not assumed.
  *
  * SCANLAB_BENCH_TABLE sets the table size (default 16GB: about a second and a
- * half of one core per cell), SCANLAB_BENCH_ROUNDS the rounds (default 1; each
- * configuration once per round, interleaved, the median kept).
+ * half of one core per cell), SCANLAB_BENCH_ROUNDS the rounds (default 3; each
+ * configuration once per round, interleaved, the median kept: on a shared
+ * 2-core machine one round of the same configuration varies by a third).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { availableParallelism } from "node:os";
@@ -32,7 +33,7 @@ import { redisAvailable, startRedis } from "@scanlab/queue/testing";
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "bin.js");
 const TABLE = process.env.SCANLAB_BENCH_TABLE ?? "16GB";
-const ROUNDS = Number(process.env.SCANLAB_BENCH_ROUNDS ?? 1);
+const ROUNDS = Number(process.env.SCANLAB_BENCH_ROUNDS ?? 3);
 const CORES = availableParallelism();
 const BAR = 0.1;
 const args = [
