@@ -21,14 +21,23 @@ writeFileSync(
   Uint8Array.from({ length: 20000 }, (_, i) => i % 251),
 );
 
+/** Runs `fn` with the data file open for reading, and closes it. */
+function withData<T>(fn: (fd: number) => T): T {
+  const fd = openSync(file, "r");
+  try {
+    return fn(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 describe("loadPread", () => {
   it.runIf(process.platform === "linux")(
     "binds libc's pread: the bytes fs.readSync reads, a short read at end of file, 0 past it",
     () => {
       const p = loadPread();
       expect(p.fallback).toBeNull();
-      const fd = openSync(file, "r");
-      try {
+      withData((fd) => {
         const mine = new Uint8Array(8192);
         const node = new Uint8Array(8192);
         expect(p.read(fd, mine, 8192, 8192)).toBe(8192);
@@ -37,9 +46,7 @@ describe("loadPread", () => {
         expect(mine[0]).toBe(8192 % 251);
         expect(p.read(fd, mine, 8192, 16384)).toBe(20000 - 16384);
         expect(p.read(fd, mine, 8192, 40000)).toBe(0);
-      } finally {
-        closeSync(fd);
-      }
+      });
     },
   );
 
@@ -47,8 +54,7 @@ describe("loadPread", () => {
     "fills a view at its own offset in its buffer, as the read stream's slots are views of one allocation",
     () => {
       const p = loadPread();
-      const fd = openSync(file, "r");
-      try {
+      withData((fd) => {
         const storage = new ArrayBuffer(3 * 8192);
         const all = new Uint8Array(storage);
         const slot = new Uint8Array(storage, 8192, 8192);
@@ -60,9 +66,7 @@ describe("loadPread", () => {
         expect(p.read(fd, slot.subarray(100), 10, 8192)).toBe(10);
         expect(all[8192 + 99]).toBe(99);
         expect(all[8192 + 100]).toBe(8192 % 251);
-      } finally {
-        closeSync(fd);
-      }
+      });
     },
   );
 
@@ -102,13 +106,10 @@ describe("loadPread", () => {
     expect(p.fallback).toBe(
       "The workers read through Node's fs.readSync, not libc's pread: this is darwin, not Linux.",
     );
-    const fd = openSync(file, "r");
-    try {
+    withData((fd) => {
       const buffer = new Uint8Array(8192);
       expect(p.read(fd, buffer, 8192, 16384)).toBe(20000 - 16384);
       expect(buffer[0]).toBe(16384 % 251);
-    } finally {
-      closeSync(fd);
-    }
+    });
   });
 });
