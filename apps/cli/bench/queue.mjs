@@ -23,7 +23,7 @@
  * SCANLAB_BENCH_TABLE sets the table size (default 16GB: about a second and a
  * half of one core per cell), SCANLAB_BENCH_ROUNDS the rounds (default 3; each
  * configuration once per round, interleaved, the median kept: on a shared
- * 2-core machine one round of the same configuration varies by a third).
+ * machine a single round of one configuration can be off by a third).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { availableParallelism } from "node:os";
