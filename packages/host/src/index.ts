@@ -5,8 +5,9 @@
  * refuses devices, FIFOs, sockets, directories and files above a documented
  * size limit before reading a byte of them. Beside it, the host measurements
  * every package shares: which block device holds a file, its request-queue
- * limits and its /proc/diskstats counters; page-cache residency and eviction;
- * this process's read bytes. And the parsers of what the host's tracing tools
+ * limits and its /proc/diskstats counters; page-cache residency and
+ * eviction, and whether freed memory goes back to the hypervisor; this
+ * process's read bytes. And the parsers of what the host's tracing tools
  * print: strace's system calls ({@link parseStraceOutput},
  * {@link parseStraceLine}) and blkparse's block requests
  * ({@link parseBlkparse}).
@@ -38,6 +39,13 @@ export {
 export { InputFileError, type InputFileErrorCode } from "./errors.js";
 export { evictFromPageCache, type PageCacheEviction } from "./fadvise-eviction.js";
 export { measureResidency, type Residency, residencyVisible } from "./fincore-residency.js";
+export {
+  type FreePageReporting,
+  freePageReporting,
+  REPORTING_SETTLE_MS,
+  type ReportingPaths,
+  settleFreedMemory,
+} from "./free-page-reporting.js";
 export {
   type CheckedInputFile,
   checkInputFile,
