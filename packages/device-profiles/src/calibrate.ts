@@ -343,7 +343,7 @@ export async function measureCpuCosts(
   const region = Math.min(Math.floor(size / (128 * KiB)) * 128 * KiB, CPU_REGION_BYTES);
   const ms = Math.max(50, Math.min(500, Math.round((options.phaseMs ?? 1000) / 2)));
   // The fill first: it evicts the file, which the cached reads below then read back in.
-  const fill = measureFillCost(path, size);
+  const fill = await measureFillCost(path, size, { signal: options.signal });
   // Read the region once so the timed reads find it cached.
   const fd = openSync(path, "r");
   const buffer = Buffer.allocUnsafe(1 * MiB);

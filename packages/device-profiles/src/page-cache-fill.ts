@@ -29,10 +29,16 @@
  *   noise of a busy machine) is kept as 0.
  * - Eviction is `evictAndVerify` (POSIX_FADV_DONTNEED, checked with fincore);
  *   a file that cannot be evicted gives no figure, with the reason.
+ * - After the eviction, `settleFreedMemory` (@scanlab/host) waits where the
+ *   kernel hands freed memory back to a hypervisor: a table that is cold in
+ *   production is read into such memory, whose first touch costs a fault on
+ *   the host, and a read right after the eviction would reuse the pages it
+ *   has just freed and measure a cheaper fill than a real cold scan pays.
  *
  * Interface: `measureFillCost(path, size)`.
  */
 import { closeSync, openSync, readSync } from "node:fs";
+import { freePageReporting, REPORTING_SETTLE_MS, settleFreedMemory } from "@scanlab/host";
 import { evictAndVerify } from "./page-cache-eviction.js";
 import { KiB, MiB } from "./units.js";
 
@@ -97,18 +103,24 @@ function systemUsOfRead(fd: number, bytes: number, buffer: Buffer): number {
  * @example
  * ```ts
  * import { measureFillCost } from "@scanlab/device-profiles/node";
- * const fill = measureFillCost("/data/big.file", 4 * 2 ** 30);
+ * const fill = await measureFillCost("/data/big.file", 4 * 2 ** 30);
  * console.log(fill.fillUsPerPage === null ? fill.reason : `${fill.fillUsPerPage.toFixed(2)} us a page`);
  * ```
  */
-export function measureFillCost(path: string, size: number): FillCost {
+export async function measureFillCost(
+  path: string,
+  size: number,
+  options: { signal?: AbortSignal } = {},
+): Promise<FillCost> {
   const region = Math.min(FILL_REGION_BYTES, Math.floor(size / (8 * KiB)) * 8 * KiB);
   if (region < 8 * MiB) return { fillUsPerPage: null, reason: "the file is smaller than 8 MiB" };
   const buffer = Buffer.allocUnsafe(8 * KiB);
   const rounds: FillRound[] = [];
+  const reporting = freePageReporting();
   for (let r = 0; r < FILL_ROUNDS; r++) {
     const evicted = evictAndVerify(path);
     if (evicted.evicted === false) return { fillUsPerPage: null, reason: evicted.reason ?? "not evicted" };
+    await settleFreedMemory(options.signal, reporting);
     const fd = openSync(path, "r");
     try {
       const coldSystemUs = systemUsOfRead(fd, region, buffer);
@@ -124,6 +136,6 @@ export function measureFillCost(path: string, size: number): FillCost {
   return {
     fillUsPerPage: perPage[Math.floor(perPage.length / 2)]!,
     rounds,
-    measuredWith: `node ${process.version} process.cpuUsage() system time of 8 KiB sequential readSync with ${BUSY_US_PER_BLOCK} us of CPU after each, over the first ${Math.round(region / MiB)} MiB of ${path}, evicted (POSIX_FADV_DONTNEED) then cached, ${FILL_ROUNDS} rounds, median of (cold - cached) / 4 KiB pages`,
+    measuredWith: `node ${process.version} process.cpuUsage() system time of 8 KiB sequential readSync with ${BUSY_US_PER_BLOCK} us of CPU after each, over the first ${Math.round(region / MiB)} MiB of ${path}, evicted (POSIX_FADV_DONTNEED) then cached, ${reporting.active ? `${REPORTING_SETTLE_MS / 1000} s between eviction and the cold read (${reporting.why}), ` : ""}${FILL_ROUNDS} rounds, median of (cold - cached) / 4 KiB pages`,
   };
 }

@@ -15,12 +15,12 @@ afterAll(() => tmp.remove());
 const digest = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
 
 describe("measureAdviceCall", () => {
-  it("measures the system time of advised cold reads beyond cached ones, and leaves the file as it was", () => {
+  it("measures the system time of advised cold reads beyond cached ones, and leaves the file as it was", async () => {
     // 8,192 blocks of 8 kB (64 MiB): a tenth of them, about 820, are advised and read each pass.
     const path = join(tmp.dir, "advised.dat");
     writeBlockFile(path, 8192 * 8192);
     const before = digest(path);
-    const cost = measureAdviceCall(path, 3);
+    const cost = await measureAdviceCall(path, 3);
     if (!cost.ok) throw new Error(cost.reason);
     // A system call that allocates two pages and submits a bio, and the read's completion: more than
     // nothing, far less than a millisecond; the call alone is part of it.
@@ -32,10 +32,10 @@ describe("measureAdviceCall", () => {
     expect(digest(path)).toBe(before);
   });
 
-  it("refuses a file too small for the distinct blocks, in one sentence", () => {
+  it("refuses a file too small for the distinct blocks, in one sentence", async () => {
     const path = join(tmp.dir, "small.dat");
     writeBlockFile(path, 16 * 8192);
-    expect(measureAdviceCall(path)).toEqual({
+    expect(await measureAdviceCall(path)).toEqual({
       ok: false,
       reason: `${path} is too small to advise 400 blocks: it needs at least 37 MiB.`,
     });

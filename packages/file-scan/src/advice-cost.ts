@@ -22,7 +22,10 @@
  * one, advice included, waiting not. The median of the rounds is kept. The
  * median time of the WILLNEED call alone, from the cold passes, is reported
  * beside it: the rest of the difference is what the read's completion costs
- * the reader.
+ * the reader. Where the kernel hands freed memory back to a hypervisor, each
+ * cold pass waits for the eviction's memory to be reported first
+ * (`settleFreedMemory` of @scanlab/host), as a table cold in production has
+ * been: the host's fault on each new page is then part of the figure.
  *
  * The file is opened read-only; advice changes no data.
  *
@@ -30,7 +33,7 @@
  */
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { mulberry32 } from "@scanlab/core";
-import { evictFromPageCache } from "@scanlab/host";
+import { evictFromPageCache, freePageReporting, REPORTING_SETTLE_MS, settleFreedMemory } from "@scanlab/host";
 import { loadFadvise, type WillNeedFn } from "./fadvise.js";
 
 /** Rounds of {@link measureAdviceCall}, each a cold and a warm pass (our choice, as calibrate's fill cost). */
@@ -114,11 +117,16 @@ function pass(
  * @example
  * ```ts
  * import { measureAdviceCall } from "@scanlab/file-scan";
- * const cost = measureAdviceCall("/data/big.file");
+ * const cost = await measureAdviceCall("/data/big.file");
  * console.log(cost.ok ? `${cost.fadviseUs.toFixed(1)} us a block` : cost.reason);
  * ```
  */
-export function measureAdviceCall(path: string, rounds = ADVICE_ROUNDS, seed = 1): AdviceCost {
+export async function measureAdviceCall(
+  path: string,
+  rounds = ADVICE_ROUNDS,
+  seed = 1,
+  signal?: AbortSignal,
+): Promise<AdviceCost> {
   const fadvise = loadFadvise();
   if (!fadvise.ok) return { ok: false, reason: fadvise.reason };
   const region = Math.floor(Math.min(statSync(path).size, REGION_BYTES) / 8192);
@@ -132,10 +140,12 @@ export function measureAdviceCall(path: string, rounds = ADVICE_ROUNDS, seed = 1
     };
   const differences: number[] = [];
   const callNs: number[] = [];
+  const reporting = freePageReporting();
   for (let r = 0; r < Math.max(1, rounds); r++) {
     const eviction = evictFromPageCache([path]);
     if (!eviction.ok)
       return { ok: false, reason: `${path} could not be evicted from the page cache (${eviction.reason}).` };
+    await settleFreedMemory(signal, reporting);
     const cold = pass(path, blocks, fadvise.willNeed, true);
     const warm = pass(path, blocks, fadvise.willNeed, false);
     differences.push((cold.systemUs - warm.systemUs) / blocks.length);
@@ -149,7 +159,7 @@ export function measureAdviceCall(path: string, rounds = ADVICE_ROUNDS, seed = 1
       `fadviseUs: node ${process.version} process.cpuUsage() system time of one thread reading ${blocks.length} ` +
       `ascending 8 kB blocks (a seeded tenth of the first ${(region * 8192) >> 20} MiB of ${path}) with ` +
       `posix_fadvise(WILLNEED) ${ADVICE_DISTANCE} blocks ahead and ${WORK_US} us of CPU after each, evicted then ` +
-      `cached, ${Math.max(1, rounds)} rounds, median of (cold - cached) per block; the WILLNEED call alone took ` +
+      `cached, ${reporting.active ? `${REPORTING_SETTLE_MS / 1000} s between eviction and the cold pass (${reporting.why}), ` : ""}${Math.max(1, rounds)} rounds, median of (cold - cached) per block; the WILLNEED call alone took ` +
       `${(median(callNs) / 1000).toFixed(1)} us (median)`,
   };
 }

@@ -131,7 +131,7 @@ export async function calibrateCommand(ctx: Ctx, path: string, flags: CalibrateF
   let adviceSkipped: string | null = null;
   if (profile.cpu !== undefined && !ctx.interrupt.stopped) {
     log(`calibrate: timing posix_fadvise(WILLNEED) on blocks of ${path} ...`);
-    const advice = measureAdviceCall(path);
+    const advice = await measureAdviceCall(path, undefined, undefined, signal);
     if (advice.ok)
       profile = {
         ...profile,
