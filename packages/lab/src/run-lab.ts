@@ -18,6 +18,12 @@
  *   not hidden. Residency is checked on the heap's files, the table the model
  *   scans (a bitmap query reads only part of its index, so a warm index is
  *   never whole).
+ * - A cold table was evicted long ago: where the kernel hands freed memory
+ *   back to a hypervisor (`settleFreedMemory`, @scanlab/host), a cold run
+ *   waits for the eviction's memory to be reported before the query, so the
+ *   read pays the host's fault on each new page as a table cold in
+ *   production does, and every run pays it alike rather than as much as was
+ *   reported by chance during the query.
  * - Cold means a cold table, not a cold machine. Dropping every cache
  *   (/proc/sys/vm/drop_caches) also drops the server's own executable and
  *   libraries, and the run would then time and count the page faults that
@@ -50,9 +56,12 @@ import {
   type DeviceProbe,
   deviceNumbers,
   evictFromPageCache,
+  freePageReporting,
   measureResidency,
   probeDevice,
+  REPORTING_SETTLE_MS,
   resolveBlockDevice,
+  settleFreedMemory,
 } from "@scanlab/host";
 import { type Cluster, cachedPostgres, ensurePostgres, startCluster } from "@scanlab/pg-harness";
 import { DEFAULT_CPU_COSTS } from "@scanlab/simulator";
@@ -602,9 +611,15 @@ export async function runLab(options: LabOptions): Promise<LabReport> {
       device: options.device,
     };
     const dropCaches = canDropCaches();
-    const coldMethod = dropCaches
-      ? "server restarted; relation files dropped with posix_fadvise(DONTNEED), the server's code left cached (/proc/sys/vm/drop_caches = 1 only where a heap stayed resident)"
-      : "server restarted; relation files dropped with posix_fadvise(DONTNEED), the server's code left cached (not root: no drop_caches fallback)";
+    const reporting = freePageReporting();
+    const settle = () => settleFreedMemory(options.signal, reporting);
+    const coldMethod =
+      (dropCaches
+        ? "server restarted; relation files dropped with posix_fadvise(DONTNEED), the server's code left cached (/proc/sys/vm/drop_caches = 1 only where a heap stayed resident)"
+        : "server restarted; relation files dropped with posix_fadvise(DONTNEED), the server's code left cached (not root: no drop_caches fallback)") +
+      (reporting.active
+        ? `; then ${REPORTING_SETTLE_MS / 1000} s for the freed memory to go back to the hypervisor (${reporting.why})`
+        : "");
     const measured: MeasuredCell[] = [];
     const versions: LabServer[] = [];
     const probes: TableDeviceProbe[] = [];
@@ -651,7 +666,18 @@ export async function runLab(options: LabOptions): Promise<LabReport> {
           }
         }
         if (!stopped()) {
-          await runCells(cluster, cells, tables, plan.runs, device, dropCaches, log, stopped, measured);
+          await runCells(
+            cluster,
+            cells,
+            tables,
+            plan.runs,
+            device,
+            dropCaches,
+            log,
+            stopped,
+            settle,
+            measured,
+          );
         }
       } catch (e) {
         // Ctrl-C in a terminal reaches the server and psql too (one process group): their failure is the
@@ -807,6 +833,7 @@ async function runCells(
   dropCaches: boolean,
   log: (line: string) => void,
   stopped: () => boolean,
+  settle: () => Promise<boolean>,
   out: { cell: Cell; runs: RunRecord[]; notes: string[] }[],
 ): Promise<void> {
   let ioMethod: string | null = null;
@@ -859,6 +886,7 @@ async function runCells(
           }
         }
       }
+      if (cell.cache === "cold") await settle();
       const residency = measureResidency(heapFiles);
       const residentBefore = residency.known ? residency.fraction : null;
       if (residentBefore !== null) {

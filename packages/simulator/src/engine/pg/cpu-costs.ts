@@ -63,8 +63,10 @@
  *   (scan-run.ts, adviseBlocks). A calibrated profile carries the figure
  *   measured on its machine (`cpu.fadviseUs`, `measureAdviceCall` of
  *   @scanlab/file-scan: the system time an advised absent block costs a
- *   reader beyond a cached one, which includes the read's completion; 13-18 us
- *   on scanlab's 2-core virtual machine, where the call alone takes 6-7.5 us). The regression of the
+ *   reader beyond a cached one, which includes the read's completion; 11-18 us
+ *   on scanlab's 2-core virtual machine when the block is read into memory
+ *   freed a moment before, 20 us into memory the hypervisor has taken back,
+ *   where the call alone takes 6-8 us). The regression of the
  *   2022 eic benchmark (eic=1 slower than 0) is mostly not this cost but the
  *   loss of kernel readahead, which the OS model produces.
  * - fillUsPerPage 0: the kernel's CPU per 4 KiB page a read brings into the
@@ -76,7 +78,11 @@
  *   for any machine, so the built-in profiles leave it at 0 and a cold scan
  *   costs the same CPU as a warm one; `scanlab calibrate` measures it (the
  *   system time of cold minus cached sequential buffered reads, per page),
- *   and a profile that carries it charges it. posix_fadvise(WILLNEED) keeps
+ *   and a profile that carries it charges it. On a virtual machine whose
+ *   balloon reports free pages, it includes the hypervisor's fault on each
+ *   page's first touch: 1.7 us a page on scanlab's 2-core VM read at once
+ *   after an eviction, 5.5-6.9 us once the freed memory was reported, which
+ *   is how calibrate measures it there. posix_fadvise(WILLNEED) keeps
  *   its own per-call cost (fadviseUs) instead.
  * - jitter 0.3: per-block CPU time varies by +-30% (cpu-jitter.ts).
  * - workerForkUs 300 and workerInitUs 1500: launching a parallel worker
