@@ -11,7 +11,10 @@
  *
  * Design choices.
  * - Before the workers start: evict if asked (unless the scan is already
- *   aborted), then measure residency (fincore; @scanlab/host). The
+ *   aborted); where the kernel hands freed memory back to a hypervisor, wait
+ *   for it to be reported (`settleFreedMemory`, @scanlab/host), so the scan
+ *   reads into memory as a file cold in production does and pays the host's
+ *   fault on each new page; then measure residency (fincore). The
  *   measurement, not the option, makes the scan cold, warm or mixed
  *   (classifyCache, page-cache.ts).
  * - Whether mincore() tells this caller the truth is decided at the same
@@ -27,7 +30,7 @@
  * Interface: {@link prepareCache} before the workers start,
  * {@link reportCache} after the timed window.
  */
-import { evictFromPageCache, measureResidency } from "@scanlab/host";
+import { evictFromPageCache, measureResidency, settleFreedMemory } from "@scanlab/host";
 import {
   type CacheState,
   COLD_MAX_RESIDENT_FRACTION,
@@ -79,17 +82,22 @@ export interface PreparedCache {
   readonly warnings: readonly string[];
 }
 
-/** Evicts the target's files when `request.evict` is set (and its signal has not aborted), then measures residency. */
-export function prepareCache(
+/**
+ * Evicts the target's files when `request.evict` is set (and its signal has
+ * not aborted), waits for the freed memory where a hypervisor takes it back,
+ * then measures residency.
+ */
+export async function prepareCache(
   target: ScanTarget,
   request: Pick<ScanRequest, "evict" | "signal">,
-): PreparedCache {
+): Promise<PreparedCache> {
   const paths = target.segments.map((s) => s.path);
   const warnings: string[] = [];
   let eviction: EvictionReport = { requested: false, ok: false };
   if (request.evict && !request.signal?.aborted) {
     eviction = { requested: true, ...evictFromPageCache(paths) };
     if (!eviction.ok && eviction.reason !== undefined) warnings.push(eviction.reason);
+    else eviction = { ...eviction, settled: await settleFreedMemory(request.signal) };
   }
   const before = measureResidency(paths);
   const visibility = residencyVisibility(paths);

@@ -39,6 +39,8 @@ export interface EvictionReport {
   readonly ok: boolean;
   /** Why it did not run, when `requested && !ok`. */
   readonly reason?: string;
+  /** Whether the scan then waited for the freed memory to go back to the hypervisor (`settleFreedMemory`, @scanlab/host). */
+  readonly settled?: boolean;
 }
 
 /**

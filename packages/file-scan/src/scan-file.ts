@@ -14,7 +14,8 @@
  *    What depends on the target (cover method, syncscan key, the policy's
  *    options against the size) is settled here, before anything is touched.
  * 2. **Cache** (cache-report.ts). If asked, the files are evicted from the
- *    page cache; then `fincore` measures what is resident. That measurement,
+ *    page cache (and, where a hypervisor takes freed memory back, the scan
+ *    waits for it); then `fincore` measures what is resident. That measurement,
  *    not the option, decides whether the scan is called cold, warm or mixed
  *    (or, where the kernel hides residency from this caller, the bytes the
  *    device read for the scan do: residency-visibility.ts).
@@ -81,7 +82,7 @@ import { type ScanResult, verdict } from "./verdict.js";
 export async function scanFile(target: string, options: ScanOptions = {}): Promise<ScanResult> {
   const request = checkScanOptions(target, options);
   const settled = settleTarget(request);
-  const cache = prepareCache(settled.target, request);
+  const cache = await prepareCache(settled.target, request);
   const shared = createSharedMemory(request.workers, settled.cover, settled.target.nblocks);
   const workers = startWorkers(request, settled, shared);
   const window = await runTimedWindow(workers, shared, settled.target, request);
