@@ -52,10 +52,9 @@ describe.skipIf(reason !== null && !required)("the linux model against this mach
     const m = await measureKernelReadahead({ dir, fileMiB: 512, repeats: 1 });
     console.log(formatKernelMeasurement(m));
     // The ramp's windows are rules, but the folios that carry them are allocations, and the machine is
-    // shared: a window can end a few pages off (seen once here: 156 and 158 resident pages for the
-    // model's 160, then 646 for 640; page_cache_ra_order() in mm/readahead.c falls back to smaller
-    // folios when a large one cannot be had). A ramp that differs is measured again, up to twice, on
-    // a new file; one identical measurement counts.
+    // shared: a window can end a few pages off (page_cache_ra_order() in mm/readahead.c falls back to
+    // smaller folios when a large one cannot be had). A ramp that differs is measured again, up to
+    // twice, on a new file; one identical measurement counts.
     for (const [i, r] of m.ramps.entries()) {
       let kernel = r.kernel;
       for (let attempt = 0; attempt < 2 && JSON.stringify(kernel) !== JSON.stringify(r.model); attempt++) {
