@@ -54,12 +54,58 @@ describe("planLab", () => {
     expect(plan.tables.filter((t) => t.kind === "bitmap")).toHaveLength(4);
   });
 
-  it("runs only the selected cells, and makes only the tables they scan", () => {
-    const plan = planLab({ ...base, pgMajors: [15], only: (c) => c.id.includes("seq narrow warm") });
-    expect(plan.cells.length).toBeGreaterThan(0);
-    expect(plan.cells.every((c) => c.id.includes("seq narrow warm"))).toBe(true);
+  it("refuses a selection that matches no cell, with what cell ids look like", () => {
+    expect(() => planLab({ ...base, pgMajors: [15], only: () => false })).toThrow(
+      /no cell is selected: cell ids look like "pg15 seq narrow warm"/,
+    );
+  });
+
+  // `scanlab lab --pg 15 --quick --cells "seq narrow"` selects six cells on the narrow table (226 tuples a page).
+  const seqNarrow = (c: Cell) => c.id.includes("seq narrow");
+  const seqNarrowIds = [
+    "pg15 seq narrow warm",
+    "pg15 seq narrow cold",
+    "pg15 seq narrow w2 cold",
+    "pg15 seq narrow w2 warm",
+    "pg15 seq narrow 2clients sync-on cold",
+    "pg15 seq narrow 2clients sync-off cold",
+  ];
+
+  it('keeps the fit cells of a selection\'s versions: --cells "seq narrow" still fits on two tuple densities', () => {
+    const plan = planLab({ ...base, pgMajors: [15], only: seqNarrow });
+    // The selected cells, and PG15's fit cells on bitmap_random (27 tuples a page) in plan order.
+    expect(plan.cells.map((c) => c.id)).toEqual([
+      "pg15 seq narrow warm",
+      "pg15 seq bitmap_random warm",
+      ...seqNarrowIds.slice(1),
+      "pg15 bitmap bitmap_random sel5% eic16 warm",
+    ]);
+    expect(plan.cells.filter((c) => c.role === "fit").map((c) => c.id)).toEqual([
+      "pg15 seq narrow warm",
+      "pg15 seq bitmap_random warm",
+      "pg15 bitmap bitmap_random sel5% eic16 warm",
+    ]);
+    // bitmap_random is made for those fit cells; bitmap_sequential, which no kept cell scans, is not.
+    expect(plan.tables.map((t) => [t.name, t.tuplesPerPage])).toEqual([
+      ["narrow", 226],
+      ["bitmap_random", 27],
+    ]);
+  });
+
+  it("adds the fit cells only of the versions the selection has a cell of", () => {
+    const plan = planLab({ ...base, pgMajors: [15, 18], only: (c) => c.id === "pg18 seq narrow w2 cold" });
+    expect(plan.cells.map((c) => c.id)).toEqual([
+      "pg18 seq narrow warm",
+      "pg18 seq bitmap_random warm",
+      "pg18 seq narrow w2 cold",
+      "pg18 bitmap bitmap_random sel5% eic16 io-sync warm",
+    ]);
+  });
+
+  it("without a fit (--no-fit), runs only the selected cells, and makes only the tables they scan", () => {
+    const plan = planLab({ ...base, pgMajors: [15], only: seqNarrow, fit: false });
+    expect(plan.cells.map((c) => c.id)).toEqual(seqNarrowIds);
     expect(plan.tables.map((t) => t.name)).toEqual(["narrow"]);
-    expect(() => planLab({ ...base, pgMajors: [15], only: () => false })).toThrow(/no cell is selected/);
   });
 
   it("keeps the quick set small", () => {

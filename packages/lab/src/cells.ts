@@ -21,6 +21,10 @@
  *   one below and one above shared_buffers' worth of pages, separate what a
  *   matched tuple costs from a buffer's first use (the simulator's
  *   bitmapTupleUs and bufferFirstUseUs).
+ * - A selection of cells (`only`) runs with the fit cells of every version
+ *   it touches, and makes their tables: a subset without both tuple
+ *   densities would fit all CPU work to the page. Without a fit (`fit:
+ *   false`) the selection runs as it is.
  * - read_ahead_kb: the device's own value, and 128 (the kernel's
  *   VM_READAHEAD_PAGES default, include/linux/mm.h) when it differs and the
  *   lab may write /sys/block/DEV/queue/read_ahead_kb. Where it may not, the
@@ -154,8 +158,13 @@ export interface PlanOptions {
   readonly runs?: number;
   /** Caps every table at this many blocks (smaller runs, e.g. a smoke test). */
   readonly maxTableBlocks?: number;
-  /** Keeps only the cells this returns true for. */
+  /** Keeps only the cells this returns true for, and the fit cells of every version it keeps a cell of. */
   readonly only?: (cell: Cell) => boolean;
+  /**
+   * The CPU fit is made (default true). Without it, `only` keeps the cells it
+   * selects and no more: the fit cells are added only to feed a fit.
+   */
+  readonly fit?: boolean;
 }
 
 /** The eic of warm bitmap cells (PostgreSQL 18's default effective_io_concurrency, guc_tables.c). */
@@ -222,7 +231,9 @@ const BASE = {
 } as const;
 
 /**
- * Plans a lab run: tables, cells, comparisons and refused cells.
+ * Plans a lab run: tables, cells, comparisons and refused cells. With `only`,
+ * the selected cells and the fit cells of their versions (unless `fit` is
+ * false), and the tables those scan.
  *
  * @example
  * ```ts
@@ -396,13 +407,17 @@ export function planLab(options: PlanOptions): LabPlan {
   fitRoles(cells, tables);
   if (options.only === undefined)
     return { tables, cells, comparisons: planComparisons(cells), refused, runs };
-  const kept = cells.filter(options.only);
-  if (kept.length === 0) {
+  const selected = cells.filter(options.only);
+  if (selected.length === 0) {
     throw new LabError(
       "LAB_NO_CELLS",
       `no cell is selected: cell ids look like "${cells[0]?.id ?? "pg15 seq narrow warm"}" and "${cells.at(-1)?.id ?? ""}".`,
     );
   }
+  // A selection is predicted with a sound fit: the fit cells of each version it touches come along.
+  const fitted = new Set(options.fit === false ? [] : selected.map((c) => c.pg));
+  const chosen = new Set(selected);
+  const kept = cells.filter((c) => chosen.has(c) || (c.role === "fit" && fitted.has(c.pg)));
   // Only the tables the kept cells scan are made.
   const used = tables.filter((t) => kept.some((c) => c.table === t.name));
   return { tables: used, cells: kept, comparisons: planComparisons(kept), refused, runs };

@@ -292,7 +292,7 @@ export interface LabOptions {
   readonly onProgress?: (line: string) => void;
   /** Caps every table at this many blocks (a smoke test). */
   readonly maxTableBlocks?: number;
-  /** Keeps only the cells this returns true for. */
+  /** Keeps only the cells this returns true for, and the fit cells of their versions when fitting. */
   readonly only?: (cell: Cell) => boolean;
 }
 
@@ -590,6 +590,7 @@ export async function runLab(options: LabOptions): Promise<LabReport> {
       ...(options.runs === undefined ? {} : { runs: options.runs }),
       ...(options.maxTableBlocks === undefined ? {} : { maxTableBlocks: options.maxTableBlocks }),
       ...(options.only === undefined ? {} : { only: options.only }),
+      fit: options.fit ?? true,
     });
     const need = spaceNeededBytes(plan.tables);
     const fs = statfsSync(options.workDir);
