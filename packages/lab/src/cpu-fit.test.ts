@@ -22,12 +22,24 @@ describe("fitCpuCosts", () => {
     expect(fit.perTupleUs).toBeCloseTo(0.02, 9);
     expect(fit.fitCells).toEqual(["narrow", "wide"]);
     for (const r of fit.residualsUs) expect(Math.abs(r)).toBeLessThan(1e-9);
+    expect(fit.degenerate).toBeNull();
   });
 
-  it("puts everything on the page when only one density is known", () => {
-    const fit = fitCpuCosts([sample("narrow", 226, 0.8, 0.02)], PREAD)!;
+  it("puts everything on the page when only one density is known, and says the fit is degenerate", () => {
+    // A selection of narrow cells only: 0.8 us a page and 226 x 0.02 us of tuples come back as 5.32 us a page.
+    const fit = fitCpuCosts([sample("pg15 seq narrow warm", 226, 0.8, 0.02)], PREAD)!;
     expect(fit.perTupleUs).toBe(0);
     expect(fit.perPageUs).toBeCloseTo(0.8 + 226 * 0.02, 9);
+    expect(fit.degenerate).toBe(
+      "the sequential fit cell pg15 seq narrow warm has 226 tuples a page, and one tuple density cannot tell a page's cost from a tuple's: all CPU work is charged per page, which overestimates scans of sparser tables and underestimates denser ones.",
+    );
+  });
+
+  it("is degenerate with several samples of one density too", () => {
+    const fit = fitCpuCosts([sample("a", 27, 0.8, 0.02), sample("b", 27, 0.8, 0.02, 5_000)], PREAD)!;
+    expect(fit.degenerate).toMatch(
+      /^the sequential fit cells a, b all have 27 tuples a page, and one tuple density/,
+    );
   });
 
   it("keeps both costs non-negative when noise makes the slope negative", () => {

@@ -81,6 +81,58 @@ describe("replayLab", () => {
   );
 });
 
+describe("replaying a report whose selection left a tuple density out", () => {
+  // `--cells "seq narrow"` as an older scanlab ran it: no bitmap_random cell, so the only sequential fit
+  // cell is pg15 seq narrow warm (226 tuples a page). A run stopped between the fit cells leaves the same.
+  const subset = planLab({
+    pgMajors: [15],
+    quick: true,
+    deviceReadAheadKb: 128,
+    readAheadRefusal: null,
+    maxTableBlocks: 2048,
+    only: (c) => c.id.includes("seq narrow"),
+    fit: false,
+  });
+  const older = syntheticReport(
+    subset,
+    {
+      cores: 2,
+      ramBytes: 24 * 2 ** 30,
+      sharedBuffersBytes: 32 << 20,
+      maxConnections: 20,
+      os: "linux-6.10",
+      readAheadKb: 128,
+      device: "samsung-990-pro-1tb",
+    },
+    { usPerBlock: { warm: 6, cold: 11 }, factors: [1.0, 1.2, 0.9], version: "15.20" },
+  );
+
+  it(
+    "keeps the one-density fit, all of it per page, and says in its warning that page and tuple costs cannot be told apart",
+    () => {
+      const r = replayLab(parseLabReport(JSON.parse(JSON.stringify(older)), "lab.json"));
+      const cpu = r.cpu[0]!;
+      expect(cpu.source).toBe("fit");
+      expect(cpu.fitCells).toEqual(["pg15 seq narrow warm"]);
+      expect(cpu.perTupleUs).toBe(0);
+      expect(cpu.warning).toBe(
+        "the sequential fit cell pg15 seq narrow warm has 226 tuples a page, and one tuple density cannot tell a page's cost from a tuple's: all CPU work is charged per page, which overestimates scans of sparser tables and underestimates denser ones.",
+      );
+      // Without a fit there is nothing to warn about: the defaults are used as asked.
+      expect(replayLab(older, { fit: false }).cpu[0]!.warning).toBeUndefined();
+    },
+    SIM_TIMEOUT_MS,
+  );
+
+  it(
+    "has no warning when the report holds both densities",
+    () => {
+      expect(measuredOn("samsung-990-pro-1tb").cpu.map((c) => c.warning)).toEqual([undefined]);
+    },
+    SIM_TIMEOUT_MS,
+  );
+});
+
 describe("parseLabReport", () => {
   const good = JSON.parse(JSON.stringify(measuredOn("samsung-990-pro-1tb"))) as Record<string, unknown>;
 

@@ -17,7 +17,9 @@
  * - The CPU costs are fitted again from the warm fit cells this version
  *   plans (cells.ts `fitRoles`), or not, with `fit: false`; the comparisons
  *   are planned again between the cells it predicts. A replay never predicts
- *   a cell it fitted on.
+ *   a cell it fitted on. A report whose sequential fit cells have one tuple
+ *   density (a `--cells` subset of an older scanlab) is still fitted on
+ *   them, and its `cpu` entry carries the fit's `warning`.
  * - A document that is not a lab report of this version is refused in one
  *   sentence (`LAB_BAD_REPORT`).
  *

@@ -95,7 +95,7 @@ export function labReportHtml(report: LabReport): string {
   const cpu = report.cpu
     .map(
       (c) =>
-        `<li>PG${c.pg}: ${c.source === "fit" ? `fitted from ${esc(c.fitCells.join(", "))}` : "simulator defaults (no fit)"}: perPageUs ${fmt(c.perPageUs, 2)}, perTupleUs ${fmt(c.perTupleUs, 4)}, bitmapTupleUs ${fmt(c.bitmapTupleUs ?? 0, 4)}, bufferFirstUseUs ${fmt(c.bufferFirstUseUs ?? 0, 2)}</li>`,
+        `<li>PG${c.pg}: ${c.source === "fit" ? `fitted from ${esc(c.fitCells.join(", "))}` : "simulator defaults (no fit)"}: perPageUs ${fmt(c.perPageUs, 2)}, perTupleUs ${fmt(c.perTupleUs, 4)}, bitmapTupleUs ${fmt(c.bitmapTupleUs ?? 0, 4)}, bufferFirstUseUs ${fmt(c.bufferFirstUseUs ?? 0, 2)}${c.warning === undefined ? "" : `. <b>Unsound fit:</b> ${esc(c.warning)}`}</li>`,
     )
     .join("");
   return `<!doctype html>

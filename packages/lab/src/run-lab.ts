@@ -209,6 +209,11 @@ export interface CpuUsed {
   readonly residualsUs: readonly number[];
   /** Fitted minus measured time of each bitmap fit cell, us. */
   readonly bitmapResidualsUs: readonly number[];
+  /**
+   * Why the fit cannot be trusted, one sentence (its sequential fit cells have
+   * one tuple density, so all CPU work went to the page); absent when sound.
+   */
+  readonly warning?: string;
 }
 
 /** The whole result: the JSON document of `scanlab lab --json`. */
@@ -474,6 +479,8 @@ export function predictAll(
       fitCells: [...f.fitCells, ...(b?.fitCells ?? [])],
       residualsUs: f.residualsUs,
       bitmapResidualsUs: b?.residualsUs ?? [],
+      // Kept, not replaced by the defaults: it still holds this machine's cost of a block at one density.
+      ...(f.degenerate === null ? {} : { warning: f.degenerate }),
     };
   });
   // Never predict a cell the fit used.
