@@ -126,6 +126,8 @@ export function printLabReport(ctx: Ctx, r: LabReport): void {
         ? `  CPU costs PG${cpu.pg}: fitted from the warm runs of ${cpu.fitCells.join(", ")}: perPageUs ${fixed(cpu.perPageUs, 2)}, perTupleUs ${fixed(cpu.perTupleUs, 4)}, bitmapTupleUs ${fixed(cpu.bitmapTupleUs ?? 0, 4)}, bufferFirstUseUs ${fixed(cpu.bufferFirstUseUs ?? 0, 2)} (those cells are not predictions).`
         : `  CPU costs PG${cpu.pg}: the simulator's documented defaults (perPageUs ${cpu.perPageUs}, perTupleUs ${cpu.perTupleUs}, bitmapTupleUs ${cpu.bitmapTupleUs ?? 0}, bufferFirstUseUs ${cpu.bufferFirstUseUs ?? 0}): no fit.`,
     );
+    // A fit on one tuple density (an older report's subset, a run stopped between its fit cells) is kept, with why it is unsound.
+    if (cpu.warning !== undefined) ctx.out(c.yellow(`  PG${cpu.pg}'s CPU fit is unsound: ${cpu.warning}`));
   }
   ctx.out(
     renderTable(
