@@ -319,7 +319,7 @@ export async function buildProgram(
     .option("--runs <N>", "runs per cell, median kept (default 3, at least 3)")
     .option(
       "--cells <TEXT,...>",
-      'only the cells whose id contains one of these texts (e.g. "seq narrow warm,bitmap_random cold"); only their tables are made',
+      'only the cells whose id contains one of these texts (e.g. "seq narrow warm,bitmap_random cold"), and the fit cells of their PostgreSQL versions, which always run unless --no-fit; only the tables these scan are made',
     )
     .option(
       "--profile <FILE>",
