@@ -83,7 +83,7 @@ export function labReportHtml(report: LabReport): string {
     .map((c) => {
       const m = c.measured;
       const p = c.predicted;
-      return `<tr class="${c.cell.role}"><td>${esc(c.cell.id)}${c.cell.role === "fit" ? " (fit)" : ""}</td><td>${fmt(m?.timeMs)}</td><td>${fmt(p?.timeMs)}</td><td>${fmt(c.timeRatio, 2)}</td><td>${fmt(m?.deviceBytes == null ? null : m.deviceBytes / 2 ** 20)}</td><td>${fmt(p ? p.deviceBytes / 2 ** 20 : null)}</td><td>${fmt(m?.avgRequestBytes == null ? null : m.avgRequestBytes / 1024)}</td><td>${fmt(p?.avgRequestBytes == null ? null : p.avgRequestBytes / 1024)}</td><td>${esc(c.notes.join(" "))}</td></tr>`;
+      return `<tr class="${c.cell.role}"><td>${esc(c.cell.id)}${c.cell.role === "fit" ? " (fit)" : ""}</td><td>${fmt(m?.timeMs)}</td><td>${fmt(p?.timeMs)}</td><td>${fmt(c.timeRatio, 2)}${c.missWithinRuns === true ? "*" : ""}</td><td>${fmt(m?.deviceBytes == null ? null : m.deviceBytes / 2 ** 20)}</td><td>${fmt(p ? p.deviceBytes / 2 ** 20 : null)}</td><td>${fmt(m?.avgRequestBytes == null ? null : m.avgRequestBytes / 1024)}</td><td>${fmt(p?.avgRequestBytes == null ? null : p.avgRequestBytes / 1024)}</td><td>${esc(c.notes.join(" "))}</td></tr>`;
     })
     .join("\n");
   const comps = report.comparisons
@@ -104,7 +104,7 @@ export function labReportHtml(report: LabReport): string {
 <body>
 <h1>scanlab lab: measured vs predicted</h1>
 <p>${report.interrupted ? "<b>Interrupted: finished cells only.</b> " : ""}${report.quick ? "Quick cell set. " : ""}${runsPhrase(report)}, median kept. Time: ${esc(report.timeSource)}. Cold runs: ${esc(report.coldMethod)}. Device model: ${esc(report.machine.deviceLabel)}.</p>
-<p>Time within ±20 %: <b>${s.timeWithin} of ${s.predicted}</b> predicted cells. Device bytes within ±10 %: <b>${s.bytesWithin} of ${s.bytesJudged}</b>. Comparisons pointing the same way: <b>${s.agree} of ${s.comparisons}</b>.</p>
+<p>Time within ±20 %: <b>${s.timeWithin} of ${s.predicted}</b> predicted cells. Device bytes within ±10 %: <b>${s.bytesWithin} of ${s.bytesJudged}</b>. Comparisons pointing the same way: <b>${s.agree} of ${s.comparisons}</b>.</p>${(s.missesWithinRuns ?? 0) > 0 ? `\n<p>${s.missesWithinRuns} of the ${s.predicted - s.timeWithin} misses lie between their cell's fastest and slowest run: those cells' own runs spread wider than the tolerance.</p>` : ""}
 <ul>${cpu}</ul>
 ${timeChartSvg(report)}
 <p>Blue: cold cells, orange: warm, grey: fit cells (not predictions). Dashed: ±20 %.</p>

@@ -64,6 +64,7 @@ describe("assembleReport", () => {
             "bytesWithin",
             "cell",
             "measured",
+            "missWithinRuns",
             "notes",
             "predicted",
             "runs",
@@ -77,6 +78,9 @@ describe("assembleReport", () => {
         expect(c.predicted!.timeMs).toBeGreaterThan(0);
         if (c.cell.role === "fit") expect(c.timeWithin).toBeNull();
         else expect(typeof c.timeWithin).toBe("boolean");
+        // A miss is either inside the cell's own runs or not; a hit or a fit cell is neither.
+        if (c.timeWithin === false) expect(typeof c.missWithinRuns).toBe("boolean");
+        else expect(c.missWithinRuns).toBeNull();
       }
       expect(r.summary.predicted).toBe(plan.cells.filter((c) => c.role === "predict").length);
       expect(r.summary.comparisons).toBe(r.comparisons.length);

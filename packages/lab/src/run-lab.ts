@@ -185,6 +185,13 @@ export interface CellResult {
   readonly timeWithin: boolean | null;
   /** Device bytes within ±10 %, or both under 1 MiB (null when unknown). */
   readonly bytesWithin: boolean | null;
+  /**
+   * A predicted time outside ±20 % of the median that still lies between the
+   * cell's fastest and slowest run: the machine itself spread that far, so the
+   * miss is at least partly the cell's own noise (null for fit cells, cells
+   * within tolerance and unfinished cells).
+   */
+  readonly missWithinRuns?: boolean | null;
   /** Marks: runs that were not cold, plans that were not the asked-for scan. */
   readonly notes: readonly string[];
 }
@@ -263,6 +270,8 @@ export interface LabSummary {
   readonly predicted: number;
   /** Of them, time within ±20 %. */
   readonly timeWithin: number;
+  /** Of the others, predicted between the cell's fastest and slowest run ({@link CellResult.missWithinRuns}). */
+  readonly missesWithinRuns?: number;
   /** Cells with device counters on both sides. */
   readonly bytesJudged: number;
   /** Of them, bytes within ±10 %. */
@@ -332,6 +341,7 @@ export function summarize(
   return {
     predicted: predicted.length,
     timeWithin: predicted.filter((c) => c.timeWithin).length,
+    missesWithinRuns: predicted.filter((c) => c.missWithinRuns === true).length,
     bytesJudged: bytes.length,
     bytesWithin: bytes.filter((c) => c.bytesWithin).length,
     comparisons: comparisons.length,
@@ -366,6 +376,7 @@ export function judgeCell(
   let bytesRatio: number | null = null;
   let timeWithin: boolean | null = null;
   let bytesWithin: boolean | null = null;
+  let missWithinRuns: boolean | null = null;
   if (measured !== null && predicted !== null) {
     timeRatio = predicted.timeMs / measured.timeMs;
     if (measured.deviceBytes !== null) {
@@ -378,9 +389,26 @@ export function judgeCell(
         bytesWithin = bytesRatio !== null && Math.abs(bytesRatio - 1) <= BYTES_TOLERANCE;
       }
     }
-    if (cell.role === "predict") timeWithin = Math.abs(timeRatio - 1) <= TIME_TOLERANCE;
+    if (cell.role === "predict") {
+      timeWithin = Math.abs(timeRatio - 1) <= TIME_TOLERANCE;
+      if (!timeWithin) {
+        const times = runs.map((r) => r.executionMs);
+        missWithinRuns = predicted.timeMs >= Math.min(...times) && predicted.timeMs <= Math.max(...times);
+      }
+    }
   }
-  return { cell, runs, measured, predicted, timeRatio, bytesRatio, timeWithin, bytesWithin, notes };
+  return {
+    cell,
+    runs,
+    measured,
+    predicted,
+    timeRatio,
+    bytesRatio,
+    timeWithin,
+    bytesWithin,
+    missWithinRuns,
+    notes,
+  };
 }
 
 /** Fits CPU costs per version from the fit cells' medians (null entries: no fit possible). */

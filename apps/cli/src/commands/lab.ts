@@ -85,7 +85,7 @@ function cellRow(ctx: Ctx, c: CellResult): string[] {
     c.cell.role === "fit" ? ctx.c.dim(`${c.cell.id} (fit)`) : c.cell.id,
     fixed(m?.timeMs, 1),
     fixed(p?.timeMs, 1),
-    mark(c.timeWithin, ratio(c.timeRatio)),
+    mark(c.timeWithin, `${ratio(c.timeRatio)}${c.missWithinRuns === true ? "*" : ""}`),
     mib(m?.deviceBytes),
     mib(p?.deviceBytes),
     mark(c.bytesWithin, ratio(c.bytesRatio)),
@@ -174,6 +174,11 @@ export function printLabReport(ctx: Ctx, r: LabReport): void {
   ctx.out(
     `Time within ±20 %: ${s.timeWithin} of ${s.predicted} predicted cells. Device bytes within ±10 %: ${s.bytesWithin} of ${s.bytesJudged}. Comparisons pointing the same way: ${s.agree} of ${s.comparisons}.`,
   );
+  if ((s.missesWithinRuns ?? 0) > 0) {
+    ctx.out(
+      `* ${s.missesWithinRuns} of the ${s.predicted - s.timeWithin} misses lie between their cell's fastest and slowest run: those cells' own runs spread wider than the tolerance.`,
+    );
+  }
   if (r.interrupted) ctx.out(c.yellow("Interrupted: only the cells that finished all their runs are shown."));
 }
 
