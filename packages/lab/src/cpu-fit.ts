@@ -30,10 +30,8 @@
  *   is 0 and the other is refitted alone.
  * - Samples of one tuple density cannot separate the two costs: the fit puts
  *   all the work on the page and says so in `degenerate`. The lab keeps such
- *   a fit and warns (run-lab.ts), since its cost of a block is still the
- *   machine's: replayed on a PG15 and PG18 report whose cells scan only the
- *   narrow table and bitmap_sequential, it predicts 51 of the 102 cells
- *   within ±20 %, the simulator's default costs 23.
+ *   a fit and warns (run-lab.ts): its cost of a block at that density is
+ *   still this machine's, where the simulator's defaults are another's.
  * - One fit per PostgreSQL version: PG18's read stream spends differently
  *   per block than PG15's ReadBuffer loop.
  */
