@@ -20,9 +20,12 @@
  * Choices.
  * - The file probed is the first bitmap table's heap: most cells read a
  *   bitmap table, and its pages are as recent as every other table's.
- * - One round of 500 ms per job (about 10 s): the lab's cells are themselves
- *   medians of a few runs; a longer probe would see a device that has moved
- *   on by the time the cells run.
+ * - Short jobs of 500 ms, in three rounds with the median kept per point
+ *   (about 30 s): a probe that runs long sees a device that has moved on by
+ *   the time the cells run, and a single round can catch one job in a
+ *   stall of the host's. One sequential 8 kB point measured at a third of
+ *   its neighbours' rate then shapes the whole fitted queue, and every cell
+ *   that reads in 8 kB steps is predicted twice as slow.
  * - Only the device comes from the probe. The CPU costs, kernel figures and
  *   anything else of the user's profile stay as they are.
  * - The points are kept in the report, and a replay fits them again with its
@@ -39,6 +42,9 @@ import type { TableDeviceProbe } from "./probed-device.js";
 /** Milliseconds of each fio job of the probe (our choice: see the file header). */
 export const PROBE_PHASE_MS = 500;
 
+/** Rounds of the probe's job list; each point is the median of its rounds (see the file header). */
+export const PROBE_ROUNDS = 3;
+
 /**
  * Measures the device through `file` with fio, read-only. Null when fio is
  * not installed.
@@ -53,7 +59,7 @@ export async function probeTableDevice(
   const p = await calibrate(file, {
     method: "fio",
     cpu: false,
-    rounds: 1,
+    rounds: PROBE_ROUNDS,
     phaseMs: PROBE_PHASE_MS,
     name: `lab-probe-pg${pg}`,
     ...(signal === undefined ? {} : { signal }),
