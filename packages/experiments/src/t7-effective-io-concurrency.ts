@@ -230,7 +230,7 @@ export const T7: Experiment = {
     {
       id: "random-dense-loses",
       missing:
-        "how Linux turns advice and the reader's own readahead on dense random bitmaps into device requests: in the model advice reaches the drive in the reader's order, so nothing breaks the drive's stream or adds a request",
+        "how the Intel 320 and the S3600s serve the 8 kB reads that eic 1 issues in order, one or two at a time: the requests are the kernel's (held against Linux 6.18 at read_ahead_kb 128, apps/docs/src/reference/experiments.md#t7-c-held-against-a-real-kernel), and on a virtual disk whose in-order 8 kB reads are slow the model does predict eic 1 losing at 25 and 50%",
       text: "random data at 25 and 50%: eic=1 is slower than eic=0",
       check: forDevices((d, r) => {
         const xs = [0.25, 0.5].map(
@@ -242,7 +242,7 @@ export const T7: Experiment = {
     {
       id: "random32-needs-4",
       missing:
-        "the same interleaving of advice with Linux readahead inside 32-page runs: the model's eic 1 and 2 issue in-order 8 kB reads that the SATA controller's read-ahead serves, where the real runs lost",
+        "the same drive side inside 32-page runs: eic 1 and 2 issue in-order 8 kB reads (the kernel's requests, held against Linux 6.18 in the same section), which the SATA profiles' controller read-ahead serves fast, where the real runs lost",
       text: "random-32: every selectivity needs eic >= 4 to break even (eic 1 and 2 lose)",
       check: forDevices((d, r) => {
         const xs = T7C_SELECTIVITY.flatMap((s) =>
