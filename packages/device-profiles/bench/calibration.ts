@@ -6,7 +6,9 @@
  * profile's model, and their ratio, twice:
  *
  * - the profile's own points: the fitted model should land within 0.90-1.10;
- * - the independent fio figures: within 0.85-1.15.
+ * - the independent fio figures: within 0.85-1.15, each beside the range of
+ *   its rounds and its ratio to calibrate's own measurement of the point, so
+ *   that a miss the device's own drift explains is told from the model's.
  *
  * A bench, not a test: it reports the ratios and how many are inside the bars,
  * and never fails on them. Without fio it says so and stops. The scratch file
@@ -29,20 +31,54 @@ const FILE_BYTES = 1024 * 1024 * 1024;
 const ROUNDS = 3;
 const PHASE_MS = 1000;
 
-function table(title: string, rows: ModelComparison[], low: number, high: number): void {
+const pointKey = (m: ReadMeasurement) => `${m.pattern} ${m.blockBytes} ${m.queueDepth}`;
+
+/**
+ * Prints model against measurement per point. With `rounds` (every round of
+ * the measurement) and `earlier` (the same points measured by calibrate),
+ * each row also shows how far the device itself moved: the rounds' range, and
+ * this median over calibrate's. A model cannot sit closer to a point than the
+ * device sits to itself.
+ */
+function table(
+  title: string,
+  rows: ModelComparison[],
+  low: number,
+  high: number,
+  rounds?: readonly ReadMeasurement[],
+  earlier?: readonly ReadMeasurement[],
+): void {
   console.log(`\n${title} (bar ${low.toFixed(2)}-${high.toFixed(2)})`);
-  console.log("pattern     read size  QD   measured IOPS   model IOPS   model/measured");
+  const device = rounds !== undefined && earlier !== undefined;
+  console.log(
+    `pattern     read size  QD   measured IOPS   model IOPS   model/measured${device ? "   rounds min-max   vs calibrate" : ""}`,
+  );
   let inside = 0;
+  let moved = 0;
   for (const r of rows) {
     const ok = r.ratio >= low && r.ratio <= high;
     if (ok) inside++;
+    let extra = "";
+    if (device) {
+      const same = rounds.filter((m) => pointKey(m) === pointKey(r.point)).map((m) => m.iops);
+      const before = earlier.find((m) => pointKey(m) === pointKey(r.point));
+      const drift = before === undefined ? Number.NaN : r.point.iops / before.iops;
+      if (!(drift >= low && drift <= high)) moved++;
+      const range = `${Math.round(Math.min(...same)).toLocaleString("en")}-${Math.round(Math.max(...same)).toLocaleString("en")}`;
+      extra = `${range.padStart(17)} ${drift.toFixed(2).padStart(14)}`;
+    }
     console.log(
       `${r.point.pattern.padEnd(10)} ${`${r.point.blockBytes / 1024} KiB`.padStart(10)} ${String(r.point.queueDepth).padStart(3)} ` +
         `${Math.round(r.point.iops).toLocaleString("en").padStart(14)} ${Math.round(r.modelIops).toLocaleString("en").padStart(12)} ` +
-        `${r.ratio.toFixed(2).padStart(16)}${ok ? "" : "  outside"}`,
+        `${r.ratio.toFixed(2).padStart(16)}${extra}${ok ? "" : "  outside"}`,
     );
   }
   console.log(`${inside} of ${rows.length} within ${low.toFixed(2)}-${high.toFixed(2)}`);
+  if (device) {
+    console.log(
+      `the device itself: ${rows.length - moved} of ${rows.length} points measured again within ${low.toFixed(2)}-${high.toFixed(2)} of calibrate's own measurement`,
+    );
+  }
 }
 
 const version = fioVersion();
@@ -111,14 +147,23 @@ if (version === undefined) {
       { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
     );
     if (run.status !== 0) throw new Error(`independent fio run failed: ${run.stderr.split("\n")[0]}`);
-    const independent: ReadMeasurement[] = medianPoints(
-      fioReadMeasurements(JSON.parse(run.stdout.slice(run.stdout.indexOf("{"))), "independent fio run"),
+    const independentRounds = fioReadMeasurements(
+      JSON.parse(run.stdout.slice(run.stdout.indexOf("{"))),
+      "independent fio run",
     );
+    const independent: ReadMeasurement[] = medianPoints(independentRounds);
     console.log(
       `independent fio run: ${((performance.now() - t1) / 1000).toFixed(0)} s, ioengine=${engine} direct=${direct}, seed 90210, second half of the file, median of ${ROUNDS}`,
     );
     table("the profile's own points: measured by calibrate vs its model", modelAtPoints(profile), 0.9, 1.1);
-    table("independent fio figures vs the profile's model", modelAtPoints(profile, independent), 0.85, 1.15);
+    table(
+      "independent fio figures vs the profile's model",
+      modelAtPoints(profile, independent),
+      0.85,
+      1.15,
+      independentRounds,
+      profile.measurements ?? [],
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
