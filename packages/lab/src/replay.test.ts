@@ -15,18 +15,20 @@ const plan = planLab({
   maxTableBlocks: 2048,
 });
 
+/** The 2-core machine the synthetic reports were "measured" on; each report names its device. */
+const MACHINE = {
+  cores: 2,
+  ramBytes: 24 * 2 ** 30,
+  sharedBuffersBytes: 32 << 20,
+  maxConnections: 20,
+  os: "linux-6.10",
+  readAheadKb: 128,
+} as const;
+
 const measuredOn = (device: string): LabReport =>
   syntheticReport(
     plan,
-    {
-      cores: 2,
-      ramBytes: 24 * 2 ** 30,
-      sharedBuffersBytes: 32 << 20,
-      maxConnections: 20,
-      os: "linux-6.10",
-      readAheadKb: 128,
-      device,
-    },
+    { ...MACHINE, device },
     {
       usPerBlock: { warm: 6, cold: 11 },
       factors: [1.0, 1.2, 0.9],
@@ -95,15 +97,7 @@ describe("replaying a report whose selection left a tuple density out", () => {
   });
   const older = syntheticReport(
     subset,
-    {
-      cores: 2,
-      ramBytes: 24 * 2 ** 30,
-      sharedBuffersBytes: 32 << 20,
-      maxConnections: 20,
-      os: "linux-6.10",
-      readAheadKb: 128,
-      device: "samsung-990-pro-1tb",
-    },
+    { ...MACHINE, device: "samsung-990-pro-1tb" },
     { usPerBlock: { warm: 6, cold: 11 }, factors: [1.0, 1.2, 0.9], version: "15.20" },
   );
 
