@@ -1,6 +1,6 @@
 /**
  * PostgreSQL 18's read stream against the real kernel, from a committed
- * measurement (fixtures/linux-6.18-vda-ext4-read-stream.json): a bitmap heap
+ * measurement (fixtures/read-streams/linux-6.18-vda-ext4.json): a bitmap heap
  * scan whose 1,639 matching blocks are consecutive issues preads of 1, 2, 4
  * and 8 blocks, then of 16 (io_combine_limit), as `strace` showed on
  * PostgreSQL 18 with io_method sync. A C program played that list, and the
@@ -22,7 +22,7 @@ interface Played {
   kernel: { requests: number; bytes: number };
 }
 const fixture = JSON.parse(
-  readFileSync(new URL("../fixtures/linux-6.18-vda-ext4-read-stream.json", import.meta.url), "utf8"),
+  readFileSync(new URL("../fixtures/read-streams/linux-6.18-vda-ext4.json", import.meta.url), "utf8"),
 ) as {
   machine: { kernelRelease: string; readAheadKb: number; maxSectorsKb: number; maxSegments: number };
   cpuUsPerBlock: number;
