@@ -31,7 +31,7 @@
  * - Samples of one tuple density cannot separate the two costs: the fit puts
  *   all the work on the page and says so in `degenerate`. The lab keeps such
  *   a fit and warns (run-lab.ts): its cost of a block at that density is
- *   still this machine's, where the simulator's defaults are another's.
+ *   still the measured one, where the simulator's defaults are assumed.
  * - One fit per PostgreSQL version: PG18's read stream spends differently
  *   per block than PG15's ReadBuffer loop.
  */

@@ -507,7 +507,7 @@ export function predictAll(
       fitCells: [...f.fitCells, ...(b?.fitCells ?? [])],
       residualsUs: f.residualsUs,
       bitmapResidualsUs: b?.residualsUs ?? [],
-      // Kept, not replaced by the defaults: it still holds this machine's cost of a block at one density.
+      // Kept, not replaced by the defaults: its cost of a block at that density is still the measured one.
       ...(f.degenerate === null ? {} : { warning: f.degenerate }),
     };
   });
